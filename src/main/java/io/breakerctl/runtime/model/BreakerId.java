@@ -1,0 +1,126 @@
+package io.breakerctl.runtime.model;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Identity of one breaker: {@code caller:dependency} or {@code caller:dependency:scope}.
+ *
+ * <p>Each segment matches {@code [a-z0-9][a-z0-9._-]{0,62}}. The id is used verbatim inside the
+ * Redis hash tag of every key of the breaker, so it must never carry business identifiers.
+ */
+public final class BreakerId implements Comparable<BreakerId> {
+
+  /** The pattern every segment must match. */
+  public static final Pattern SEGMENT = Pattern.compile("[a-z0-9][a-z0-9._-]{0,62}");
+
+  private final String caller;
+  private final String dependency;
+  private final String scope;
+
+  private BreakerId(String caller, String dependency, String scope) {
+    this.caller = caller;
+    this.dependency = dependency;
+    this.scope = scope;
+  }
+
+  /**
+   * Parses an id.
+   *
+   * @throws IllegalArgumentException naming the bad segment and the rule it breaks
+   */
+  public static BreakerId parse(String text) {
+    if (text == null || text.isEmpty()) {
+      throw new IllegalArgumentException(
+          "breaker id must be caller:dependency[:scope] but was empty");
+    }
+    String[] parts = text.split(":", -1);
+    if (parts.length < 2 || parts.length > 3) {
+      throw new IllegalArgumentException(
+          "breaker id must be caller:dependency[:scope] (2 or 3 segments) but was "
+              + quote(text)
+              + " ("
+              + parts.length
+              + " segment"
+              + (parts.length == 1 ? "" : "s")
+              + ")");
+    }
+    String[] names = {"caller", "dependency", "scope"};
+    for (int i = 0; i < parts.length; i++) {
+      checkSegment(text, names[i], parts[i]);
+    }
+    return new BreakerId(parts[0], parts[1], parts.length == 3 ? parts[2] : null);
+  }
+
+  /** Builds an id from its segments; {@code scope} may be null. */
+  public static BreakerId of(String caller, String dependency, String scope) {
+    String text = caller + ":" + dependency + (scope == null ? "" : ":" + scope);
+    return parse(text);
+  }
+
+  /** Returns true when {@code text} is a valid id. */
+  public static boolean isValid(String text) {
+    try {
+      parse(text);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private static void checkSegment(String text, String name, String segment) {
+    if (segment.isEmpty()) {
+      throw new IllegalArgumentException(
+          "breaker id " + quote(text) + ": " + name + " segment is empty");
+    }
+    if (!SEGMENT.matcher(segment).matches()) {
+      String why =
+          segment.length() > 63
+              ? "is " + segment.length() + " characters long (at most 63)"
+              : "must match [a-z0-9][a-z0-9._-]{0,62}";
+      throw new IllegalArgumentException(
+          "breaker id " + quote(text) + ": " + name + " segment " + quote(segment) + " " + why);
+    }
+  }
+
+  private static String quote(String s) {
+    String shown = s.length() > 80 ? s.substring(0, 77) + "..." : s;
+    return "'" + shown + "'";
+  }
+
+  /** The calling service. */
+  public String caller() {
+    return caller;
+  }
+
+  /** The dependency the caller protects itself from. */
+  public String dependency() {
+    return dependency;
+  }
+
+  /** The optional scope (an endpoint or operation), empty when absent. */
+  public Optional<String> scope() {
+    return Optional.ofNullable(scope);
+  }
+
+  @Override
+  public String toString() {
+    return caller + ":" + dependency + (scope == null ? "" : ":" + scope);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof BreakerId other && toString().equals(other.toString());
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(caller, dependency, scope);
+  }
+
+  @Override
+  public int compareTo(BreakerId o) {
+    return toString().compareTo(o.toString());
+  }
+}

@@ -1,0 +1,23 @@
+package io.breakerctl.runtime.model;
+
+/** Why a transition happened; stored by name in every event. */
+public enum TransitionCause {
+  /** The sliding window reached {@code failureThreshold} failures. */
+  FAILURE_THRESHOLD,
+  /** The failure rate reached {@code failureRateThreshold} with at least {@code minimumCalls}. */
+  FAILURE_RATE,
+  /** The open window ended; probes may run. */
+  OPEN_WINDOW_ENDED,
+  /** {@code halfOpenPermits} probes succeeded. */
+  PROBES_SUCCEEDED,
+  /** A probe failed; the open window is doubled up to {@code maxOpenSeconds}. */
+  PROBE_FAILED,
+  /** An operator set an override. */
+  OVERRIDE_SET,
+  /** An operator changed the reason, actor or expiry of the live override. */
+  OVERRIDE_UPDATED,
+  /** An operator cleared the override. */
+  OVERRIDE_CLEARED,
+  /** The override's expiry passed. */
+  OVERRIDE_EXPIRED
+}

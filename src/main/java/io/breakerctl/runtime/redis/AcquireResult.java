@@ -1,0 +1,43 @@
+package io.breakerctl.runtime.redis;
+
+import io.breakerctl.runtime.model.State;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The answer of the acquire script.
+ *
+ * @param allowed whether the call may run
+ * @param state the effective state at the decision
+ * @param reason CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY, POLICY_DISABLED, PROBE (allowed),
+ *     OPEN, FORCED_OPEN, PROBES_BUSY (rejected)
+ * @param generation the breaker's generation; results report it back
+ * @param leaseId the probe lease id when {@code reason} is PROBE, else empty
+ * @param untilMillis Redis time when the lease expires (PROBE) or the rejection may end; 0 unknown
+ * @param epoch the breaker's incarnation (empty when its keys do not exist)
+ */
+public record AcquireResult(
+    boolean allowed,
+    State state,
+    String reason,
+    String generation,
+    String leaseId,
+    long untilMillis,
+    String epoch) {
+
+  static AcquireResult of(List<Object> r) {
+    return new AcquireResult(
+        Replies.flag(r, 0),
+        State.fromCode(Replies.str(r, 1)),
+        Replies.str(r, 2),
+        Replies.str(r, 3),
+        Replies.str(r, 4),
+        Replies.num(r, 5),
+        Replies.str(r, 6));
+  }
+
+  /** The probe lease, when this admission is a probe. */
+  public Optional<String> lease() {
+    return leaseId.isEmpty() ? Optional.empty() : Optional.of(leaseId);
+  }
+}

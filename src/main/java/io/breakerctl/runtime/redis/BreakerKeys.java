@@ -1,0 +1,90 @@
+package io.breakerctl.runtime.redis;
+
+import io.breakerctl.runtime.model.BreakerId;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * The Redis key layout of breakers under one prefix. Every key of a breaker carries the same hash
+ * tag, {@code {<id>}}, so a script touching all of them stays in one Redis Cluster slot.
+ *
+ * <pre>
+ *   &lt;prefix&gt;:{&lt;id&gt;}          hash: state, window, override, warmed policy, cursors
+ *   &lt;prefix&gt;:{&lt;id&gt;}:ev       stream: one entry per transition
+ *   &lt;prefix&gt;:{&lt;id&gt;}:leases   sorted set: live probe leases, score = expiry (ms)
+ *   &lt;prefix&gt;:events          pub/sub channel: every transition and warmed policy, as JSON
+ * </pre>
+ */
+public final class BreakerKeys {
+  /** The default prefix. */
+  public static final String DEFAULT_PREFIX = "cb";
+
+  private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,31}");
+
+  private final String prefix;
+
+  private BreakerKeys(String prefix) {
+    this.prefix = prefix;
+  }
+
+  /**
+   * Keys under {@code prefix}.
+   *
+   * @throws IllegalArgumentException when the prefix is not 1-32 of {@code [A-Za-z0-9._-]}
+   */
+  public static BreakerKeys withPrefix(String prefix) {
+    Objects.requireNonNull(prefix, "prefix");
+    if (!PREFIX.matcher(prefix).matches()) {
+      throw new IllegalArgumentException(
+          "prefix must be 1-32 characters of [A-Za-z0-9._-] but was '" + prefix + "'");
+    }
+    return new BreakerKeys(prefix);
+  }
+
+  /** The prefix. */
+  public String prefix() {
+    return prefix;
+  }
+
+  /** The state hash. */
+  public String hash(BreakerId id) {
+    return prefix + ":{" + id + "}";
+  }
+
+  /** The event stream. */
+  public String events(BreakerId id) {
+    return hash(id) + ":ev";
+  }
+
+  /** The probe lease sorted set. */
+  public String leases(BreakerId id) {
+    return hash(id) + ":leases";
+  }
+
+  /** The keys every script takes, in the order the scripts expect. */
+  public String[] scriptKeys(BreakerId id) {
+    String h = hash(id);
+    return new String[] {h, h + ":ev", h + ":leases"};
+  }
+
+  /** The pub/sub channel of transitions and warmed policies. */
+  public String channel() {
+    return prefix + ":events";
+  }
+
+  /** A SCAN MATCH pattern selecting the state hashes (filter further with {@link #idOf}). */
+  public String hashPattern() {
+    return prefix + ":{*}";
+  }
+
+  /** The breaker whose state hash this key is, if it is one. */
+  public Optional<BreakerId> idOf(String key) {
+    String head = prefix + ":{";
+    if (!key.startsWith(head) || !key.endsWith("}")) {
+      return Optional.empty();
+    }
+    String id = key.substring(head.length(), key.length() - 1);
+    return BreakerId.isValid(id) ? Optional.of(BreakerId.parse(id)) : Optional.empty();
+  }
+}

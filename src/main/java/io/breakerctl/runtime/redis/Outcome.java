@@ -1,0 +1,54 @@
+package io.breakerctl.runtime.redis;
+
+/**
+ * Outcomes a node reports to the record script.
+ *
+ * @param node the reporting node
+ * @param failures failed calls
+ * @param successes successful calls (a node flushes them in batches)
+ * @param durationMillis duration of the single call reported, or -1 (batches); used for {@code
+ *     slowCallMillis}
+ * @param generation the generation the call was admitted in; empty when unknown
+ * @param leaseId the probe lease the call ran under; empty when not a probe
+ */
+public record Outcome(
+    String node,
+    long failures,
+    long successes,
+    long durationMillis,
+    String generation,
+    String leaseId) {
+
+  /** Validates the outcome. */
+  public Outcome {
+    if (node == null || node.isEmpty()) {
+      throw new IllegalArgumentException("node must not be empty");
+    }
+    if (failures < 0 || successes < 0) {
+      throw new IllegalArgumentException(
+          "failures and successes must be >= 0 but were " + failures + " and " + successes);
+    }
+    generation = generation == null ? "" : generation;
+    leaseId = leaseId == null ? "" : leaseId;
+  }
+
+  /** One failed call admitted in {@code generation} (empty if unknown). */
+  public static Outcome failure(String node, String generation) {
+    return new Outcome(node, 1, 0, -1, generation, "");
+  }
+
+  /** One successful call that took {@code durationMillis}. */
+  public static Outcome success(String node, String generation, long durationMillis) {
+    return new Outcome(node, 0, 1, durationMillis, generation, "");
+  }
+
+  /** A batch of successes. */
+  public static Outcome successes(String node, long count) {
+    return new Outcome(node, 0, count, -1, "", "");
+  }
+
+  /** The result of a probe run under {@code leaseId}. */
+  public static Outcome probe(String node, String generation, String leaseId, boolean success) {
+    return new Outcome(node, success ? 0 : 1, success ? 1 : 0, -1, generation, leaseId);
+  }
+}

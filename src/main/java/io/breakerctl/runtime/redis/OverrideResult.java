@@ -1,0 +1,36 @@
+package io.breakerctl.runtime.redis;
+
+import io.breakerctl.runtime.model.State;
+import java.util.List;
+
+/**
+ * The answer of the override script.
+ *
+ * @param changed whether anything was written
+ * @param state the effective state afterwards
+ * @param outcome SET, UPDATED, CLEARED or NOT_OVERRIDDEN
+ * @param eventId the stream id of the event, empty if none
+ * @param generation the generation afterwards
+ * @param epoch the breaker's incarnation
+ * @param previous the effective state before
+ */
+public record OverrideResult(
+    boolean changed,
+    State state,
+    String outcome,
+    String eventId,
+    String generation,
+    String epoch,
+    State previous) {
+
+  static OverrideResult of(List<Object> r) {
+    return new OverrideResult(
+        Replies.flag(r, 0),
+        State.fromCode(Replies.str(r, 1)),
+        Replies.str(r, 2),
+        Replies.str(r, 3),
+        Replies.str(r, 4),
+        Replies.str(r, 5),
+        State.fromCode(Replies.str(r, 6)));
+  }
+}

@@ -1,0 +1,77 @@
+package io.breakerctl.runtime.redis;
+
+import io.breakerctl.runtime.model.FallbackPolicy;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.StoreFailureMode;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * How a {@link Policy} travels to the scripts (a CSV argument) and lives in the state hash ({@code
+ * p.*} fields next to {@code policyId} and {@code policyVersion}).
+ */
+public final class PolicyEncoding {
+  private PolicyEncoding() {}
+
+  /** A policy version as warmed into a breaker's hash. */
+  public record WarmedPolicy(String policyId, long version, Policy policy) {}
+
+  /**
+   * The CSV the scripts parse: failureThreshold, windowMillis, failureRate, minimumCalls,
+   * slowCallMillis, openMillis, maxOpenMillis, halfOpenPermits, probeLeaseMillis, enabled.
+   */
+  public static String toCsv(Policy p) {
+    return p.failureThreshold()
+        + ","
+        + p.window().toMillis()
+        + ","
+        + (p.failureRateThreshold().isPresent()
+            ? stripZero(p.failureRateThreshold().getAsDouble())
+            : "")
+        + ","
+        + p.minimumCalls()
+        + ","
+        + (p.slowCallMillis().isPresent() ? Integer.toString(p.slowCallMillis().getAsInt()) : "")
+        + ","
+        + p.open().toMillis()
+        + ","
+        + p.maxOpen().toMillis()
+        + ","
+        + p.halfOpenPermits()
+        + ","
+        + p.probeLease().toMillis()
+        + ","
+        + (p.enabled() ? "1" : "0");
+  }
+
+  private static String stripZero(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+  }
+
+  /** The warmed policy in a breaker's hash fields, if one was warmed. */
+  public static Optional<WarmedPolicy> fromFields(Map<String, String> f) {
+    String version = f.get("policyVersion");
+    if (version == null) {
+      return Optional.empty();
+    }
+    Policy.Builder b = Policy.builder();
+    b.failureThreshold(Integer.parseInt(f.getOrDefault("p.failureThreshold", "5")));
+    b.window(Duration.ofMillis(Long.parseLong(f.getOrDefault("p.windowMillis", "60000"))));
+    String rate = f.get("p.failureRate");
+    b.failureRateThreshold(rate == null ? null : Double.valueOf(rate));
+    b.minimumCalls(Integer.parseInt(f.getOrDefault("p.minimumCalls", "20")));
+    String slow = f.get("p.slowCallMillis");
+    b.slowCallMillis(slow == null ? null : Integer.valueOf(slow));
+    b.open(Duration.ofMillis(Long.parseLong(f.getOrDefault("p.openMillis", "30000"))));
+    b.maxOpen(Duration.ofMillis(Long.parseLong(f.getOrDefault("p.maxOpenMillis", "300000"))));
+    b.halfOpenPermits(Integer.parseInt(f.getOrDefault("p.halfOpenPermits", "1")));
+    b.probeLease(Duration.ofMillis(Long.parseLong(f.getOrDefault("p.probeLeaseMillis", "10000"))));
+    b.enabled(!"0".equals(f.get("p.enabled")));
+    b.storeFailureMode(
+        StoreFailureMode.valueOf(f.getOrDefault("p.storeFailureMode", "LOCAL_ONLY")));
+    b.fallbackPolicy(FallbackPolicy.valueOf(f.getOrDefault("p.fallbackPolicy", "NONE")));
+    return Optional.of(
+        new WarmedPolicy(f.getOrDefault("policyId", ""), Long.parseLong(version), b.build()));
+  }
+}

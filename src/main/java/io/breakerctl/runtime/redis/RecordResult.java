@@ -1,0 +1,43 @@
+package io.breakerctl.runtime.redis;
+
+import io.breakerctl.runtime.model.State;
+import java.util.List;
+
+/**
+ * The answer of the record script.
+ *
+ * @param state the effective state after the outcome
+ * @param windowFailures failures in the window when the outcome was counted (at the trip: the count
+ *     that tripped)
+ * @param windowCalls calls in the window likewise
+ * @param transitioned whether this outcome caused a transition (this caller won it)
+ * @param generation the generation after the outcome
+ * @param eventId the stream id of the transition event, empty if none
+ * @param epoch the breaker's incarnation
+ * @param accepted whether the outcome counted toward state (false for stale results)
+ * @param reason COUNTED, STALE_GENERATION, STALE_LEASE, LEASE_EXPIRED or NOT_COUNTED
+ */
+public record RecordResult(
+    State state,
+    long windowFailures,
+    long windowCalls,
+    boolean transitioned,
+    String generation,
+    String eventId,
+    String epoch,
+    boolean accepted,
+    String reason) {
+
+  static RecordResult of(List<Object> r) {
+    return new RecordResult(
+        State.fromCode(Replies.str(r, 0)),
+        Replies.num(r, 1),
+        Replies.num(r, 2),
+        Replies.flag(r, 3),
+        Replies.str(r, 4),
+        Replies.str(r, 5),
+        Replies.str(r, 6),
+        Replies.flag(r, 7),
+        Replies.str(r, 8));
+  }
+}

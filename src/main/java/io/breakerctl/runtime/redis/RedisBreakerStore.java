@@ -1,0 +1,387 @@
+package io.breakerctl.runtime.redis;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.StreamMessage;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Lua scripts' Java face on Lettuce: every state change of a breaker is one script call,
+ * addressed by SHA-1. Works on a standalone server and on Redis Cluster (all keys of a breaker
+ * share one hash tag, so each call goes to the master owning that slot).
+ *
+ * <p>Scripts are never loaded cluster-wide up front: a master that does not know a script answers
+ * {@code NOSCRIPT} and the call is repeated once as {@code EVAL} with the body, routed by the same
+ * key, which also caches it there. A cluster-wide {@code SCRIPT LOAD} would fail while any node is
+ * down; this never touches other nodes.
+ *
+ * <p>Reads take no script (HGETALL, ZRANGE, XREVRANGE, TIME), so a read-only ACL user can call
+ * {@link #snapshot}. All methods are asynchronous and bounded by the configured timeout; failures
+ * arrive as {@link StoreUnavailableException}, {@link StorePermissionException} or {@link
+ * StoreException}.
+ */
+public final class RedisBreakerStore implements AutoCloseable {
+
+  private final StatefulConnection<String, String> connection;
+  private final RedisClusterAsyncCommands<String, String> commands;
+  private final StatefulRedisClusterConnection<String, String> cluster;
+  private final AutoCloseable owned;
+  private final BreakerKeys keys;
+  private final String idleTtlMillis;
+  private final Map<Policy, String> policyCsv = new ConcurrentHashMap<>();
+
+  private RedisBreakerStore(
+      StatefulConnection<String, String> connection,
+      RedisClusterAsyncCommands<String, String> commands,
+      StatefulRedisClusterConnection<String, String> cluster,
+      AutoCloseable owned,
+      String prefix,
+      Duration idleTtl) {
+    this.connection = connection;
+    this.commands = commands;
+    this.cluster = cluster;
+    this.owned = owned;
+    this.keys = BreakerKeys.withPrefix(prefix);
+    this.idleTtlMillis = Long.toString(idleTtl.toMillis());
+  }
+
+  /**
+   * Connects to Redis as configured. One URI that points at a cluster node connects to the whole
+   * cluster; several URIs are cluster seed nodes.
+   *
+   * @throws StoreUnavailableException when no server answers within the timeout
+   * @throws StorePermissionException when the credentials are refused
+   */
+  public static RedisBreakerStore connect(StoreConfig config) {
+    List<RedisURI> uris = new ArrayList<>();
+    for (String u : config.uris()) {
+      RedisURI uri;
+      try {
+        uri = RedisURI.create(u.trim());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("bad Redis URI '" + u + "': " + e.getMessage(), e);
+      }
+      uri.setTimeout(config.timeout());
+      uris.add(uri);
+    }
+    String where = String.join(",", config.uris());
+    SocketOptions socket =
+        SocketOptions.builder().connectTimeout(config.timeout()).keepAlive(true).build();
+    TimeoutOptions timeouts = TimeoutOptions.enabled(config.timeout());
+    try {
+      if (uris.size() == 1) {
+        RedisClient client = RedisClient.create(uris.get(0));
+        client.setOptions(
+            ClientOptions.builder()
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .socketOptions(socket)
+                .timeoutOptions(timeouts)
+                .build());
+        StatefulRedisConnection<String, String> c;
+        try {
+          c = client.connect();
+        } catch (RuntimeException e) {
+          client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+          throw e;
+        }
+        String info = await(c.async().info("cluster"), config.timeout(), "INFO cluster", where);
+        if (!info.contains("cluster_enabled:1")) {
+          return new RedisBreakerStore(
+              c,
+              c.async(),
+              null,
+              () -> {
+                c.close();
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+              },
+              config.prefix(),
+              config.idleTtl());
+        }
+        c.close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+      }
+      RedisClusterClient client = RedisClusterClient.create(uris);
+      client.setOptions(
+          ClusterClientOptions.builder()
+              .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+              .socketOptions(socket)
+              .timeoutOptions(timeouts)
+              .topologyRefreshOptions(
+                  ClusterTopologyRefreshOptions.builder()
+                      .enableAllAdaptiveRefreshTriggers()
+                      .build())
+              .build());
+      StatefulRedisClusterConnection<String, String> c;
+      try {
+        c = client.connect();
+      } catch (RuntimeException e) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        throw e;
+      }
+      return new RedisBreakerStore(
+          c,
+          c.async(),
+          c,
+          () -> {
+            c.close();
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+          },
+          config.prefix(),
+          config.idleTtl());
+    } catch (RuntimeException e) {
+      throw StoreErrors.translate("connect to " + where, e);
+    }
+  }
+
+  /** A store on a connection the caller owns (and closes). */
+  public static RedisBreakerStore on(
+      StatefulRedisConnection<String, String> connection, String prefix, Duration idleTtl) {
+    return new RedisBreakerStore(connection, connection.async(), null, null, prefix, idleTtl);
+  }
+
+  /** A store on a cluster connection the caller owns (and closes). */
+  public static RedisBreakerStore on(
+      StatefulRedisClusterConnection<String, String> connection, String prefix, Duration idleTtl) {
+    return new RedisBreakerStore(connection, connection.async(), connection, null, prefix, idleTtl);
+  }
+
+  /** The key layout in use. */
+  public BreakerKeys keys() {
+    return keys;
+  }
+
+  /** Whether this store talks to a Redis Cluster. */
+  public boolean isCluster() {
+    return cluster != null;
+  }
+
+  /** The underlying connection (for the runtime's pub/sub and batching). */
+  public StatefulConnection<String, String> connection() {
+    return connection;
+  }
+
+  /**
+   * Asks for permission to call. {@code policy} applies while no policy is warmed into the
+   * breaker's hash.
+   */
+  public CompletableFuture<AcquireResult> acquire(BreakerId id, String node, Policy policy) {
+    return run(BreakerScript.ACQUIRE, id, node, policy).thenApply(AcquireResult::of);
+  }
+
+  /** Records outcomes. {@code policy} applies while no policy is warmed. */
+  public CompletableFuture<RecordResult> record(BreakerId id, Outcome outcome, Policy policy) {
+    return run(
+            BreakerScript.RECORD,
+            id,
+            outcome.node(),
+            policy,
+            Long.toString(outcome.failures()),
+            Long.toString(outcome.successes()),
+            outcome.durationMillis() < 0 ? "" : Long.toString(outcome.durationMillis()),
+            outcome.generation(),
+            outcome.leaseId())
+        .thenApply(RecordResult::of);
+  }
+
+  /** Sets, changes or clears an override; works on a breaker no node has used yet. */
+  public CompletableFuture<OverrideResult> override(BreakerId id, OverrideRequest request) {
+    return run(
+            BreakerScript.OVERRIDE,
+            id,
+            request.actor(),
+            null,
+            request.kind().name(),
+            request.reason(),
+            Long.toString(request.duration().toMillis()),
+            request.correlationId())
+        .thenApply(OverrideResult::of);
+  }
+
+  /**
+   * Warms a resolved policy version into the breaker's keys. For the same policy id an older or
+   * equal version never replaces a newer one.
+   */
+  public CompletableFuture<WarmResult> warm(
+      BreakerId id, String policyId, long version, Policy policy, String actor) {
+    return run(
+            BreakerScript.WARM,
+            id,
+            actor,
+            policy,
+            policyId,
+            Long.toString(version),
+            policy.storeFailureMode().name(),
+            policy.fallbackPolicy().name())
+        .thenApply(WarmResult::of);
+  }
+
+  /** Marks events up to {@code streamId} of incarnation {@code epoch} as stored durably. */
+  public CompletableFuture<ForwardResult> markForwarded(
+      BreakerId id, String epoch, String streamId, String actor) {
+    return run(BreakerScript.FORWARDED, id, actor, null, epoch, streamId)
+        .thenApply(ForwardResult::of);
+  }
+
+  /** Reads everything stored about a breaker, with the newest {@code events} events. */
+  public CompletableFuture<BreakerSnapshot> snapshot(BreakerId id, int events) {
+    String hash = keys.hash(id);
+    CompletableFuture<Map<String, String>> fields = commands.hgetall(hash).toCompletableFuture();
+    CompletableFuture<List<ScoredValue<String>>> leases =
+        commands.zrangeWithScores(keys.leases(id), 0, -1).toCompletableFuture();
+    CompletableFuture<List<StreamMessage<String, String>>> recent =
+        events > 0
+            ? commands
+                .xrevrange(keys.events(id), Range.unbounded(), Limit.from(events))
+                .toCompletableFuture()
+            : CompletableFuture.completedFuture(List.of());
+    CompletableFuture<Long> time = timeAt(hash);
+    return CompletableFuture.allOf(fields, leases, recent, time)
+        .handle(
+            (v, err) -> {
+              if (err != null) {
+                throw StoreErrors.translate("read " + id, err);
+              }
+              List<ProbeLease> ls = new ArrayList<>();
+              for (ScoredValue<String> sv : leases.join()) {
+                ls.add(ProbeLease.parse(sv.getValue(), sv.getScore()));
+              }
+              return new BreakerSnapshot(
+                  id,
+                  new LinkedHashMap<>(fields.join()),
+                  List.copyOf(ls),
+                  toEvents(id, recent.join()),
+                  time.join());
+            });
+  }
+
+  /** Events after {@code afterStreamId} (exclusive; empty for the start), oldest first. */
+  public CompletableFuture<List<BreakerEvent>> eventsAfter(
+      BreakerId id, String afterStreamId, int count) {
+    Range<String> range =
+        afterStreamId == null || afterStreamId.isEmpty()
+            ? Range.unbounded()
+            : Range.from(Range.Boundary.excluding(afterStreamId), Range.Boundary.unbounded());
+    return guard(
+        "read events of " + id,
+        commands
+            .xrange(keys.events(id), range, Limit.from(count))
+            .thenApply(msgs -> toEvents(id, msgs)));
+  }
+
+  /** Redis time in milliseconds, from the server owning {@code id}'s keys. */
+  public CompletableFuture<Long> redisTimeMillis(BreakerId id) {
+    return timeAt(keys.hash(id));
+  }
+
+  private CompletableFuture<Long> timeAt(String key) {
+    CompletionStage<List<String>> t;
+    if (cluster == null) {
+      t = commands.time();
+    } else {
+      RedisClusterNode node = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+      t =
+          cluster
+              .getConnectionAsync(node.getNodeId())
+              .thenCompose(c -> c.async().time().toCompletableFuture());
+    }
+    return guard(
+        "read Redis TIME",
+        t.thenApply(l -> Long.parseLong(l.get(0)) * 1000 + Long.parseLong(l.get(1)) / 1000));
+  }
+
+  private static List<BreakerEvent> toEvents(
+      BreakerId id, List<StreamMessage<String, String>> msgs) {
+    List<BreakerEvent> out = new ArrayList<>(msgs.size());
+    for (StreamMessage<String, String> m : msgs) {
+      out.add(new BreakerEvent(id, m.getId(), Map.copyOf(m.getBody())));
+    }
+    return out;
+  }
+
+  private CompletableFuture<List<Object>> run(
+      BreakerScript script, BreakerId id, String actor, Policy policy, String... extra) {
+    String[] k = keys.scriptKeys(id);
+    String[] args = new String[3 + extra.length];
+    args[0] = actor;
+    args[1] = idleTtlMillis;
+    args[2] = policy == null ? "" : policyCsv.computeIfAbsent(policy, PolicyEncoding::toCsv);
+    System.arraycopy(extra, 0, args, 3, extra.length);
+    RedisFuture<List<Object>> first =
+        commands.evalsha(script.sha(), ScriptOutputType.MULTI, k, args);
+    CompletableFuture<List<Object>> result =
+        first
+            .toCompletableFuture()
+            .exceptionallyCompose(
+                e -> {
+                  if (StoreErrors.unwrap(e) instanceof RedisNoScriptException) {
+                    RedisFuture<List<Object>> again =
+                        commands.eval(script.body(), ScriptOutputType.MULTI, k, args);
+                    return again.toCompletableFuture();
+                  }
+                  return CompletableFuture.failedFuture(e);
+                });
+    return guard(script.file().replace(".lua", "") + " " + id, result);
+  }
+
+  private static <T> CompletableFuture<T> guard(String action, CompletionStage<T> stage) {
+    return stage
+        .toCompletableFuture()
+        .handle(
+            (v, e) -> {
+              if (e != null) {
+                throw StoreErrors.translate(action, e);
+              }
+              return v;
+            });
+  }
+
+  private static <T> T await(RedisFuture<T> f, Duration timeout, String what, String where) {
+    try {
+      return f.toCompletableFuture().get(timeout.toMillis() + 100, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreUnavailableException(what + " on " + where + " interrupted", e);
+    } catch (Exception e) {
+      throw StoreErrors.translate(what + " on " + where, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (owned != null) {
+      try {
+        owned.close();
+      } catch (Exception e) {
+        // closing a client must not fail the caller; the connection is gone either way
+      }
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package io.breakerctl.runtime.redis;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import java.io.IOException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+/** Turns Lettuce's exceptions into the store's three kinds, with a message naming the action. */
+final class StoreErrors {
+  private StoreErrors() {}
+
+  static StoreException translate(String action, Throwable t) {
+    Throwable e = unwrap(t);
+    if (e instanceof StoreException se) {
+      return se;
+    }
+    String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    if (msg.startsWith("NOPERM")
+        || msg.startsWith("WRONGPASS")
+        || msg.startsWith("NOAUTH")
+        || msg.contains("NOPERM ")) {
+      return new StorePermissionException(action + ": permission denied: " + msg, e);
+    }
+    if (e instanceof RedisCommandTimeoutException
+        || e instanceof TimeoutException
+        || e instanceof RedisConnectionException
+        || e instanceof IOException
+        || e instanceof CancellationException
+        || (e instanceof RedisException && !(e instanceof RedisCommandExecutionException))) {
+      return new StoreUnavailableException(action + ": Redis unavailable: " + msg, e);
+    }
+    return new StoreException(action + ": " + msg, e);
+  }
+
+  static Throwable unwrap(Throwable t) {
+    Throwable e = t;
+    while ((e instanceof CompletionException || e instanceof ExecutionException)
+        && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+}

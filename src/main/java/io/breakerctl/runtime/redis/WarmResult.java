@@ -1,0 +1,25 @@
+package io.breakerctl.runtime.redis;
+
+import java.util.List;
+
+/**
+ * The answer of the warm script.
+ *
+ * @param written whether the policy was written
+ * @param outcome WARMED, UNCHANGED (same version present) or STALE (a newer version present)
+ * @param policyId the policy id in force afterwards
+ * @param policyVersion the version in force afterwards
+ * @param epoch the breaker's incarnation
+ */
+public record WarmResult(
+    boolean written, String outcome, String policyId, long policyVersion, String epoch) {
+
+  static WarmResult of(List<Object> r) {
+    return new WarmResult(
+        Replies.flag(r, 0),
+        Replies.str(r, 1),
+        Replies.str(r, 2),
+        Replies.num(r, 3),
+        Replies.str(r, 4));
+  }
+}

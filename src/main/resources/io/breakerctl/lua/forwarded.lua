@@ -1,0 +1,35 @@
+-- forwarded.lua: advances the forwarded cursor once events up to a stream id are stored durably
+-- (MongoDB history), trims the stream, and lets the keys expire again when nothing pins them.
+--
+-- ARGV[4] epoch the events belong to   ARGV[5] last stream id stored
+--
+-- Returns {advanced 0|1, forwarded, lastEvent, epoch}. The cursor never moves backwards nor past
+-- the last event, and an ack for another epoch (the keys were re-created) changes nothing. The
+-- stream keeps at most RETAIN forwarded events as a tail for readers; unforwarded events are never
+-- trimmed here.
+
+clock()
+load()
+local epoch, upto = ARGV[4], ARGV[5]
+if not B.epoch or B.epoch ~= epoch then
+  return { 0, B.forwarded or '', B.lastEvent or '', B.epoch or '' }
+end
+if not string.match(upto or '', '^%d+%-%d+$') then
+  return redis.error_reply('ERR breakerctl forwarded: bad stream id ' .. tostring(upto))
+end
+local last = B.lastEvent or '0-0'
+if stream_id_less(last, upto) then upto = last end
+local advanced = 0
+if stream_id_less(B.forwarded or '0-0', upto) then
+  set('forwarded', upto)
+  advanced = 1
+  if redis.call('XLEN', EV) > RETAIN then
+    local tail = redis.call('XREVRANGE', EV, '+', '-', 'COUNT', RETAIN)
+    local boundary = tail[#tail][1]
+    local minid = upto
+    if stream_id_less(boundary, upto) then minid = boundary end
+    redis.call('XTRIM', EV, 'MINID', minid)
+  end
+end
+flush()
+return { advanced, B.forwarded or '', B.lastEvent or '', B.epoch }

@@ -1,0 +1,247 @@
+-- prelude.lua: shared by every breakerctl script.
+--
+-- RedisScripts prepends this file to each script body when it loads the scripts, so the state
+-- function, the event writer and the expiry rules exist once. The combined body is fixed per build
+-- (never generated from run-time values) and is what EVALSHA's SHA names.
+--
+-- KEYS (every script, all in one hash tag, so one cluster slot):
+--   KEYS[1] <prefix>:{<id>}          the state hash (layout in the README, "Redis data model")
+--   KEYS[2] <prefix>:{<id>}:ev       the event stream
+--   KEYS[3] <prefix>:{<id>}:leases   live probe leases: member "<leaseId>|<owner>", score = expiry ms
+-- ARGV (every script):
+--   ARGV[1] node id or actor        ARGV[2] idle TTL of the keys in ms
+--   ARGV[3] the caller's policy as CSV, used while no policy is warmed (may be empty):
+--           failureThreshold,windowMillis,failureRate,minimumCalls,slowCallMillis,openMillis,
+--           maxOpenMillis,halfOpenPermits,probeLeaseMillis,enabled
+--
+-- Time comes only from redis.call('TIME'): client clocks never enter a decision.
+-- Performance (see README, Performance): one HMGET loads every field, one HSET writes the changes;
+-- calls that are not needed on the common path (TIME on the closed acquire, window bookkeeping on
+-- bucket change) are skipped. Script CPU is fleet-wide capacity.
+
+local H, EV, LEASES = KEYS[1], KEYS[2], KEYS[3]
+local NODE = ARGV[1]
+local IDLE_TTL = tonumber(ARGV[2])
+local BUCKETS = 10          -- the sliding window's resolution (Policy.WINDOW_BUCKETS)
+local HARD_CAP = 10000      -- most events a stream may hold; beyond it the oldest are dropped and counted
+local RETAIN = 100          -- forwarded events kept as the stream tail for readers
+
+local FIELDS = {'epoch', 'state', 'generation', 'openUntil', 'openMillis', 'override',
+  'overrideUntil', 'overrideActor', 'overrideReason', 'halfOpenSuccesses', 'winBucket',
+  'winFailures', 'winCalls', 'curFailures', 'curCalls', 'failuresTotal', 'successesTotal',
+  'lastEvent', 'forwarded', 'ttlAt', 'leaseSeq', 'eventsDropped', 'policyId', 'policyVersion', 'p.failureThreshold',
+  'p.windowMillis', 'p.failureRate', 'p.minimumCalls', 'p.slowCallMillis', 'p.openMillis',
+  'p.maxOpenMillis', 'p.halfOpenPermits', 'p.probeLeaseMillis', 'p.enabled'}
+
+local B = {}       -- fields as loaded (strings, or false when absent)
+local DIRTY = {}   -- fields to write with the final HSET
+local NOW, NOW_SEC, NOW_USEC
+
+local function load()
+  local vals = redis.call('HMGET', H, unpack(FIELDS))
+  for i, f in ipairs(FIELDS) do B[f] = vals[i] end
+end
+
+local function set(f, v)
+  B[f] = v
+  DIRTY[f] = v
+end
+
+local function num(f, default)
+  local v = B[f]
+  if v then return tonumber(v) end
+  return default
+end
+
+local function clock()
+  local t = redis.call('TIME')
+  NOW_SEC, NOW_USEC = t[1], t[2]
+  NOW = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  return NOW
+end
+
+-- Mirrors io.breakerctl.runtime.model.EffectiveState.of: the one state function.
+local function effective_state(stored, open_until, override, override_until, now)
+  if override and not (override_until > 0 and now >= override_until) then
+    return override
+  end
+  if stored == 'OPEN' and now >= open_until then
+    return 'HALF_OPEN'
+  end
+  return stored
+end
+
+local function effective()
+  return effective_state(B.state or 'CLOSED', num('openUntil', 0), B.override,
+    num('overrideUntil', 0), NOW)
+end
+
+-- The policy in force: the warmed copy when present, else the caller's (ARGV[3]), else defaults.
+local POLICY
+local function policy()
+  if POLICY then return POLICY end
+  if B.policyVersion then
+    POLICY = {
+      threshold = num('p.failureThreshold', 5), window = num('p.windowMillis', 60000),
+      rate = num('p.failureRate', nil), minCalls = num('p.minimumCalls', 20),
+      slow = num('p.slowCallMillis', nil), open = num('p.openMillis', 30000),
+      maxOpen = num('p.maxOpenMillis', 300000), permits = num('p.halfOpenPermits', 1),
+      lease = num('p.probeLeaseMillis', 10000), enabled = (B['p.enabled'] ~= '0'),
+      id = B.policyId or '', version = B.policyVersion }
+    return POLICY
+  end
+  local c = {}
+  local csv = ARGV[3] or ''
+  for v in string.gmatch(csv .. ',', '([^,]*),') do c[#c + 1] = v end
+  local function at(i, d)
+    local v = c[i]
+    if v == nil or v == '' then return d end
+    return tonumber(v)
+  end
+  POLICY = { threshold = at(1, 5), window = at(2, 60000), rate = at(3, nil), minCalls = at(4, 20),
+    slow = at(5, nil), open = at(6, 30000), maxOpen = at(7, 300000), permits = at(8, 1),
+    lease = at(9, 10000), enabled = (c[10] ~= '0'), id = '', version = '0' }
+  return POLICY
+end
+
+-- Creates the breaker's keys when absent: a new epoch (Redis time in microseconds) marks the new
+-- incarnation, so (id, epoch, stream id) names an event for ever.
+local function ensure_created()
+  if not B.epoch then
+    set('epoch', NOW_SEC .. string.format('%06d', tonumber(NOW_USEC)))
+    set('state', 'CLOSED')
+    set('generation', '0')
+  end
+end
+
+local function stream_id_less(a, b)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  am, bm = tonumber(am), tonumber(bm)
+  if am ~= bm then return am < bm end
+  return tonumber(as) < tonumber(bs)
+end
+
+local function breaker_id()
+  return string.match(H, '{(.+)}$')
+end
+
+-- Appends one event to the stream and publishes it on <prefix>:events. Never trims an event
+-- that was not forwarded, except at HARD_CAP, where each dropped unforwarded event is counted in
+-- eventsDropped.
+local function append_event(ev)
+  local len = redis.call('XLEN', EV)
+  if len >= HARD_CAP then
+    local drop = len - HARD_CAP + 1
+    local fwd = B.forwarded or '0-0'
+    local lost = 0
+    for _, e in ipairs(redis.call('XRANGE', EV, '-', '+', 'COUNT', drop)) do
+      if stream_id_less(fwd, e[1]) then lost = lost + 1 end
+    end
+    redis.call('XTRIM', EV, 'MAXLEN', HARD_CAP - 1)
+    if lost > 0 then set('eventsDropped', tostring(num('eventsDropped', 0) + lost)) end
+  end
+  local flat = {}
+  for i = 1, #ev, 2 do
+    flat[#flat + 1] = ev[i]
+    flat[#flat + 1] = tostring(ev[i + 1])
+  end
+  local id = redis.call('XADD', EV, '*', unpack(flat))
+  set('lastEvent', id)
+  local msg = { type = 'transition', id = breaker_id(), streamId = id }
+  for i = 1, #flat, 2 do msg[flat[i]] = flat[i + 1] end
+  redis.call('PUBLISH', string.match(H, '^(.*):{') .. ':events', cjson.encode(msg))
+  return id
+end
+
+-- Records a transition: bumps the generation (results and leases of the old one become stale),
+-- drops live leases, appends the event. extra: more field/value pairs for the event.
+local function transition(from, to, cause, extra)
+  local gen = num('generation', 0) + 1
+  set('generation', tostring(gen))
+  set('lastTransitionAt', tostring(NOW))
+  set('halfOpenSuccesses', '0')
+  redis.call('DEL', LEASES)
+  local p = policy()
+  local ev = { 'epoch', B.epoch, 'from', from, 'to', to, 'cause', cause, 'generation', gen,
+    'policyId', p.id, 'policyVersion', p.version, 'node', NODE, 'at', NOW }
+  if extra then
+    for i = 1, #extra do ev[#ev + 1] = extra[i] end
+  end
+  return append_event(ev)
+end
+
+local function clear_window()
+  set('winFailures', '0')
+  set('winCalls', '0')
+  set('curFailures', '0')
+  set('curCalls', '0')
+  set('winBucket', tostring(math.floor(NOW / math.max(1, math.floor(policy().window / BUCKETS)))))
+  for i = 0, BUCKETS - 1 do set('w' .. i, false) end
+end
+
+-- Removes the override; returns the state the machine resumes in. An open window that ended
+-- while the override was in force resumes as HALF_OPEN (stored, so leases can be granted).
+local function end_override()
+  for _, f in ipairs({'override', 'overrideUntil', 'overrideActor', 'overrideReason',
+      'overrideAt', 'overrideCorrelationId'}) do
+    set(f, false)
+  end
+  local to = effective()
+  if to ~= (B.state or 'CLOSED') then set('state', to) end
+  return to
+end
+
+-- Applies the changes time made on its own (override expired, open window ended) and records
+-- them; returns the effective state. The first script to notice wins: it runs atomically.
+local function settle()
+  if B.override and num('overrideUntil', 0) > 0 and NOW >= num('overrideUntil', 0) then
+    local was, actor, reason = B.override, B.overrideActor or '', B.overrideReason or ''
+    local to = end_override()
+    transition(was, to, 'OVERRIDE_EXPIRED', { 'actor', actor, 'reason', reason })
+    return to
+  end
+  local eff = effective()
+  if eff == 'HALF_OPEN' and B.state == 'OPEN' and not B.override then
+    set('state', 'HALF_OPEN')
+    transition('OPEN', 'HALF_OPEN', 'OPEN_WINDOW_ENDED', { 'until', num('openUntil', 0) })
+  end
+  return eff
+end
+
+-- Keys expire when unused, but never while the breaker is open or half-open, an override is live
+-- or an event awaits the forwarder. ttlAt = -1 marks persisted keys; otherwise the TTL is
+-- refreshed at most every IDLE_TTL/8 (so a busy breaker does not pay a PEXPIRE per call).
+-- flush() writes the changed fields with one HSET (and one HDEL for removed ones), then applies
+-- this rule.
+local function flush()
+  local pinned = (B.state and B.state ~= 'CLOSED') or (B.override and true)
+    or ((B.lastEvent or '') ~= (B.forwarded or ''))
+  local ttl_at = num('ttlAt', nil)
+  local expiry = nil
+  if pinned then
+    if ttl_at ~= -1 then
+      set('ttlAt', '-1')
+      expiry = 'PERSIST'
+    end
+  elseif ttl_at == nil or ttl_at == -1 or NOW - ttl_at >= IDLE_TTL / 8 then
+    set('ttlAt', tostring(NOW))
+    expiry = 'PEXPIRE'
+  end
+  local args, gone = {}, {}
+  for f, v in pairs(DIRTY) do
+    if v then
+      args[#args + 1] = f
+      args[#args + 1] = v
+    else
+      gone[#gone + 1] = f
+    end
+  end
+  if #args > 0 then redis.call('HSET', H, unpack(args)) end
+  if #gone > 0 then redis.call('HDEL', H, unpack(gone)) end
+  if expiry == 'PERSIST' then
+    for _, k in ipairs(KEYS) do redis.call('PERSIST', k) end
+  elseif expiry == 'PEXPIRE' then
+    for _, k in ipairs(KEYS) do redis.call('PEXPIRE', k, IDLE_TTL) end
+  end
+end
