@@ -3,12 +3,15 @@ package io.breakerctl.runtime.redis;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KeyScanArgs;
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
@@ -32,6 +35,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The Lua scripts' Java face on Lettuce: every state change of a breaker is one script call,
@@ -296,6 +300,25 @@ public final class RedisBreakerStore implements AutoCloseable {
             .thenApply(msgs -> toEvents(id, msgs)));
   }
 
+  /**
+   * Calls {@code sink} with every breaker that has keys, scanning every master on a cluster ({@code
+   * SCAN ... MATCH <prefix>:{*} TYPE hash COUNT 1000}). Blocks until the scan ends; each page is
+   * bounded by the timeout.
+   *
+   * @throws StoreException when a page fails
+   */
+  public void forEachBreaker(Consumer<BreakerId> sink) {
+    KeyScanArgs args = KeyScanArgs.Builder.matches(keys.hashPattern()).type("hash").limit(1000);
+    ScanCursor cursor = ScanCursor.INITIAL;
+    do {
+      KeyScanCursor<String> page = guard("scan breakers", commands.scan(cursor, args)).join();
+      for (String key : page.getKeys()) {
+        keys.idOf(key).ifPresent(sink);
+      }
+      cursor = page;
+    } while (!cursor.isFinished());
+  }
+
   /** Redis time in milliseconds, from the server owning {@code id}'s keys. */
   public CompletableFuture<Long> redisTimeMillis(BreakerId id) {
     return timeAt(keys.hash(id));
@@ -371,6 +394,20 @@ public final class RedisBreakerStore implements AutoCloseable {
       throw new StoreUnavailableException(what + " on " + where + " interrupted", e);
     } catch (Exception e) {
       throw StoreErrors.translate(what + " on " + where, e);
+    }
+  }
+
+  /**
+   * Waits for one of this store's futures (each is bounded by the command timeout) and rethrows its
+   * failure unwrapped.
+   *
+   * @throws StoreException the failure
+   */
+  public static <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw StoreErrors.translate("Redis call", e);
     }
   }
 
