@@ -146,6 +146,14 @@ public final class RedisBreakerStore implements AutoCloseable {
       StatefulRedisClusterConnection<String, String> c;
       try {
         c = client.connect();
+        // Node connections open lazily; with REJECT_COMMANDS the first command to a node that is
+        // still connecting would be rejected, so open one to every master now.
+        for (RedisClusterNode node : c.getPartitions()) {
+          if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+            c.getConnection(node.getNodeId());
+            c.getConnection(node.getUri().getHost(), node.getUri().getPort());
+          }
+        }
       } catch (RuntimeException e) {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         throw e;

@@ -1,0 +1,25 @@
+package io.breakerctl.runtime.redis;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Bounded polling for integration tests: a condition with a deadline, never a bare sleep. */
+final class Poll {
+  private Poll() {}
+
+  /** Waits until {@code condition} holds, failing with {@code what} after {@code limit}. */
+  static void until(Duration limit, String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + limit + " waiting for " + what);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for " + what, e);
+      }
+    }
+  }
+}
