@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -39,6 +40,12 @@ public final class ChildJvm implements AutoCloseable {
 
   /** Runs {@code mainClass} with JVM options (e.g. {@code -Xmx64m}, {@code -Dk=v}) and args. */
   public static ChildJvm start(List<String> jvmArgs, Class<?> mainClass, String... args) {
+    return start(Map.of(), jvmArgs, mainClass, args);
+  }
+
+  /** Runs {@code mainClass} with extra environment variables, JVM options and args. */
+  public static ChildJvm start(
+      Map<String, String> env, List<String> jvmArgs, Class<?> mainClass, String... args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(javaBinary());
     cmd.addAll(jvmArgs);
@@ -48,7 +55,9 @@ public final class ChildJvm implements AutoCloseable {
     cmd.addAll(List.of(args));
     Process p;
     try {
-      p = new ProcessBuilder(cmd).start();
+      ProcessBuilder pb = new ProcessBuilder(cmd);
+      pb.environment().putAll(env);
+      p = pb.start();
     } catch (IOException e) {
       throw new UncheckedIOException("starting child JVM " + mainClass.getName(), e);
     }
