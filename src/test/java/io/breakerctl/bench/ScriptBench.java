@@ -1,0 +1,376 @@
+package io.breakerctl.bench;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.redis.AcquireResult;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisServerProcess;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Benchmark (not a test; run it with {@code scripts/bench scripts}): what one breaker script call
+ * costs compared with a bare round trip, seen from the caller and from Redis.
+ *
+ * <p>It starts its own redis-server (loopback, free port) through the test fixture and opens ONE
+ * Lettuce connection with {@link RedisBreakerStore#connect}. On that same connection it measures,
+ * one call at a time from one thread:
+ *
+ * <ul>
+ *   <li>{@code ping} — {@code async().ping().toCompletableFuture().join()}: the floor, through the
+ *       same asynchronous API the store uses;
+ *   <li>{@code acquire} — {@code store.acquire(...).join()} on the closed path (a breaker in CLOSED
+ *       without an override, created by recording one success first);
+ *   <li>{@code record} — {@code store.record(id, Outcome.failure(node, ""), policy).join()} on a
+ *       breaker whose {@code failureThreshold} (1,000,000) is never reached during the run;
+ *   <li>{@code ping-sync} — {@code sync().ping()}, for reference only.
+ * </ul>
+ *
+ * <p>Each operation is warmed up, then measured in interleaved rounds whose order rotates, so
+ * machine noise hits every operation alike. It reports p50 and p99 in µs and the ratios
+ * acquire/PING and record/PING from the p50s of the same run.
+ *
+ * <p>Redis CPU per call comes from {@code INFO commandstats}: {@code CONFIG RESETSTAT}, N calls of
+ * one kind only, then {@code usec / calls} of {@code cmdstat_evalsha} (and of {@code cmdstat_ping}
+ * for PING). The commands a script runs inside ({@code redis.call}) are listed too, which shows
+ * where a script's time goes. The run ends with a "targets" block (PASS/FAIL per line); it is a
+ * report and always exits 0 unless the benchmark itself breaks.
+ *
+ * <p>Options: {@code --redis PATH} (default: redis-server on PATH if &gt;= 6.2, else the embedded
+ * 6.2 binary), {@code --warmup N} (20000), {@code --rounds R} (10), {@code --per-round N} (5000),
+ * {@code --cpu-calls N} (20000), {@code --max-seconds S} (120; measurement stops early past it).
+ */
+public final class ScriptBench {
+
+  private static final double ACQUIRE_MAX_RATIO = 1.6;
+  private static final double ACQUIRE_MAX_CPU_US = 8;
+  private static final double RECORD_MAX_RATIO = 3.0;
+  private static final double RECORD_MAX_CPU_US = 20;
+
+  private static final String NODE = "bench-node-1";
+
+  private final Options opt;
+  private final long deadline;
+
+  private ScriptBench(Options opt) {
+    this.opt = opt;
+    this.deadline = System.nanoTime() + Duration.ofSeconds(opt.maxSeconds).toNanos();
+  }
+
+  /** Runs the benchmark; see the class comment for options. */
+  public static void main(String[] args) throws Exception {
+    Options opt = Options.parse(args);
+    new ScriptBench(opt).run();
+  }
+
+  /** A call measured by the benchmark. */
+  @FunctionalInterface
+  private interface Op {
+    void call();
+  }
+
+  private void run() {
+    RedisBinary binary =
+        opt.redis != null
+            ? RedisBinary.of(Path.of(opt.redis))
+            : RedisBinary.onPath().orElseGet(RedisBinary::embedded);
+    System.out.println("== breakerctl benchmark: scripts ==");
+    System.out.printf(
+        "date:   %s%n", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+    System.out.printf(
+        "java:   %s (%s %s), %d CPUs%n",
+        System.getProperty("java.version"),
+        System.getProperty("java.vm.name"),
+        System.getProperty("java.vm.version"),
+        Runtime.getRuntime().availableProcessors());
+    System.out.printf(
+        "redis:  %s (%s%s)%n",
+        binary.version(),
+        binary.path(),
+        opt.redis != null
+            ? ", from --redis"
+            : binary.path().toString().contains("breakerctl-redis")
+                ? ", embedded: none >= 6.2 on PATH"
+                : ", from PATH");
+    System.out.printf(
+        "plan:   warm-up %,d calls each; %d rounds x %,d calls per op, rotating order; Redis CPU"
+            + " over %,d calls each%n",
+        opt.warmup, opt.rounds, opt.perRound, opt.cpuCalls);
+
+    try (RedisServerProcess server = RedisServerProcess.start(binary);
+        RedisBreakerStore store =
+            RedisBreakerStore.connect(
+                StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build())) {
+      @SuppressWarnings("unchecked")
+      StatefulRedisConnection<String, String> conn =
+          (StatefulRedisConnection<String, String>) store.connection();
+      RedisAsyncCommands<String, String> async = conn.async();
+      RedisCommands<String, String> sync = conn.sync();
+
+      BreakerId acquireId = BreakerId.parse("bench:acquire");
+      BreakerId recordId = BreakerId.parse("bench:record");
+      Policy policy = Policy.builder().failureThreshold(1_000_000).build();
+
+      // The closed acquire path needs an existing CLOSED breaker: one success creates it.
+      store.record(acquireId, Outcome.success(NODE, "", 5), policy).join();
+      store.record(recordId, Outcome.success(NODE, "", 5), policy).join();
+      Outcome failure = Outcome.failure(NODE, "");
+
+      Map<String, Op> ops = new LinkedHashMap<>();
+      ops.put("ping", () -> async.ping().toCompletableFuture().join());
+      ops.put(
+          "acquire",
+          () -> {
+            AcquireResult r = store.acquire(acquireId, NODE, policy).join();
+            if (!r.allowed()) {
+              throw new IllegalStateException("acquire was not on the closed path: " + r);
+            }
+          });
+      ops.put(
+          "record",
+          () -> {
+            RecordResult r = store.record(recordId, failure, policy).join();
+            if (r.transitioned()) {
+              throw new IllegalStateException("record tripped the breaker: " + r);
+            }
+          });
+      ops.put("ping-sync", sync::ping);
+
+      // Warm-up: JIT, Netty buffers, script cache (first EVALSHA may answer NOSCRIPT).
+      for (Op op : ops.values()) {
+        for (int i = 0; i < opt.warmup && !late(); i++) {
+          op.call();
+        }
+      }
+
+      // Interleaved rounds, rotating order.
+      List<String> names = new ArrayList<>(ops.keySet());
+      Map<String, long[]> samples = new LinkedHashMap<>();
+      Map<String, Integer> counts = new LinkedHashMap<>();
+      for (String n : names) {
+        samples.put(n, new long[opt.rounds * opt.perRound]);
+        counts.put(n, 0);
+      }
+      int roundsDone = 0;
+      for (int r = 0; r < opt.rounds && !late(); r++) {
+        for (int k = 0; k < names.size(); k++) {
+          String name = names.get((r + k) % names.size());
+          Op op = ops.get(name);
+          long[] s = samples.get(name);
+          int c = counts.get(name);
+          for (int i = 0; i < opt.perRound; i++) {
+            long t0 = System.nanoTime();
+            op.call();
+            s[c++] = System.nanoTime() - t0;
+          }
+          counts.put(name, c);
+        }
+        roundsDone++;
+      }
+
+      // Redis CPU per call, one kind of call at a time.
+      Cpu pingCpu = cpu(server, "ping", ops.get("ping"));
+      Cpu acquireCpu = cpu(server, "evalsha", ops.get("acquire"));
+      Cpu recordCpu = cpu(server, "evalsha", ops.get("record"));
+
+      report(samples, counts, roundsDone, pingCpu, acquireCpu, recordCpu);
+    }
+  }
+
+  private boolean late() {
+    return System.nanoTime() > deadline;
+  }
+
+  /** Redis CPU of one kind of call: the main command and what ran inside it. */
+  private record Cpu(long calls, double usPerCall, Map<String, double[]> inner) {}
+
+  private Cpu cpu(RedisServerProcess server, String command, Op op) {
+    server.call("CONFIG", "RESETSTAT");
+    for (int i = 0; i < opt.cpuCalls; i++) {
+      op.call();
+    }
+    Map<String, long[]> stats = commandStats(server);
+    long[] main = stats.getOrDefault(command, new long[2]);
+    Map<String, double[]> inner = new TreeMap<>();
+    for (Map.Entry<String, long[]> e : stats.entrySet()) {
+      String name = e.getKey();
+      if (name.equals(command) || name.startsWith("config") || name.startsWith("info")) {
+        continue;
+      }
+      long calls = e.getValue()[0];
+      // per main call: how many, and µs per main call
+      inner.put(
+          name,
+          new double[] {
+            calls / (double) Math.max(1, main[0]), e.getValue()[1] / (double) Math.max(1, main[0])
+          });
+    }
+    return new Cpu(main[0], main[1] / (double) Math.max(1, main[0]), inner);
+  }
+
+  /** {@code INFO commandstats} as command -> {calls, usec}. */
+  private static Map<String, long[]> commandStats(RedisServerProcess server) {
+    Object reply = server.call("INFO", "commandstats");
+    Map<String, long[]> out = new LinkedHashMap<>();
+    for (String line : String.valueOf(reply).split("\r?\n")) {
+      if (!line.startsWith("cmdstat_")) {
+        continue;
+      }
+      int colon = line.indexOf(':');
+      String name = line.substring("cmdstat_".length(), colon);
+      long calls = 0;
+      long usec = 0;
+      for (String kv : line.substring(colon + 1).split(",")) {
+        String[] p = kv.split("=", 2);
+        if (p[0].equals("calls")) {
+          calls = Long.parseLong(p[1]);
+        } else if (p[0].equals("usec")) {
+          usec = Long.parseLong(p[1]);
+        }
+      }
+      out.put(name, new long[] {calls, usec});
+    }
+    return out;
+  }
+
+  private static double pct(long[] sorted, int n, double q) {
+    if (n == 0) {
+      return Double.NaN;
+    }
+    int i = (int) Math.ceil(q * n) - 1;
+    return sorted[Math.max(0, Math.min(n - 1, i))] / 1000.0;
+  }
+
+  private void report(
+      Map<String, long[]> samples,
+      Map<String, Integer> counts,
+      int roundsDone,
+      Cpu pingCpu,
+      Cpu acquireCpu,
+      Cpu recordCpu) {
+    Map<String, double[]> p = new LinkedHashMap<>();
+    for (Map.Entry<String, long[]> e : samples.entrySet()) {
+      int n = counts.get(e.getKey());
+      long[] s = Arrays.copyOf(e.getValue(), n);
+      Arrays.sort(s);
+      double mean = Arrays.stream(s).average().orElse(Double.NaN) / 1000.0;
+      p.put(e.getKey(), new double[] {pct(s, n, 0.50), pct(s, n, 0.99), mean, n});
+    }
+    Map<String, Cpu> cpus = Map.of("ping", pingCpu, "acquire", acquireCpu, "record", recordCpu);
+    double ping50 = p.get("ping")[0];
+
+    System.out.println();
+    if (roundsDone < opt.rounds) {
+      System.out.printf(
+          "NOTE: stopped after %d of %d rounds (--max-seconds %d)%n",
+          roundsDone, opt.rounds, opt.maxSeconds);
+    }
+    System.out.printf(
+        "%-10s %8s %9s %9s %9s %9s %12s%n",
+        "op", "calls", "p50 us", "p99 us", "mean us", "p50/PING", "Redis us/call");
+    for (Map.Entry<String, double[]> e : p.entrySet()) {
+      double[] v = e.getValue();
+      Cpu c = cpus.get(e.getKey());
+      System.out.printf(
+          "%-10s %,8d %9.1f %9.1f %9.1f %8.2fx %12s%n",
+          e.getKey(),
+          (long) v[3],
+          v[0],
+          v[1],
+          v[2],
+          v[0] / ping50,
+          c == null ? "-" : String.format(Locale.ROOT, "%.2f", c.usPerCall()));
+    }
+    System.out.println();
+    System.out.println("Redis CPU inside the scripts (commandstats, per script call: count x us):");
+    innerLine("acquire", acquireCpu);
+    innerLine("record", recordCpu);
+
+    double acq50 = p.get("acquire")[0];
+    double rec50 = p.get("record")[0];
+    System.out.println();
+    System.out.println("targets:");
+    target(
+        "acquire p50 <= 1.6x PING", acq50 / ping50 <= ACQUIRE_MAX_RATIO, "%.2fx", acq50 / ping50);
+    target(
+        "acquire Redis CPU <= 8 us",
+        acquireCpu.usPerCall() <= ACQUIRE_MAX_CPU_US,
+        "%.2f us",
+        acquireCpu.usPerCall());
+    target("record p50 <= 3x PING", rec50 / ping50 <= RECORD_MAX_RATIO, "%.2fx", rec50 / ping50);
+    target(
+        "record Redis CPU <= 20 us",
+        recordCpu.usPerCall() <= RECORD_MAX_CPU_US,
+        "%.2f us",
+        recordCpu.usPerCall());
+  }
+
+  private static void innerLine(String name, Cpu c) {
+    StringBuilder b = new StringBuilder();
+    for (Map.Entry<String, double[]> e : c.inner().entrySet()) {
+      b.append(
+          String.format(
+              Locale.ROOT, "  %s %.2fx %.2f", e.getKey(), e.getValue()[0], e.getValue()[1]));
+    }
+    System.out.printf("  %-8s evalsha %.2f us =%s%n", name, c.usPerCall(), b);
+  }
+
+  private static void target(String what, boolean pass, String fmt, double value) {
+    System.out.printf(
+        "  %-28s %s  (%s)%n", what, pass ? "PASS" : "FAIL", String.format(Locale.ROOT, fmt, value));
+  }
+
+  private static final class Options {
+    String redis;
+    int warmup = 20_000;
+    int rounds = 10;
+    int perRound = 5_000;
+    int cpuCalls = 20_000;
+    int maxSeconds = 120;
+
+    static Options parse(String[] args) {
+      Options o = new Options();
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException("option " + a + " needs a value");
+        }
+        String v = args[++i];
+        switch (a) {
+          case "--redis" -> o.redis = v;
+          case "--warmup" -> o.warmup = positive(a, v, 0);
+          case "--rounds" -> o.rounds = positive(a, v, 1);
+          case "--per-round" -> o.perRound = positive(a, v, 1);
+          case "--cpu-calls" -> o.cpuCalls = positive(a, v, 1);
+          case "--max-seconds" -> o.maxSeconds = positive(a, v, 1);
+          default -> throw new IllegalArgumentException("unknown option " + a);
+        }
+      }
+      return o;
+    }
+
+    private static int positive(String name, String v, int min) {
+      int n = Integer.parseInt(v);
+      if (n < min || n > 10_000_000) {
+        throw new IllegalArgumentException(name + " must be " + min + "..10000000 but was " + v);
+      }
+      return n;
+    }
+  }
+}
