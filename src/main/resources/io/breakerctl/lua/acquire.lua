@@ -5,16 +5,19 @@
 -- with a lease) | OPEN | FORCED_OPEN | PROBES_BUSY (rejected). untilMillis: the lease's expiry
 -- for PROBE, when a rejection may end otherwise (0 unknown).
 --
--- Closed fast path: one HMGET and no TIME, no write (the common case costs the least CPU).
+-- Closed fast path: one HMGET and no TIME, no write (the common case costs the least CPU). It
+-- runs before the prelude's definitions (inserted at the marker line below), which cost ~2 us.
 -- Otherwise the breaker is settled (time-based transitions recorded) and, in HALF_OPEN, at most
 -- halfOpenPermits leases exist fleet-wide per generation: live leases plus probes already
 -- succeeded. Expired leases are removed first, so a dead prober's slot returns after
 -- probeLeaseMillis. Lease ids come from the leaseSeq counter (math.random is not random on 6.2).
 
-local fast = redis.call('HMGET', H, 'state', 'override', 'generation', 'epoch')
+local fast = redis.call('HMGET', KEYS[1], 'state', 'override', 'generation', 'epoch')
 if not fast[2] and (not fast[1] or fast[1] == 'CLOSED') then
   return { 1, 'CLOSED', 'CLOSED', fast[3] or '0', '', 0, fast[4] or '' }
 end
+
+--@prelude
 
 clock()
 load()

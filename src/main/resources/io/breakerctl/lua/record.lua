@@ -1,9 +1,9 @@
 -- record.lua: records call outcomes and trips, closes or reopens the breaker.
 --
--- ARGV[4] failures (count)   ARGV[5] successes (count; a node flushes its successes in batches)
--- ARGV[6] duration in ms of the one call reported ('' for batches): a call at least
+-- ARGV[13] failures (count)   ARGV[14] successes (count; a node flushes its successes in batches)
+-- ARGV[15] duration in ms of the one call reported ('' for batches): a call at least
 --         slowCallMillis slow counts as a failure
--- ARGV[7] generation the caller was admitted in ('' unknown)   ARGV[8] probe lease id ('' none)
+-- ARGV[16] generation the caller was admitted in ('' unknown)   ARGV[17] probe lease id ('' none)
 --
 -- Returns {effectiveState, windowFailures, windowCalls, transitioned 0|1, generation, eventId,
 --          epoch, accepted 0|1, reason}.
@@ -11,7 +11,7 @@
 -- The window is time-bucketed: BUCKETS buckets of windowMillis/BUCKETS. winFailures/winCalls are
 -- maintained totals, curFailures/curCalls the newest bucket (number winBucket); older buckets
 -- live in ring fields w0..w9 as "failures:calls" and are read only when the bucket number moves,
--- so the common path is TIME + HMGET + HSET.
+-- so the common path is TIME + HGETALL + HSET.
 -- failuresTotal counts every failure received, counted in the window or not. A result from an
 -- older generation (admitted before a trip or an override) changes no state. In HALF_OPEN only a
 -- result carrying a live lease of this generation and owner counts: halfOpenPermits successes
@@ -19,11 +19,11 @@
 
 clock()
 load()
-local failures = tonumber(ARGV[4]) or 0
-local successes = tonumber(ARGV[5]) or 0
-local duration = tonumber(ARGV[6])
-local seen_gen = ARGV[7] or ''
-local lease = ARGV[8] or ''
+local failures = tonumber(ARGV[13]) or 0
+local successes = tonumber(ARGV[14]) or 0
+local duration = tonumber(ARGV[15])
+local seen_gen = ARGV[16] or ''
+local lease = ARGV[17] or ''
 if failures < 0 or successes < 0 then
   return redis.error_reply('ERR breakerctl record: counts must be >= 0')
 end

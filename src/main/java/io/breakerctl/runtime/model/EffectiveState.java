@@ -7,7 +7,7 @@ package io.breakerctl.runtime.model;
  * <p>Two changes happen with time alone, without any script running: an open window ends (OPEN
  * reads as HALF_OPEN once {@code now >= openUntil}) and an override expires ({@code now >=
  * overrideUntil}). Readers (status, the runtime's local view, replay) call this function; the Lua
- * scripts mirror it in {@code _prelude.lua} ({@code effective_state}) and record the transition
+ * scripts mirror it in {@code prelude.lua} ({@code effective_state}) and record the transition
  * event the next time they touch the breaker. Both are tested against each other.
  */
 public final class EffectiveState {

@@ -9,9 +9,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The Lua scripts, the one copy of every state change. Each body is {@code prelude.lua} followed by
- * the script's own file under {@code io/breakerctl/lua/}; it is fixed per build and called by its
- * SHA-1.
+ * The Lua scripts, the one copy of every state change. Each body is the script's own file under
+ * {@code io/breakerctl/lua/} with {@code prelude.lua} inserted at its {@code --@prelude} line (or
+ * first, when it has none: only acquire's closed fast path runs before the prelude's definitions);
+ * it is fixed per build and called by its SHA-1.
  */
 public enum BreakerScript {
   /** Records outcomes; trips, closes and reopens. */
@@ -26,6 +27,9 @@ public enum BreakerScript {
   FORWARDED("forwarded.lua");
 
   private static final String BASE = "/io/breakerctl/lua/";
+
+  /** The line where a script wants the prelude; scripts without it get the prelude first. */
+  static final String PRELUDE_MARKER = "\n--@prelude\n";
 
   private final String file;
   private volatile String body;
@@ -44,7 +48,15 @@ public enum BreakerScript {
   public String body() {
     String b = body;
     if (b == null) {
-      b = read("prelude.lua") + "\n" + read(file);
+      String own = read(file);
+      String prelude = read("prelude.lua");
+      int at = own.indexOf(PRELUDE_MARKER);
+      b =
+          at < 0
+              ? prelude + "\n" + own
+              : own.substring(0, at + 1)
+                  + prelude
+                  + own.substring(at + PRELUDE_MARKER.length() - 1);
       body = b;
     }
     return b;

@@ -21,12 +21,16 @@ public record Outcome(
 
   /** Validates the outcome. */
   public Outcome {
-    if (node == null || node.isEmpty()) {
+    if (node == null || node.isBlank()) {
       throw new IllegalArgumentException("node must not be empty");
     }
     if (failures < 0 || successes < 0) {
       throw new IllegalArgumentException(
           "failures and successes must be >= 0 but were " + failures + " and " + successes);
+    }
+    if (durationMillis < -1) {
+      throw new IllegalArgumentException(
+          "durationMillis must be >= 0, or -1 for none, but was " + durationMillis);
     }
     generation = generation == null ? "" : generation;
     leaseId = leaseId == null ? "" : leaseId;

@@ -4,12 +4,13 @@ import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * How a {@link Policy} travels to the scripts (a CSV argument) and lives in the state hash ({@code
- * p.*} fields next to {@code policyId} and {@code policyVersion}).
+ * How a {@link Policy} travels to the scripts (ten positional arguments) and lives in the state
+ * hash ({@code p.*} fields next to {@code policyId} and {@code policyVersion}).
  */
 public final class PolicyEncoding {
   private PolicyEncoding() {}
@@ -18,32 +19,28 @@ public final class PolicyEncoding {
   public record WarmedPolicy(String policyId, long version, Policy policy) {}
 
   /**
-   * The CSV the scripts parse: failureThreshold, windowMillis, failureRate, minimumCalls,
-   * slowCallMillis, openMillis, maxOpenMillis, halfOpenPermits, probeLeaseMillis, enabled.
+   * The ten positional script arguments (ARGV[3..12]): failureThreshold, windowMillis, failureRate,
+   * minimumCalls, slowCallMillis, openMillis, maxOpenMillis, halfOpenPermits, probeLeaseMillis,
+   * enabled; an unset optional field is empty.
    */
-  public static String toCsv(Policy p) {
-    return p.failureThreshold()
-        + ","
-        + p.window().toMillis()
-        + ","
-        + (p.failureRateThreshold().isPresent()
+  public static List<String> toArgs(Policy p) {
+    return List.of(
+        Integer.toString(p.failureThreshold()),
+        Long.toString(p.window().toMillis()),
+        p.failureRateThreshold().isPresent()
             ? stripZero(p.failureRateThreshold().getAsDouble())
-            : "")
-        + ","
-        + p.minimumCalls()
-        + ","
-        + (p.slowCallMillis().isPresent() ? Integer.toString(p.slowCallMillis().getAsInt()) : "")
-        + ","
-        + p.open().toMillis()
-        + ","
-        + p.maxOpen().toMillis()
-        + ","
-        + p.halfOpenPermits()
-        + ","
-        + p.probeLease().toMillis()
-        + ","
-        + (p.enabled() ? "1" : "0");
+            : "",
+        Integer.toString(p.minimumCalls()),
+        p.slowCallMillis().isPresent() ? Integer.toString(p.slowCallMillis().getAsInt()) : "",
+        Long.toString(p.open().toMillis()),
+        Long.toString(p.maxOpen().toMillis()),
+        Integer.toString(p.halfOpenPermits()),
+        Long.toString(p.probeLease().toMillis()),
+        p.enabled() ? "1" : "0");
   }
+
+  /** Ten empty policy arguments: scripts that need no caller policy. */
+  public static final List<String> NO_POLICY = List.of("", "", "", "", "", "", "", "", "", "");
 
   private static String stripZero(double d) {
     return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);

@@ -60,7 +60,7 @@ public final class RedisBreakerStore implements AutoCloseable {
   private final AutoCloseable owned;
   private final BreakerKeys keys;
   private final String idleTtlMillis;
-  private final Map<Policy, String> policyCsv = new ConcurrentHashMap<>();
+  private final Map<Policy, List<String>> policyArgs = new ConcurrentHashMap<>();
 
   private RedisBreakerStore(
       StatefulConnection<String, String> connection,
@@ -360,11 +360,17 @@ public final class RedisBreakerStore implements AutoCloseable {
   private CompletableFuture<List<Object>> run(
       BreakerScript script, BreakerId id, String actor, Policy policy, String... extra) {
     String[] k = keys.scriptKeys(id);
-    String[] args = new String[3 + extra.length];
+    List<String> policyArgs =
+        policy == null
+            ? PolicyEncoding.NO_POLICY
+            : this.policyArgs.computeIfAbsent(policy, PolicyEncoding::toArgs);
+    String[] args = new String[2 + policyArgs.size() + extra.length];
     args[0] = actor;
     args[1] = idleTtlMillis;
-    args[2] = policy == null ? "" : policyCsv.computeIfAbsent(policy, PolicyEncoding::toCsv);
-    System.arraycopy(extra, 0, args, 3, extra.length);
+    for (int i = 0; i < policyArgs.size(); i++) {
+      args[2 + i] = policyArgs.get(i);
+    }
+    System.arraycopy(extra, 0, args, 2 + policyArgs.size(), extra.length);
     RedisFuture<List<Object>> first =
         commands.evalsha(script.sha(), ScriptOutputType.MULTI, k, args);
     CompletableFuture<List<Object>> result =
