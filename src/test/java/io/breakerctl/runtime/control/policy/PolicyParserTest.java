@@ -317,7 +317,7 @@ class PolicyParserTest {
                   + " document 2",
               policies.resolve("c.yml")
                   + ": file is 1048599 bytes, over the limit of 1048576 bytes (1 MiB)");
-      assertThat(set.documents()).hasSize(3);
+      assertThat(set.documents()).hasSize(2);
     }
 
     @Test
