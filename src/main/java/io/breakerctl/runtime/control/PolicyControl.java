@@ -61,6 +61,12 @@ public final class PolicyControl {
    */
   public List<ApplyResult> applyAll(PolicySet set, ApplyOptions options) {
     set.requireValid();
+    if (options.expectedVersion().isPresent() && set.documents().size() > 1) {
+      throw new IllegalArgumentException(
+          "an expected version applies to one policy, but the set holds "
+              + set.documents().size()
+              + " documents");
+    }
     List<ApplyResult> out = new ArrayList<>();
     ApplyOptions o = options;
     for (PolicyDocument d : set.documents()) {
