@@ -1,0 +1,73 @@
+package io.breakerctl.runtime.control;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.OverrideResult;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Audited overrides (force, clear): the action applies in Redis first, then its audit record is
+ * stored in MongoDB. When MongoDB is unavailable the action still stands, and its audit rides in
+ * the breaker's event stream (the override event carries actor, reason, expiry and correlation id)
+ * until the {@link HistoryForwarder} stores it under the same correlation id.
+ */
+public final class BreakerOverrides {
+
+  private final RedisBreakerStore redis;
+  private final AuditLog audit;
+  private final Clock clock;
+
+  /** Overrides on {@code redis}, audited in {@code db}. */
+  public BreakerOverrides(RedisBreakerStore redis, ControlDatabase db, Clock clock) {
+    this.redis = redis;
+    this.audit = new AuditLog(db);
+    this.clock = clock;
+  }
+
+  /**
+   * Applies an override (a correlation id is generated when the request has none) and audits it.
+   *
+   * @throws io.breakerctl.runtime.redis.StoreException when Redis refuses or is unavailable
+   *     (nothing was done)
+   */
+  public OverrideAction apply(BreakerId id, OverrideRequest request) {
+    String corr =
+        request.correlationId().isEmpty() ? UUID.randomUUID().toString() : request.correlationId();
+    OverrideRequest r =
+        new OverrideRequest(
+            request.kind(), request.actor(), request.reason(), request.duration(), corr);
+    OverrideResult result = RedisBreakerStore.await(redis.override(id, r));
+    if (!result.changed()) {
+      return new OverrideAction(result, corr, false, "nothing changed, nothing audited");
+    }
+    Instant at = clock.instant();
+    Optional<Instant> expires =
+        r.duration().isZero() ? Optional.empty() : Optional.of(at.plus(r.duration()));
+    AuditRecord record =
+        new AuditRecord(
+            corr,
+            r.kind() == OverrideKind.CLEAR ? AuditAction.CLEAR : AuditAction.FORCE,
+            id.toString(),
+            r.actor(),
+            r.reason(),
+            at,
+            expires,
+            Map.of("state", result.previous().code()),
+            Map.of("state", result.state().code(), "override", r.kind().name()),
+            result.eventId().isEmpty()
+                ? Optional.empty()
+                : Optional.of(new TransitionRef(id, result.epoch(), result.eventId())));
+    try {
+      audit.record(record);
+      return new OverrideAction(result, corr, true, "");
+    } catch (ControlException e) {
+      return new OverrideAction(result, corr, false, e.getMessage());
+    }
+  }
+}

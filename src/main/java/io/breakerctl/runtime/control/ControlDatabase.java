@@ -1,0 +1,179 @@
+package io.breakerctl.runtime.control;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoException;
+import com.mongodb.MongoSecurityException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.MongoWriteException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
+import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.Indexes;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.bson.Document;
+
+/**
+ * The control plane's MongoDB database: the connection, its collections and their indexes. The
+ * collections and unique indexes are created idempotently on first use; see the package
+ * documentation for the layout. Every operation is bounded by {@link ControlConfig#timeout()}.
+ */
+public final class ControlDatabase implements AutoCloseable {
+
+  /** Immutable policy versions; unique (policyId, version). */
+  public static final String POLICY_VERSIONS = "policy_versions";
+
+  /** Current pointer per policy ({@code _id} = policy id). */
+  public static final String POLICIES = "policies";
+
+  /** Audit records of manual actions; unique correlationId. */
+  public static final String AUDIT = "audit";
+
+  /** Operators' notes on breakers. */
+  public static final String NOTES = "notes";
+
+  /** One document per transition; unique (breakerId, epoch, streamId). */
+  public static final String HISTORY = "history";
+
+  /** The forwarder's durable cursor per (breaker, epoch). */
+  public static final String CURSORS = "cursors";
+
+  private final MongoClient client;
+  private final boolean owned;
+  private final MongoDatabase database;
+  private final ControlConfig config;
+  private volatile boolean indexed;
+
+  private ControlDatabase(
+      MongoClient client, boolean owned, MongoDatabase database, ControlConfig config) {
+    this.client = client;
+    this.owned = owned;
+    this.database = database;
+    this.config = config;
+  }
+
+  /**
+   * Creates a client for {@code config}. Does not contact the server: the first operation does, and
+   * fails with {@link ControlUnavailableException} after the timeout if none answers.
+   */
+  public static ControlDatabase connect(ControlConfig config) {
+    long ms = config.timeout().toMillis();
+    MongoClientSettings settings =
+        MongoClientSettings.builder()
+            .applyConnectionString(new ConnectionString(config.uri()))
+            .applyToClusterSettings(b -> b.serverSelectionTimeout(ms, TimeUnit.MILLISECONDS))
+            .applyToSocketSettings(
+                b ->
+                    b.connectTimeout((int) ms, TimeUnit.MILLISECONDS)
+                        .readTimeout((int) ms, TimeUnit.MILLISECONDS))
+            .build();
+    MongoClient client = MongoClients.create(settings);
+    return new ControlDatabase(client, true, client.getDatabase(config.database()), config);
+  }
+
+  /** The configuration in use. */
+  public ControlConfig config() {
+    return config;
+  }
+
+  /** A collection, with the indexes ensured. */
+  public MongoCollection<Document> collection(String name) {
+    ensureIndexes();
+    return database.getCollection(name);
+  }
+
+  /**
+   * Creates the collections' unique indexes if missing. Idempotent; runs once per instance.
+   *
+   * @throws ControlUnavailableException when MongoDB does not answer
+   */
+  public void ensureIndexes() {
+    if (indexed) {
+      return;
+    }
+    synchronized (this) {
+      if (indexed) {
+        return;
+      }
+      call(
+          "create indexes",
+          () -> {
+            IndexOptions unique = new IndexOptions().unique(true);
+            database
+                .getCollection(POLICY_VERSIONS)
+                .createIndex(
+                    Indexes.ascending("policyId", "version"), unique.name("policyId_version"));
+            database
+                .getCollection(AUDIT)
+                .createIndex(
+                    Indexes.ascending("correlationId"),
+                    new IndexOptions().unique(true).name("correlationId"));
+            database
+                .getCollection(HISTORY)
+                .createIndex(
+                    Indexes.ascending("breakerId", "epoch", "streamId"),
+                    new IndexOptions().unique(true).name("breakerId_epoch_streamId"));
+            // a query helper only; nothing depends on it (the test server ignores it)
+            database
+                .getCollection(NOTES)
+                .createIndex(Indexes.ascending("breakerId", "at"), new IndexOptions().name("at"));
+            return null;
+          });
+      indexed = true;
+    }
+  }
+
+  /**
+   * Runs a MongoDB operation, translating driver failures.
+   *
+   * @throws ControlUnavailableException when the server did not answer in time
+   * @throws ControlException for any other failure
+   */
+  public <T> T call(String action, Supplier<T> op) {
+    try {
+      return op.get();
+    } catch (MongoTimeoutException | MongoSocketException e) {
+      throw new ControlUnavailableException(
+          action + ": MongoDB at " + redacted() + " is unavailable: " + e.getMessage(), e);
+    } catch (MongoSecurityException e) {
+      throw new ControlException(action + ": MongoDB refused the credentials", e);
+    } catch (MongoException e) {
+      if (e.getCause() instanceof MongoSocketException) {
+        throw new ControlUnavailableException(
+            action + ": MongoDB at " + redacted() + " is unavailable: " + e.getMessage(), e);
+      }
+      throw new ControlException(action + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Whether {@code e} is a duplicate key error of a unique index. */
+  static boolean isDuplicateKey(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof MongoWriteException w
+          && w.getError().getCategory() == ErrorCategory.DUPLICATE_KEY) {
+        return true;
+      }
+      if (t instanceof MongoException m && m.getCode() == 11000) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private String redacted() {
+    ConnectionString cs = new ConnectionString(config.uri());
+    return String.join(",", cs.getHosts());
+  }
+
+  @Override
+  public void close() {
+    if (owned) {
+      client.close();
+    }
+  }
+}

@@ -1,0 +1,247 @@
+package io.breakerctl.runtime.control;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.bson.Document;
+
+/**
+ * Moves every breaker's stream events into MongoDB {@code history}, idempotently, with a durable
+ * cursor per (breaker, epoch) in {@code cursors}; stores the audit of override events (so an audit
+ * that rode in the stream while MongoDB was down is not lost); then tells Redis the events are
+ * forwarded (which lets it trim them). Safe to run twice or on several processes at once: every
+ * write is an upsert keyed by the event's identity or the action's correlation id.
+ */
+public final class HistoryForwarder {
+
+  /** Events read per Redis call. */
+  public static final int BATCH = 500;
+
+  private final ControlDatabase db;
+  private final RedisBreakerStore redis;
+  private final AuditLog audit;
+  private final String actor;
+  private final Clock clock;
+
+  /**
+   * A forwarder.
+   *
+   * @param actor the node or user running it (recorded by the forwarded script)
+   */
+  public HistoryForwarder(ControlDatabase db, RedisBreakerStore redis, String actor, Clock clock) {
+    this.db = db;
+    this.redis = redis;
+    this.audit = new AuditLog(db);
+    this.actor = actor;
+    this.clock = clock;
+  }
+
+  /**
+   * Forwards the events of every breaker in Redis. A breaker that fails is reported and retried on
+   * the next pass; the others proceed.
+   *
+   * @throws io.breakerctl.runtime.redis.StoreException when the breakers cannot be listed
+   */
+  public SyncResult syncOnce() {
+    List<BreakerId> ids = new ArrayList<>();
+    redis.forEachBreaker(ids::add);
+    int events = 0;
+    int audits = 0;
+    List<String> failures = new ArrayList<>();
+    for (BreakerId id : ids) {
+      try {
+        int[] n = forward(id);
+        events += n[0];
+        audits += n[1];
+      } catch (RuntimeException e) {
+        failures.add(id + ": " + e.getMessage());
+      }
+    }
+    return new SyncResult(ids.size(), events, audits, failures);
+  }
+
+  /** Forwards one breaker's events; returns {newly stored events, newly stored audits}. */
+  private int[] forward(BreakerId id) {
+    BreakerSnapshot snap = RedisBreakerStore.await(redis.snapshot(id, 0));
+    String epoch = snap.epoch();
+    if (epoch.isEmpty()) {
+      return new int[2];
+    }
+    String cursorId = id + "|" + epoch;
+    Document cursor =
+        db.call(
+            "read cursor " + cursorId,
+            () -> db.collection(ControlDatabase.CURSORS).find(eq("_id", cursorId)).first());
+    String stored = cursor == null ? "" : cursor.getString("lastStreamId");
+    String after = later(stored, snap.fields().getOrDefault("forwarded", ""));
+    String cas = stored; // what the cursor document holds ("" when there is none yet)
+    int events = 0;
+    int audits = 0;
+    while (true) {
+      List<BreakerEvent> batch = RedisBreakerStore.await(redis.eventsAfter(id, after, BATCH));
+      if (batch.isEmpty()) {
+        break;
+      }
+      for (BreakerEvent e : batch) {
+        String evEpoch = e.epoch().isEmpty() ? epoch : e.epoch();
+        TransitionRef ref = new TransitionRef(id, evEpoch, e.streamId());
+        if (storeHistory(ref, e)) {
+          events++;
+        }
+        Optional<AuditRecord> a = auditOf(ref, e);
+        if (a.isPresent() && audit.record(a.get())) {
+          audits++;
+        }
+      }
+      String last = batch.get(batch.size() - 1).streamId();
+      advanceCursor(cursorId, id, epoch, cas, last);
+      cas = last;
+      RedisBreakerStore.await(redis.markForwarded(id, epoch, last, actor));
+      after = last;
+      if (batch.size() < BATCH) {
+        break;
+      }
+    }
+    return new int[] {events, audits};
+  }
+
+  private boolean storeHistory(TransitionRef ref, BreakerEvent e) {
+    Document fields = new Document();
+    e.fields().forEach(fields::append);
+    Document doc =
+        new Document("breakerId", ref.breakerId().toString())
+            .append("epoch", ref.epoch())
+            .append("streamId", ref.streamId())
+            .append("at", new Date(e.atMillis()))
+            .append("from", e.field("from"))
+            .append("to", e.field("to"))
+            .append("cause", e.field("cause"))
+            .append("fields", fields)
+            .append("storedAt", Date.from(clock.instant()));
+    return db.call(
+        "store history " + ref.key(),
+        () -> {
+          List<org.bson.conversions.Bson> set = new ArrayList<>();
+          doc.forEach((k, v) -> set.add(Updates.setOnInsert(k, v)));
+          try {
+            return db.collection(ControlDatabase.HISTORY)
+                    .updateOne(
+                        eq("_id", ref.key()),
+                        Updates.combine(set),
+                        new UpdateOptions().upsert(true))
+                    .getUpsertedId()
+                != null;
+          } catch (RuntimeException ex) {
+            if (ControlDatabase.isDuplicateKey(ex)) {
+              return false; // another forwarder stored it at the same moment
+            }
+            throw ex;
+          }
+        });
+  }
+
+  /** The audit record an override event carries, empty for other events. */
+  static Optional<AuditRecord> auditOf(TransitionRef ref, BreakerEvent e) {
+    String cause = e.field("cause");
+    AuditAction action;
+    if (cause.equals(TransitionCause.OVERRIDE_SET.name())
+        || cause.equals(TransitionCause.OVERRIDE_UPDATED.name())) {
+      action = AuditAction.FORCE;
+    } else if (cause.equals(TransitionCause.OVERRIDE_CLEARED.name())) {
+      action = AuditAction.CLEAR;
+    } else {
+      return Optional.empty();
+    }
+    String corr = e.field("correlationId");
+    if (corr.isEmpty()) {
+      corr = "stream:" + ref.key();
+    }
+    long until = parseLong(e.field("until"));
+    Map<String, Object> after = new LinkedHashMap<>();
+    after.put("state", e.field("to"));
+    if (action == AuditAction.FORCE) {
+      after.put("override", e.field("to"));
+    }
+    return Optional.of(
+        new AuditRecord(
+            corr,
+            action,
+            ref.breakerId().toString(),
+            e.field("actor"),
+            e.field("reason"),
+            Instant.ofEpochMilli(e.atMillis()),
+            until > 0 ? Optional.of(Instant.ofEpochMilli(until)) : Optional.empty(),
+            Map.of("state", e.field("from")),
+            after,
+            Optional.of(ref)));
+  }
+
+  private void advanceCursor(
+      String cursorId, BreakerId id, String epoch, String expected, String last) {
+    db.call(
+        "advance cursor " + cursorId,
+        () -> {
+          var update =
+              Updates.combine(
+                  Updates.set("lastStreamId", last),
+                  Updates.set("breakerId", id.toString()),
+                  Updates.set("epoch", epoch),
+                  Updates.set("updatedAt", Date.from(clock.instant())));
+          try {
+            if (expected.isEmpty()) {
+              db.collection(ControlDatabase.CURSORS)
+                  .updateOne(eq("_id", cursorId), update, new UpdateOptions().upsert(true));
+            } else {
+              // compare-and-set: a concurrent forwarder that moved it further wins
+              db.collection(ControlDatabase.CURSORS)
+                  .updateOne(and(eq("_id", cursorId), eq("lastStreamId", expected)), update);
+            }
+          } catch (RuntimeException ex) {
+            if (!ControlDatabase.isDuplicateKey(ex)) {
+              throw ex;
+            }
+          }
+          return null;
+        });
+  }
+
+  /** The later of two stream ids ({@code ms-seq}); empty counts as the start. */
+  static String later(String a, String b) {
+    if (a == null || a.isEmpty()) {
+      return b == null ? "" : b;
+    }
+    if (b == null || b.isEmpty()) {
+      return a;
+    }
+    String[] x = a.split("-");
+    String[] y = b.split("-");
+    int c = Long.compare(Long.parseLong(x[0]), Long.parseLong(y[0]));
+    if (c == 0) {
+      c = Long.compare(Long.parseLong(x[1]), Long.parseLong(y[1]));
+    }
+    return c >= 0 ? a : b;
+  }
+
+  private static long parseLong(String s) {
+    try {
+      return s.isEmpty() ? 0 : Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+}

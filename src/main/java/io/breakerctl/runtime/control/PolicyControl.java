@@ -1,0 +1,374 @@
+package io.breakerctl.runtime.control;
+
+import io.breakerctl.runtime.control.policy.PolicyDocument;
+import io.breakerctl.runtime.control.policy.PolicyId;
+import io.breakerctl.runtime.control.policy.PolicyResolver;
+import io.breakerctl.runtime.control.policy.PolicySet;
+import io.breakerctl.runtime.control.policy.PolicySpec;
+import io.breakerctl.runtime.control.policy.PolicySpec.FieldChange;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.WarmResult;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The policy workflow: apply, roll back, diff, revert expired temporary versions, and warm the
+ * version in force into Redis for every breaker a policy governs. Every change is a new immutable
+ * version (see {@link PolicyStore}) and an audit record.
+ */
+public final class PolicyControl {
+
+  /** The actor recorded for changes the control plane makes by itself (expiry reverts). */
+  public static final String SYSTEM_ACTOR = "breakerctl-control";
+
+  private final PolicyStore store;
+  private final AuditLog audit;
+  private final RedisBreakerStore redis;
+  private final Clock clock;
+
+  /**
+   * A workflow on MongoDB and, when {@code redis} is not null, Redis.
+   *
+   * @param redis where to warm policies; null to only record versions
+   */
+  public PolicyControl(ControlDatabase db, RedisBreakerStore redis, Clock clock) {
+    this.store = new PolicyStore(db);
+    this.audit = new AuditLog(db);
+    this.redis = redis;
+    this.clock = clock;
+  }
+
+  /** The version store. */
+  public PolicyStore store() {
+    return store;
+  }
+
+  /**
+   * Applies every document of a valid set, in order.
+   *
+   * @throws io.breakerctl.runtime.control.policy.InvalidPolicyException when the set has any
+   *     problem; nothing is written then
+   * @throws PolicyConflictException when a policy moved while applying (documents before it were
+   *     applied, it and later ones were not)
+   */
+  public List<ApplyResult> applyAll(PolicySet set, ApplyOptions options) {
+    set.requireValid();
+    if (options.expectedVersion().isPresent() && set.documents().size() > 1) {
+      throw new IllegalArgumentException(
+          "an expected version applies to one policy, but the set holds "
+              + set.documents().size()
+              + " documents");
+    }
+    List<ApplyResult> out = new ArrayList<>();
+    ApplyOptions o = options;
+    for (PolicyDocument d : set.documents()) {
+      out.add(apply(d, o));
+      o = o.next();
+    }
+    return out;
+  }
+
+  /**
+   * Applies one document: creates version N+1 unless the spec in force is the same, records the
+   * audit, and warms the version in force into every breaker the policy governs (also when
+   * unchanged, so a breaker whose keys lost it gets it back).
+   *
+   * @throws PolicyConflictException when another version was created since {@code
+   *     options.expectedVersion()} (or since it was read)
+   */
+  public ApplyResult apply(PolicyDocument doc, ApplyOptions options) {
+    PolicyId id = doc.id();
+    revertIfExpired(id);
+    Instant now = clock.instant();
+    Optional<PolicyVersion> latest = store.latest(id);
+    long latestNo = latest.map(PolicyVersion::version).orElse(0L);
+    long expected = options.expectedVersion().orElse(latestNo);
+    if (expected != latestNo) {
+      throw new PolicyConflictException(id, expected, latestNo);
+    }
+    Optional<Instant> expiresAt = options.expiresAt().or(doc::expiresAt);
+    if (expiresAt.isPresent() && !expiresAt.get().isAfter(now)) {
+      throw new IllegalArgumentException(
+          "expiresAt of " + id + " must be in the future but was " + expiresAt.get());
+    }
+    if (latest.isPresent()
+        && latest.get().inForceAt(now)
+        && latest.get().policy().equals(doc.policy())
+        && latest.get().expiresAt().equals(expiresAt)) {
+      return new ApplyResult(
+          id, ApplyResult.Outcome.UNCHANGED, latest.get(), latest, List.of(), warm(id), "");
+    }
+    Optional<PolicyVersion> before = store.inForce(id, now);
+    PolicyVersion next =
+        new PolicyVersion(
+            id,
+            expected + 1,
+            doc.policy(),
+            doc.owner(),
+            doc.labels(),
+            options.actor(),
+            options.reason(),
+            options.approvedBy(),
+            now,
+            expiresAt,
+            0,
+            0,
+            options.correlationId());
+    return commit(AuditAction.APPLY, expected, next, before);
+  }
+
+  /**
+   * Rolls a policy back to version {@code target}: creates version N+1 with that version's spec.
+   * Unchanged (no version) when that spec is the one in force.
+   *
+   * @throws IllegalArgumentException when the version does not exist
+   * @throws PolicyConflictException when the policy moved since the expected version
+   */
+  public ApplyResult rollback(PolicyId id, long target, ApplyOptions options) {
+    revertIfExpired(id);
+    PolicyVersion old =
+        store
+            .version(id, target)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "policy " + id + " has no version " + target + " to roll back to"));
+    Instant now = clock.instant();
+    Optional<PolicyVersion> latest = store.latest(id);
+    long latestNo = latest.map(PolicyVersion::version).orElse(0L);
+    long expected = options.expectedVersion().orElse(latestNo);
+    if (expected != latestNo) {
+      throw new PolicyConflictException(id, expected, latestNo);
+    }
+    Optional<PolicyVersion> before = store.inForce(id, now);
+    if (latest.isPresent()
+        && latest.get().inForceAt(now)
+        && latest.get().policy().equals(old.policy())
+        && latest.get().expiresAt().isEmpty()) {
+      return new ApplyResult(
+          id, ApplyResult.Outcome.UNCHANGED, latest.get(), latest, List.of(), warm(id), "");
+    }
+    PolicyVersion next =
+        new PolicyVersion(
+            id,
+            expected + 1,
+            old.policy(),
+            old.owner(),
+            old.labels(),
+            options.actor(),
+            options.reason(),
+            options.approvedBy(),
+            now,
+            options.expiresAt(),
+            target,
+            0,
+            options.correlationId());
+    return commit(AuditAction.ROLLBACK, expected, next, before);
+  }
+
+  /**
+   * Records the revert of every temporary version that expired: version N+1 with the spec of the
+   * version in force again (readers already computed that), and warms it. Safe to run on several
+   * control planes at once (a lost race is skipped).
+   */
+  public List<ApplyResult> revertExpired() {
+    List<ApplyResult> out = new ArrayList<>();
+    for (PolicyId id : store.allLatest().keySet()) {
+      revertIfExpired(id).ifPresent(out::add);
+    }
+    return out;
+  }
+
+  private Optional<ApplyResult> revertIfExpired(PolicyId id) {
+    Instant now = clock.instant();
+    Optional<PolicyVersion> latest = store.latest(id);
+    if (latest.isEmpty() || latest.get().inForceAt(now)) {
+      return Optional.empty();
+    }
+    PolicyVersion expired = latest.get();
+    Optional<PolicyVersion> back = store.inForce(id, now);
+    if (back.isEmpty()) {
+      // nothing of this policy is in force: its breakers resolve to a default again
+      warm(id);
+      return Optional.empty();
+    }
+    PolicyVersion prior = back.get();
+    PolicyVersion next =
+        new PolicyVersion(
+            id,
+            expired.version() + 1,
+            prior.policy(),
+            prior.owner(),
+            prior.labels(),
+            SYSTEM_ACTOR,
+            "temporary version "
+                + expired.version()
+                + " expired at "
+                + expired.expiresAt().get()
+                + "; version "
+                + prior.version()
+                + " is in force again",
+            "",
+            now,
+            prior.expiresAt(),
+            0,
+            expired.version(),
+            "");
+    next = withCorrelation(next, java.util.UUID.randomUUID().toString());
+    try {
+      return Optional.of(commit(AuditAction.REVERT, expired.version(), next, Optional.of(expired)));
+    } catch (PolicyConflictException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static PolicyVersion withCorrelation(PolicyVersion v, String correlationId) {
+    return new PolicyVersion(
+        v.policyId(),
+        v.version(),
+        v.policy(),
+        v.owner(),
+        v.labels(),
+        v.author(),
+        v.reason(),
+        v.approvedBy(),
+        v.createdAt(),
+        v.expiresAt(),
+        v.rollbackOf(),
+        v.revertOf(),
+        correlationId);
+  }
+
+  private ApplyResult commit(
+      AuditAction action, long expected, PolicyVersion next, Optional<PolicyVersion> before) {
+    store.create(expected, next);
+    audit.record(
+        new AuditRecord(
+            next.correlationId(),
+            action,
+            next.policyId().toString(),
+            next.author(),
+            next.reason(),
+            next.createdAt(),
+            next.expiresAt(),
+            before.map(PolicyControl::summary).orElse(Map.of()),
+            summary(next),
+            Optional.empty()));
+    List<FieldChange> changes =
+        PolicySpec.diff(before.map(PolicyVersion::policy).orElse(null), next.policy());
+    return new ApplyResult(
+        next.policyId(),
+        ApplyResult.Outcome.CREATED,
+        next,
+        before,
+        changes,
+        warm(next.policyId()),
+        next.correlationId());
+  }
+
+  private static Map<String, Object> summary(PolicyVersion v) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("version", v.version());
+    m.put("spec", new LinkedHashMap<>(PolicySpec.toMap(v.policy())));
+    if (!v.approvedBy().isEmpty()) {
+      m.put("approvedBy", v.approvedBy());
+    }
+    return m;
+  }
+
+  /** The spec fields that differ between two versions of a policy. */
+  public List<FieldChange> diff(PolicyId id, long from, long to) {
+    return PolicySpec.diff(require(id, from).policy(), require(id, to).policy());
+  }
+
+  /** The spec fields a document would change against the version in force (all, when none). */
+  public List<FieldChange> diff(PolicyDocument doc) {
+    return PolicySpec.diff(
+        store.inForce(doc.id(), clock.instant()).map(PolicyVersion::policy).orElse(null),
+        doc.policy());
+  }
+
+  private PolicyVersion require(PolicyId id, long version) {
+    return store
+        .version(id, version)
+        .orElseThrow(
+            () -> new IllegalArgumentException("policy " + id + " has no version " + version));
+  }
+
+  /** The policy in force for a breaker by the resolution rule, empty when none applies. */
+  public Optional<PolicyResolver.Resolved<PolicyVersion>> resolve(BreakerId id) {
+    Map<PolicyId, PolicyVersion> inForce = store.allInForce(clock.instant());
+    return PolicyResolver.resolve(id, p -> Optional.ofNullable(inForce.get(p)));
+  }
+
+  /**
+   * Warms the resolved policy into every breaker that {@code policyId} governs: its own breaker, or
+   * for a default every breaker in Redis that resolves to it. Nothing when no Redis is set.
+   * Failures are reported per breaker, never thrown.
+   */
+  public List<WarmReport> warm(PolicyId policyId) {
+    if (redis == null) {
+      return List.of();
+    }
+    Map<PolicyId, PolicyVersion> inForce = store.allInForce(clock.instant());
+    List<BreakerId> targets = new ArrayList<>();
+    if (policyId.breaker().isPresent()) {
+      targets.add(policyId.breaker().get());
+    } else {
+      try {
+        redis.forEachBreaker(
+            b -> {
+              if (PolicyResolver.candidates(b).contains(policyId)) {
+                targets.add(b);
+              }
+            });
+      } catch (RuntimeException e) {
+        return List.of(new WarmReport(null, policyId.toString(), 0, "FAILED", e.getMessage()));
+      }
+    }
+    List<WarmReport> out = new ArrayList<>();
+    List<CompletableFuture<WarmResult>> pending = new ArrayList<>();
+    List<PolicyResolver.Resolved<PolicyVersion>> resolved = new ArrayList<>();
+    List<BreakerId> warming = new ArrayList<>();
+    for (BreakerId b : targets) {
+      Optional<PolicyResolver.Resolved<PolicyVersion>> r =
+          PolicyResolver.resolve(b, p -> Optional.ofNullable(inForce.get(p)));
+      if (r.isEmpty()) {
+        continue;
+      }
+      if (policyId.isDefault() && !r.get().policyId().equals(policyId)) {
+        continue; // governed by a more specific policy: a default change does not touch it
+      }
+      PolicyVersion v = r.get().value();
+      warming.add(b);
+      resolved.add(r.get());
+      pending.add(redis.warm(b, v.policyId().toString(), v.version(), v.policy(), SYSTEM_ACTOR));
+    }
+    for (int i = 0; i < warming.size(); i++) {
+      PolicyVersion v = resolved.get(i).value();
+      try {
+        WarmResult w = pending.get(i).join();
+        out.add(
+            new WarmReport(warming.get(i), v.policyId().toString(), v.version(), w.outcome(), ""));
+      } catch (CompletionException e) {
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        out.add(
+            new WarmReport(
+                warming.get(i),
+                v.policyId().toString(),
+                v.version(),
+                "FAILED",
+                String.valueOf(cause.getMessage())));
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,20 @@
+package io.breakerctl.runtime.control;
+
+import java.util.List;
+
+/**
+ * What one forwarder pass did.
+ *
+ * @param breakers breakers visited
+ * @param events transition events newly stored in {@code history} (already stored ones are not
+ *     counted)
+ * @param audits audit records newly stored from override events
+ * @param failures one line per breaker that could not be forwarded (retried next pass)
+ */
+public record SyncResult(int breakers, int events, int audits, List<String> failures) {
+
+  /** Copies the list. */
+  public SyncResult {
+    failures = List.copyOf(failures);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The MongoDB control plane: versioned policies, audit, notes and transition history.
+ *
+ * <h2>Collections (database {@code breakerctl} by default)</h2>
+ *
+ * <ul>
+ *   <li>{@code policy_versions}: immutable versions {@code {policyId, version, spec, owner, labels,
+ *       author, reason, approvedBy, createdAt, expiresAt?, rollbackOf?, revertOf?, correlationId}};
+ *       unique index {@code (policyId, version)}. {@code spec} is canonical (every field, see
+ *       {@link io.breakerctl.runtime.control.policy.PolicySpec}).
+ *   <li>{@code policies}: the current pointer {@code {_id: policyId, version, updatedAt}}.
+ *   <li>{@code audit}: one record per manual action {@code {correlationId, action, target, actor,
+ *       reason, at, expiresAt, before, after, transition?: {breakerId, epoch, streamId}}}; unique
+ *       index {@code correlationId}.
+ *   <li>{@code notes}: {@code {_id, breakerId, actor, at, text}}.
+ *   <li>{@code history}: one document per transition, {@code _id = breakerId|epoch|streamId},
+ *       unique index {@code (breakerId, epoch, streamId)}.
+ *   <li>{@code cursors}: the forwarder's cursor {@code {_id: breakerId|epoch, lastStreamId}}.
+ * </ul>
+ *
+ * <p>Indexes are created idempotently on first use ({@link
+ * io.breakerctl.runtime.control.ControlDatabase#ensureIndexes()}). Only unique indexes carry
+ * correctness; the non-unique {@code notes} index is a query aid (the in-process test server
+ * ignores it). TTL indexes are not used: expiry is computed by whoever reads a document.
+ *
+ * <h2>Creating a version (no transactions)</h2>
+ *
+ * <ol>
+ *   <li>Read the newest version N (the applier may pin the N it reviewed; a different N is a {@link
+ *       io.breakerctl.runtime.control.PolicyConflictException} naming both).
+ *   <li>Insert version N+1. This insert is the commit point: of several writers racing on N+1 the
+ *       unique {@code (policyId, version)} index admits exactly one; the others get a conflict
+ *       naming expected N and actual N+1, and nothing of theirs is written.
+ *   <li>Move the pointer from N to N+1 with {@code findOneAndUpdate({_id, version: N})}. A writer
+ *       that died between the two steps leaves the pointer behind the newest version; the next
+ *       writer that finds it so moves it forward (compare-and-set, never backwards), so nothing
+ *       blocks. Readers use the newest version, not the pointer.
+ *   <li>Store the audit record (its correlation id is on the version), then warm.
+ * </ol>
+ *
+ * <p>An unchanged spec (equal as a {@link io.breakerctl.runtime.model.Policy}, same expiry) creates
+ * no version but is warmed again. A rollback to K is version N+1 with K's spec.
+ *
+ * <h2>Temporary versions</h2>
+ *
+ * <p>A version with {@code expiresAt} is in force until then; after it the newest older version
+ * that is in force applies again. Readers compute this ({@link
+ * io.breakerctl.runtime.control.PolicyStore#inForce}). Because Redis only accepts newer versions of
+ * a policy id, the control plane records the revert as version N+1 ({@code revertOf: N}) when it
+ * next runs ({@link io.breakerctl.runtime.control.PolicyControl#revertExpired()}, also done before
+ * every apply or rollback of that policy) and warms it.
+ *
+ * <h2>Resolution and warming</h2>
+ *
+ * <p>A breaker is governed by its own policy, else {@code caller:*}, else {@code *:*} ({@link
+ * io.breakerctl.runtime.control.policy.PolicyResolver}, the one copy of the rule). Applying a
+ * breaker's policy warms that breaker; applying a default warms every breaker in Redis that
+ * resolves to it (a breaker with a more specific policy is not touched).
+ *
+ * <h2>Audit when MongoDB is down</h2>
+ *
+ * <p>Overrides apply in Redis first ({@link io.breakerctl.runtime.control.BreakerOverrides}); the
+ * override event in the breaker's stream carries actor, reason, expiry and correlation id. If
+ * MongoDB cannot take the audit record, the {@link io.breakerctl.runtime.control.HistoryForwarder}
+ * stores it from the stream later, upserting by correlation id, so a record the CLI did store is
+ * never duplicated; Redis keeps unforwarded events until the forwarder acknowledges them.
+ */
+package io.breakerctl.runtime.control;

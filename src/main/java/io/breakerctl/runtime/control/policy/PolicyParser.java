@@ -1,0 +1,532 @@
+package io.breakerctl.runtime.control.policy;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.breakerctl.runtime.model.FallbackPolicy;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.StoreFailureMode;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Reads policy documents from YAML or JSON files and validates them, collecting every problem with
+ * its file, document index, field path and bad value instead of stopping at the first.
+ *
+ * <p>A YAML file may hold several documents separated by {@code ---}; a JSON file one object, an
+ * array of objects, or several objects one after the other. A directory contributes its {@code
+ * *.yaml}, {@code *.yml} and {@code *.json} files (recursively, sorted by path). Files over {@link
+ * #MAX_FILE_BYTES} are rejected unread. Duplicate {@code metadata.id}s across the whole set are
+ * problems. Reading has no side effects: nothing is connected to or written.
+ */
+public final class PolicyParser {
+
+  /** The largest policy file accepted: 1 MiB. */
+  public static final long MAX_FILE_BYTES = 1024 * 1024;
+
+  /** The only {@code apiVersion} understood. */
+  public static final String API_VERSION = "breakerctl/v1";
+
+  /** The only {@code kind} understood. */
+  public static final String KIND = "Policy";
+
+  private static final Set<String> TOP = Set.of("apiVersion", "kind", "metadata", "spec");
+  private static final Set<String> METADATA = Set.of("id", "owner", "labels", "expiresAt");
+  private static final Set<String> INT_FIELDS =
+      Set.of("failureThreshold", "minimumCalls", "slowCallMillis", "halfOpenPermits");
+  private static final Set<String> SECOND_FIELDS =
+      Set.of("windowSeconds", "openSeconds", "maxOpenSeconds", "probeLeaseSeconds");
+
+  private static final ObjectMapper YAML =
+      YAMLMapper.builder()
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+          .build();
+  private static final ObjectMapper JSON =
+      JsonMapper.builder()
+          .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+          .build();
+
+  private PolicyParser() {}
+
+  /**
+   * Reads and validates files and directories.
+   *
+   * @param paths files or directories, in the order they should be read
+   */
+  public static PolicySet read(List<Path> paths) {
+    List<PolicyDocument> docs = new ArrayList<>();
+    List<PolicyProblem> problems = new ArrayList<>();
+    Map<PolicyId, String> seen = new LinkedHashMap<>();
+    for (Path p : paths) {
+      if (Files.isDirectory(p)) {
+        List<Path> files;
+        try (Stream<Path> s = Files.walk(p)) {
+          files = s.filter(PolicyParser::isPolicyFile).sorted().collect(Collectors.toList());
+        } catch (IOException e) {
+          problems.add(new PolicyProblem(p.toString(), 0, 0, 0, "cannot list: " + e));
+          continue;
+        }
+        if (files.isEmpty()) {
+          problems.add(
+              new PolicyProblem(
+                  p.toString(), 0, 0, 0, "directory holds no *.yaml, *.yml or *.json file"));
+        }
+        for (Path f : files) {
+          readFile(f, docs, problems, seen);
+        }
+      } else {
+        readFile(p, docs, problems, seen);
+      }
+    }
+    return finish(docs, problems);
+  }
+
+  /** Reads and validates one or more files or directories. */
+  public static PolicySet read(Path... paths) {
+    return read(Arrays.asList(paths));
+  }
+
+  /**
+   * Validates text that came from elsewhere (stdin, a test). {@code source} names it in problems; a
+   * name ending in {@code .json} selects JSON, anything else YAML.
+   */
+  public static PolicySet parse(String source, String text) {
+    List<PolicyDocument> docs = new ArrayList<>();
+    List<PolicyProblem> problems = new ArrayList<>();
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    if (bytes.length > MAX_FILE_BYTES) {
+      problems.add(tooLarge(source, bytes.length));
+    } else {
+      parseBytes(source, bytes, docs, problems, new LinkedHashMap<>());
+    }
+    return finish(docs, problems);
+  }
+
+  private static boolean isPolicyFile(Path p) {
+    String name = p.getFileName().toString().toLowerCase(Locale.ROOT);
+    return Files.isRegularFile(p)
+        && !name.startsWith(".")
+        && (name.endsWith(".yaml") || name.endsWith(".yml") || name.endsWith(".json"));
+  }
+
+  private static void readFile(
+      Path f, List<PolicyDocument> docs, List<PolicyProblem> problems, Map<PolicyId, String> seen) {
+    String source = f.toString();
+    try {
+      if (!Files.exists(f)) {
+        problems.add(new PolicyProblem(source, 0, 0, 0, "no such file or directory"));
+        return;
+      }
+      long size = Files.size(f);
+      if (size > MAX_FILE_BYTES) {
+        problems.add(tooLarge(source, size));
+        return;
+      }
+      parseBytes(source, Files.readAllBytes(f), docs, problems, seen);
+    } catch (IOException e) {
+      problems.add(new PolicyProblem(source, 0, 0, 0, "cannot read: " + e));
+    }
+  }
+
+  private static PolicyProblem tooLarge(String source, long size) {
+    return new PolicyProblem(
+        source,
+        0,
+        0,
+        0,
+        "file is " + size + " bytes, over the limit of " + MAX_FILE_BYTES + " bytes (1 MiB)");
+  }
+
+  private static void parseBytes(
+      String source,
+      byte[] bytes,
+      List<PolicyDocument> docs,
+      List<PolicyProblem> problems,
+      Map<PolicyId, String> seen) {
+    boolean json = source.toLowerCase(Locale.ROOT).endsWith(".json");
+    ObjectMapper mapper = json ? JSON : YAML;
+    int index = 0;
+    try (MappingIterator<JsonNode> it = mapper.readerFor(JsonNode.class).readValues(bytes)) {
+      while (true) {
+        JsonNode node;
+        try {
+          if (!it.hasNextValue()) {
+            break;
+          }
+          node = it.nextValue();
+        } catch (JsonProcessingException e) {
+          problems.add(syntax(source, index + 1, e));
+          return;
+        } catch (RuntimeException e) {
+          // MappingIterator wraps parse failures of hasNextValue() in a RuntimeException
+          if (e.getCause() instanceof JsonProcessingException jpe) {
+            problems.add(syntax(source, index + 1, jpe));
+            return;
+          }
+          throw e;
+        }
+        if (node == null || node.isNull() || node.isMissingNode()) {
+          continue;
+        }
+        if (json && node.isArray()) {
+          for (JsonNode element : node) {
+            index++;
+            validate(source, index, element, docs, problems, seen);
+          }
+        } else {
+          index++;
+          validate(source, index, node, docs, problems, seen);
+        }
+      }
+    } catch (JsonProcessingException e) {
+      problems.add(syntax(source, index + 1, e));
+    } catch (IOException e) {
+      problems.add(new PolicyProblem(source, 0, 0, 0, "cannot read: " + e));
+    }
+  }
+
+  private static PolicyProblem syntax(String source, int document, JsonProcessingException e) {
+    JsonLocation loc = e.getLocation();
+    int line = loc == null ? 0 : Math.max(loc.getLineNr(), 0);
+    int column = loc == null ? 0 : Math.max(loc.getColumnNr(), 0);
+    return new PolicyProblem(
+        source, document, line, column, "syntax error: " + firstLine(e.getOriginalMessage()));
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "unreadable";
+    }
+    int nl = s.indexOf('\n');
+    return (nl < 0 ? s : s.substring(0, nl)).strip();
+  }
+
+  private static PolicySet finish(List<PolicyDocument> docs, List<PolicyProblem> problems) {
+    return new PolicySet(docs, problems);
+  }
+
+  private static void validate(
+      String source,
+      int index,
+      JsonNode root,
+      List<PolicyDocument> docs,
+      List<PolicyProblem> problems,
+      Map<PolicyId, String> seen) {
+    List<String> found = new ArrayList<>();
+    Consumer<String> report = found::add;
+    PolicyId[] id = new PolicyId[1];
+    PolicyDocument doc = validateTree(source, index, root, report, id);
+    if (id[0] != null) {
+      String first = seen.putIfAbsent(id[0], source + " document " + index);
+      if (first != null) {
+        found.add("metadata.id '" + id[0] + "' is already defined in " + first);
+      }
+    }
+    for (String m : found) {
+      problems.add(new PolicyProblem(source, index, 0, 0, m));
+    }
+    if (found.isEmpty() && doc != null) {
+      docs.add(doc);
+    }
+  }
+
+  private static PolicyDocument validateTree(
+      String source, int index, JsonNode root, Consumer<String> report, PolicyId[] idOut) {
+    if (!root.isObject()) {
+      report.accept(
+          "document must be a mapping with apiVersion, kind, metadata and spec but was "
+              + describe(root));
+      return null;
+    }
+    unknown("", root, TOP, report);
+    JsonNode api = root.get("apiVersion");
+    if (api != null && !(api.isTextual() && API_VERSION.equals(api.asText()))) {
+      report.accept("apiVersion must be '" + API_VERSION + "' but was " + describe(api));
+    }
+    JsonNode kind = root.get("kind");
+    if (kind != null && !(kind.isTextual() && KIND.equals(kind.asText()))) {
+      report.accept("kind must be '" + KIND + "' but was " + describe(kind));
+    }
+
+    PolicyId id = null;
+    String owner = "";
+    Map<String, String> labels = new LinkedHashMap<>();
+    Instant expiresAt = null;
+    JsonNode meta = root.get("metadata");
+    if (meta == null || meta.isNull()) {
+      report.accept("metadata.id is required");
+    } else if (!meta.isObject()) {
+      report.accept("metadata must be a mapping but was " + describe(meta));
+    } else {
+      unknown("metadata.", meta, METADATA, report);
+      JsonNode idNode = meta.get("id");
+      if (idNode == null || idNode.isNull()) {
+        report.accept("metadata.id is required");
+      } else if (!idNode.isTextual()) {
+        report.accept("metadata.id must be a string but was " + describe(idNode));
+      } else {
+        try {
+          id = PolicyId.parse(idNode.asText());
+          idOut[0] = id;
+        } catch (IllegalArgumentException e) {
+          report.accept("metadata.id " + e.getMessage());
+        }
+      }
+      JsonNode ownerNode = meta.get("owner");
+      if (ownerNode != null && !ownerNode.isNull()) {
+        if (ownerNode.isTextual()) {
+          owner = ownerNode.asText();
+        } else {
+          report.accept("metadata.owner must be a string but was " + describe(ownerNode));
+        }
+      }
+      JsonNode labelsNode = meta.get("labels");
+      if (labelsNode != null && !labelsNode.isNull()) {
+        if (!labelsNode.isObject()) {
+          report.accept("metadata.labels must be a mapping but was " + describe(labelsNode));
+        } else {
+          for (Iterator<Map.Entry<String, JsonNode>> it = labelsNode.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            if (e.getValue().isValueNode() && !e.getValue().isNull()) {
+              labels.put(e.getKey(), e.getValue().asText());
+            } else {
+              report.accept(
+                  "metadata.labels."
+                      + e.getKey()
+                      + " must be a string but was "
+                      + describe(e.getValue()));
+            }
+          }
+        }
+      }
+      JsonNode exp = meta.get("expiresAt");
+      if (exp != null && !exp.isNull()) {
+        try {
+          if (!exp.isTextual()) {
+            throw new DateTimeParseException("not text", exp.toString(), 0);
+          }
+          expiresAt = OffsetDateTime.parse(exp.asText()).toInstant();
+        } catch (DateTimeParseException e) {
+          report.accept(
+              "metadata.expiresAt must be an RFC 3339 time (2026-12-01T10:00:00Z) but was "
+                  + describe(exp));
+        }
+      }
+    }
+
+    Policy policy = spec(root.get("spec"), report);
+    if (id == null || policy == null) {
+      return null;
+    }
+    return new PolicyDocument(
+        source, index, id, owner, labels, Optional.ofNullable(expiresAt), policy);
+  }
+
+  private static Policy spec(JsonNode spec, Consumer<String> report) {
+    Policy.Builder b = Policy.builder();
+    if (spec == null || spec.isNull()) {
+      return b.build();
+    }
+    if (!spec.isObject()) {
+      report.accept("spec must be a mapping but was " + describe(spec));
+      return null;
+    }
+    unknown("spec.", spec, Set.copyOf(PolicySpec.FIELDS), report);
+    boolean ok = true;
+    for (String field : PolicySpec.FIELDS) {
+      JsonNode v = spec.get(field);
+      if (v == null) {
+        continue;
+      }
+      try {
+        ok &= set(b, field, v, report);
+      } catch (IllegalArgumentException e) {
+        report.accept("spec." + e.getMessage());
+        ok = false;
+      }
+    }
+    if (!ok) {
+      return null;
+    }
+    try {
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      report.accept("spec." + e.getMessage());
+      return null;
+    }
+  }
+
+  /** Applies one field to the builder; false (after reporting) when its type is wrong. */
+  private static boolean set(Policy.Builder b, String field, JsonNode v, Consumer<String> report) {
+    String path = "spec." + field;
+    if (INT_FIELDS.contains(field)) {
+      if (v.isNull() && field.equals("slowCallMillis")) {
+        b.slowCallMillis(null);
+        return true;
+      }
+      if (!isWhole(v)) {
+        report.accept(path + " must be an integer but was " + describe(v));
+        return false;
+      }
+      if (!v.canConvertToInt()) {
+        report.accept(path + " is out of range: " + v.asText());
+        return false;
+      }
+      int i = v.asInt();
+      switch (field) {
+        case "failureThreshold" -> b.failureThreshold(i);
+        case "minimumCalls" -> b.minimumCalls(i);
+        case "slowCallMillis" -> b.slowCallMillis(i);
+        default -> b.halfOpenPermits(i);
+      }
+      return true;
+    }
+    if (SECOND_FIELDS.contains(field)) {
+      if (!v.isNumber()) {
+        report.accept(path + " must be a number of seconds but was " + describe(v));
+        return false;
+      }
+      BigDecimal seconds = v.decimalValue();
+      if (seconds.abs().compareTo(BigDecimal.valueOf(1_000_000_000L)) > 0) {
+        report.accept(path + " is out of range: " + seconds.toPlainString());
+        return false;
+      }
+      BigDecimal nanos = seconds.movePointRight(9);
+      if (nanos.stripTrailingZeros().scale() > 0) {
+        report.accept(
+            path + " must be a whole number of milliseconds but was " + seconds.toPlainString());
+        return false;
+      }
+      Duration d = Duration.ofNanos(nanos.longValueExact());
+      switch (field) {
+        case "windowSeconds" -> b.window(d);
+        case "openSeconds" -> b.open(d);
+        case "maxOpenSeconds" -> b.maxOpen(d);
+        default -> b.probeLease(d);
+      }
+      return true;
+    }
+    switch (field) {
+      case "failureRateThreshold" -> {
+        if (v.isNull()) {
+          b.failureRateThreshold(null);
+          return true;
+        }
+        if (!v.isNumber()) {
+          report.accept(path + " must be a number (percent) but was " + describe(v));
+          return false;
+        }
+        b.failureRateThreshold(v.doubleValue());
+        return true;
+      }
+      case "storeFailureMode" -> {
+        Optional<StoreFailureMode> m = enumValue(StoreFailureMode.class, v);
+        if (m.isEmpty()) {
+          report.accept(
+              path
+                  + " must be one of "
+                  + Arrays.toString(StoreFailureMode.values())
+                  + " but was "
+                  + describe(v));
+          return false;
+        }
+        b.storeFailureMode(m.get());
+        return true;
+      }
+      case "fallbackPolicy" -> {
+        Optional<FallbackPolicy> m = enumValue(FallbackPolicy.class, v);
+        if (m.isEmpty()) {
+          report.accept(
+              path
+                  + " must be one of "
+                  + Arrays.toString(FallbackPolicy.values())
+                  + " but was "
+                  + describe(v));
+          return false;
+        }
+        b.fallbackPolicy(m.get());
+        return true;
+      }
+      default -> {
+        if (!v.isBoolean()) {
+          report.accept(path + " must be true or false but was " + describe(v));
+          return false;
+        }
+        b.enabled(v.booleanValue());
+        return true;
+      }
+    }
+  }
+
+  private static boolean isWhole(JsonNode v) {
+    if (v.isIntegralNumber()) {
+      return true;
+    }
+    return v.isNumber() && v.decimalValue().stripTrailingZeros().scale() <= 0;
+  }
+
+  private static <E extends Enum<E>> Optional<E> enumValue(Class<E> type, JsonNode v) {
+    if (!v.isTextual()) {
+      return Optional.empty();
+    }
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equals(v.asText())) {
+        return Optional.of(e);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static void unknown(
+      String prefix, JsonNode node, Set<String> allowed, Consumer<String> report) {
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String name = it.next();
+      if (!allowed.contains(name)) {
+        report.accept(
+            prefix
+                + name
+                + " is not a known field (known: "
+                + allowed.stream().sorted().collect(Collectors.joining(", "))
+                + ")");
+      }
+    }
+  }
+
+  /** A value as the problem quotes it: JSON text, shortened, with its type when not obvious. */
+  private static String describe(JsonNode v) {
+    String text;
+    if (v.isContainerNode()) {
+      text = (v.isArray() ? "a list " : "a mapping ") + v;
+    } else {
+      text = v.toString();
+    }
+    return text.length() > 100 ? text.substring(0, 97) + "..." : text;
+  }
+}

@@ -1,0 +1,253 @@
+package io.breakerctl.runtime.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.mongodb.client.model.Filters;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.RedisExtension;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+@DisplayName("History forwarder, audited overrides and notes")
+class HistoryForwarderIT {
+
+  @RegisterExtension static final RedisExtension REDIS = RedisExtension.standalone();
+
+  static TestMongo mongo;
+
+  ControlDatabase db;
+  RedisBreakerStore redis;
+  final Clock clock = Clock.systemUTC();
+
+  @BeforeAll
+  static void startMongo() {
+    mongo = TestMongo.start();
+  }
+
+  @AfterAll
+  static void stopMongo() {
+    mongo.close();
+  }
+
+  @BeforeEach
+  void setUp() {
+    REDIS.server().flushAll();
+    db = ControlDatabase.connect(mongo.database());
+    redis =
+        RedisBreakerStore.connect(
+            StoreConfig.builder().uri(REDIS.uri()).timeout(Duration.ofSeconds(2)).build());
+  }
+
+  @AfterEach
+  void tearDown() {
+    redis.close();
+    db.close();
+  }
+
+  private static OverrideRequest force(OverrideKind kind, String actor, String reason) {
+    return new OverrideRequest(kind, actor, reason, Duration.ofMinutes(10), "");
+  }
+
+  private BreakerSnapshot snapshot(BreakerId id) {
+    return RedisBreakerStore.await(redis.snapshot(id, 10));
+  }
+
+  @Test
+  @DisplayName("MongoDB down: the override applies, its audit rides in the stream, stored later")
+  void auditRidesInTheStreamWhileMongoIsDown() {
+    BreakerId id = BreakerId.parse("claims:members");
+    MemoryBackend backend = new MemoryBackend();
+    MongoServer server = new MongoServer(backend);
+    server.bind("127.0.0.1", 0);
+    int port = server.getLocalAddress().getPort();
+    ControlConfig config =
+        ControlConfig.builder()
+            .uri("mongodb://127.0.0.1:" + port)
+            .database("down_test")
+            .timeout(Duration.ofMillis(500))
+            .build();
+    MongoServer restarted = null;
+    try (ControlDatabase cli = ControlDatabase.connect(config)) {
+      cli.ensureIndexes();
+      server.shutdownNow();
+
+      // Given MongoDB is stopped, when the CLI forces the breaker open
+      OverrideAction action =
+          new BreakerOverrides(redis, cli, clock)
+              .apply(id, force(OverrideKind.FORCED_OPEN, "alice", "incident 42"));
+
+      // then the override stands in Redis and the audit was not stored yet
+      assertThat(action.result().changed()).isTrue();
+      assertThat(action.auditStored()).isFalse();
+      assertThat(action.auditError()).contains("unavailable");
+      assertThat(snapshot(id).effectiveState()).isEqualTo(State.FORCED_OPEN);
+      assertThat(snapshot(id).recentEvents())
+          .singleElement()
+          .satisfies(e -> assertThat(e.field("correlationId")).isEqualTo(action.correlationId()));
+
+      // when MongoDB is back on the same port and the forwarder runs
+      restarted = new MongoServer(backend);
+      restarted.bind("127.0.0.1", port);
+      // (the CLI has exited: the forwarder is another process with its own client; it runs
+      // periodically, so poll its passes with a deadline)
+      ControlDatabase later =
+          ControlDatabase.connect(
+              ControlConfig.builder()
+                  .uri(config.uri())
+                  .database(config.database())
+                  .timeout(Duration.ofSeconds(2))
+                  .build());
+      HistoryForwarder forwarder = new HistoryForwarder(later, redis, "forwarder-1", clock);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+      SyncResult sync = forwarder.syncOnce();
+      while (!sync.failures().isEmpty() && System.nanoTime() < deadline) {
+        sync = forwarder.syncOnce();
+      }
+
+      // then the audit is stored under the CLI's correlation id, linked to the transition
+      assertThat(sync.failures()).isEmpty();
+      assertThat(sync.events()).isEqualTo(1);
+      assertThat(sync.audits()).isEqualTo(1);
+      AuditRecord a = new AuditLog(later).find(action.correlationId()).orElseThrow();
+      assertThat(a.action()).isEqualTo(AuditAction.FORCE);
+      assertThat(a.actor()).isEqualTo("alice");
+      assertThat(a.reason()).isEqualTo("incident 42");
+      assertThat(a.expiresAt()).isPresent();
+      assertThat(a.before()).containsEntry("state", "CLOSED");
+      assertThat(a.after()).containsEntry("state", "FORCED_OPEN");
+      assertThat(a.transition())
+          .contains(new TransitionRef(id, action.result().epoch(), action.result().eventId()));
+      assertThat(snapshot(id).fields().get("forwarded")).isEqualTo(action.result().eventId());
+      later.close();
+    } finally {
+      if (restarted != null) {
+        restarted.shutdownNow();
+      }
+      server.shutdownNow();
+    }
+  }
+
+  @Test
+  @DisplayName("an audit the CLI stored is not duplicated; a second pass stores nothing")
+  void forwarderIsIdempotent() {
+    BreakerId id = BreakerId.parse("claims:members");
+    BreakerOverrides overrides = new BreakerOverrides(redis, db, clock);
+    OverrideAction set = overrides.apply(id, force(OverrideKind.FORCED_OPEN, "alice", "drill"));
+    OverrideAction clear =
+        overrides.apply(
+            id, new OverrideRequest(OverrideKind.CLEAR, "bob", "drill over", Duration.ZERO, ""));
+    assertThat(set.auditStored()).isTrue();
+    assertThat(clear.auditStored()).isTrue();
+
+    HistoryForwarder forwarder = new HistoryForwarder(db, redis, "forwarder-1", clock);
+    SyncResult first = forwarder.syncOnce();
+    SyncResult second = forwarder.syncOnce();
+
+    assertThat(first.events()).isEqualTo(2);
+    assertThat(first.audits()).isZero();
+    assertThat(second.events()).isZero();
+    assertThat(second.audits()).isZero();
+    assertThat(db.collection(ControlDatabase.AUDIT).countDocuments()).isEqualTo(2);
+    assertThat(new AuditLog(db).forTarget(id.toString()))
+        .extracting(AuditRecord::action, AuditRecord::actor)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(AuditAction.FORCE, "alice"),
+            org.assertj.core.groups.Tuple.tuple(AuditAction.CLEAR, "bob"));
+    assertThat(new AuditLog(db).find(clear.correlationId()).orElseThrow().transition())
+        .contains(new TransitionRef(id, clear.result().epoch(), clear.result().eventId()));
+    assertThat(
+            db.collection(ControlDatabase.HISTORY)
+                .countDocuments(Filters.eq("breakerId", id.toString())))
+        .isEqualTo(2);
+    assertThat(
+            db.collection(ControlDatabase.CURSORS)
+                .find(Filters.eq("_id", id + "|" + clear.result().epoch()))
+                .first()
+                .getString("lastStreamId"))
+        .isEqualTo(clear.result().eventId());
+  }
+
+  @Test
+  @DisplayName("two forwarders on separate clients at once: every event stored exactly once")
+  void concurrentForwarders() throws Exception {
+    int breakers = 6;
+    int rounds = 5;
+    BreakerOverrides overrides = new BreakerOverrides(redis, db, clock);
+    for (int b = 0; b < breakers; b++) {
+      BreakerId id = BreakerId.parse("svc" + b + ":dep");
+      for (int r = 0; r < rounds; r++) {
+        overrides.apply(id, force(OverrideKind.FORCED_OPEN, "op", "r" + r));
+        overrides.apply(
+            id, new OverrideRequest(OverrideKind.CLEAR, "op", "r" + r, Duration.ZERO, ""));
+      }
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try (ControlDatabase a = ControlDatabase.connect(db.config());
+        ControlDatabase b = ControlDatabase.connect(db.config())) {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<SyncResult>> results = new ArrayList<>();
+      for (ControlDatabase c : List.of(a, b)) {
+        HistoryForwarder f = new HistoryForwarder(c, redis, "fwd", clock);
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return f.syncOnce();
+                }));
+      }
+      start.countDown();
+      int stored = 0;
+      for (Future<SyncResult> f : results) {
+        SyncResult r = f.get(30, TimeUnit.SECONDS);
+        assertThat(r.failures()).isEmpty();
+        stored += r.events();
+      }
+      assertThat(stored).isEqualTo(breakers * rounds * 2);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(db.collection(ControlDatabase.HISTORY).countDocuments())
+        .isEqualTo(breakers * rounds * 2);
+    assertThat(db.collection(ControlDatabase.AUDIT).countDocuments())
+        .isEqualTo(breakers * rounds * 2);
+    assertThat(new HistoryForwarder(db, redis, "fwd", clock).syncOnce().events()).isZero();
+  }
+
+  @Test
+  @DisplayName("notes on a breaker are kept in order and audited")
+  void notes() {
+    BreakerId id = BreakerId.parse("claims:members");
+    BreakerNotes notes = new BreakerNotes(db, clock);
+
+    BreakerNote first = notes.add(id, "alice", "member-service p99 at 4 s since 10:02");
+    BreakerNote second = notes.add(id, "bob", "rolled back member-service 2.3.1");
+
+    assertThat(notes.list(id)).extracting(BreakerNote::id).containsExactly(first.id(), second.id());
+    assertThat(notes.list(id).get(1).text()).isEqualTo("rolled back member-service 2.3.1");
+    assertThat(notes.list(BreakerId.parse("other:dep"))).isEmpty();
+    assertThat(new AuditLog(db).find(first.id()).orElseThrow().action())
+        .isEqualTo(AuditAction.NOTE);
+  }
+}
