@@ -8,6 +8,9 @@
 --   KEYS[1] <prefix>:{<id>}          the state hash (layout in the README, "Redis data model")
 --   KEYS[2] <prefix>:{<id>}:ev       the event stream
 --   KEYS[3] <prefix>:{<id>}:leases   live probe leases: member "<leaseId>|<owner>", score = expiry ms
+--   KEYS[4] <prefix>:{<id>}:nodes    heartbeats: member node id, score = last heartbeat (Redis ms)
+--   KEYS[5] <prefix>:{<id>}:nodeinfo heartbeats: node id -> JSON {state, policyId, policyVersion,
+--                                    degraded, at} as the node reported it (at = Redis ms)
 -- ARGV (every script):
 --   ARGV[1] node id or actor        ARGV[2] idle TTL of the keys in ms
 --   ARGV[3..12] the caller's policy, used while none is warmed ('' = the default):
@@ -24,11 +27,13 @@
 -- capacity.
 
 local H, EV, LEASES = KEYS[1], KEYS[2], KEYS[3]
+local NODES, NODEINFO = KEYS[4], KEYS[5]
 local NODE = ARGV[1]
 local IDLE_TTL = tonumber(ARGV[2])
 local BUCKETS = 10          -- the sliding window's resolution (Policy.WINDOW_BUCKETS)
 local HARD_CAP = 10000      -- most events a stream may hold; beyond it the oldest are dropped and counted
 local RETAIN = 100          -- forwarded events kept as the stream tail for readers
+local NODE_GONE = 300000    -- a node silent this long (ms) is pruned from the heartbeat keys
 
 local B = {}       -- fields as loaded (strings; nil when absent, false once deleted)
 local DIRTY = {}   -- fields to write with the final HSET

@@ -4,6 +4,9 @@
 -- ARGV[15] duration in ms of the one call reported ('' for batches): a call at least
 --         slowCallMillis slow counts as a failure
 -- ARGV[16] generation the caller was admitted in ('' unknown)   ARGV[17] probe lease id ('' none)
+-- ARGV[18] the node's heartbeat as a JSON object ('' none): written with the node's batched flush
+--          to KEYS[4]/KEYS[5] with the Redis time added as "at"; nodes silent for NODE_GONE are
+--          pruned here (at most 10 per call), so there are no per-node keys to expire.
 --
 -- Returns {effectiveState, windowFailures, windowCalls, transitioned 0|1, generation, eventId,
 --          epoch, accepted 0|1, reason}.
@@ -136,4 +139,23 @@ else
 end
 
 flush()
+local beat = ARGV[18] or ''
+if beat ~= '' then
+  local ok, hb = pcall(cjson.decode, beat)
+  if not ok or type(hb) ~= 'table' then
+    return redis.error_reply('ERR breakerctl record: heartbeat is not a JSON object')
+  end
+  hb.at = NOW
+  redis.call('ZADD', NODES, NOW, NODE)
+  redis.call('HSET', NODEINFO, NODE, cjson.encode(hb))
+  local gone = redis.call('ZRANGEBYSCORE', NODES, '-inf', NOW - NODE_GONE, 'LIMIT', 0, 10)
+  if #gone > 0 then
+    redis.call('ZREM', NODES, unpack(gone))
+    redis.call('HDEL', NODEINFO, unpack(gone))
+  end
+  if num('ttlAt', 0) ~= -1 then
+    redis.call('PEXPIRE', NODES, IDLE_TTL)
+    redis.call('PEXPIRE', NODEINFO, IDLE_TTL)
+  end
+end
 return { state, wf, wc, event ~= '' and 1 or 0, B.generation, event, B.epoch, accepted, reason }

@@ -13,6 +13,8 @@ import java.util.regex.Pattern;
  *   &lt;prefix&gt;:{&lt;id&gt;}          hash: state, window, override, warmed policy, cursors
  *   &lt;prefix&gt;:{&lt;id&gt;}:ev       stream: one entry per transition
  *   &lt;prefix&gt;:{&lt;id&gt;}:leases   sorted set: live probe leases, score = expiry (ms)
+ *   &lt;prefix&gt;:{&lt;id&gt;}:nodes    sorted set: node id, score = last heartbeat (Redis ms)
+ *   &lt;prefix&gt;:{&lt;id&gt;}:nodeinfo hash: node id -&gt; heartbeat JSON (state, policy, degraded, at)
  *   &lt;prefix&gt;:events          pub/sub channel: every transition and warmed policy, as JSON
  * </pre>
  */
@@ -62,10 +64,20 @@ public final class BreakerKeys {
     return hash(id) + ":leases";
   }
 
+  /** The heartbeat sorted set: node id scored by its last heartbeat (Redis ms). */
+  public String nodes(BreakerId id) {
+    return hash(id) + ":nodes";
+  }
+
+  /** The heartbeat hash: node id to its last heartbeat as JSON. */
+  public String nodeInfo(BreakerId id) {
+    return hash(id) + ":nodeinfo";
+  }
+
   /** The keys every script takes, in the order the scripts expect. */
   public String[] scriptKeys(BreakerId id) {
     String h = hash(id);
-    return new String[] {h, h + ":ev", h + ":leases"};
+    return new String[] {h, h + ":ev", h + ":leases", h + ":nodes", h + ":nodeinfo"};
   }
 
   /** The pub/sub channel of transitions and warmed policies. */

@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param fields the state hash as stored (empty when the breaker has no keys)
  * @param leases live and not yet removed probe leases
  * @param recentEvents the newest events, newest first
+ * @param nodes the heartbeats of the nodes using the breaker, oldest first
  * @param redisTimeMillis Redis time when read
  */
 public record BreakerSnapshot(
@@ -22,6 +23,7 @@ public record BreakerSnapshot(
     Map<String, String> fields,
     List<ProbeLease> leases,
     List<BreakerEvent> recentEvents,
+    List<NodeHeartbeat> nodes,
     long redisTimeMillis) {
 
   /** Whether the breaker's keys exist. */

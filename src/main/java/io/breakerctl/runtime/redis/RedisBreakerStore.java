@@ -210,6 +210,15 @@ public final class RedisBreakerStore implements AutoCloseable {
 
   /** Records outcomes. {@code policy} applies while no policy is warmed. */
   public CompletableFuture<RecordResult> record(BreakerId id, Outcome outcome, Policy policy) {
+    return record(id, outcome, policy, null);
+  }
+
+  /**
+   * Records outcomes and, when {@code heartbeat} is not null, the node's heartbeat for the fleet
+   * view (a node sends it with its batched flush).
+   */
+  public CompletableFuture<RecordResult> record(
+      BreakerId id, Outcome outcome, Policy policy, NodeHeartbeat heartbeat) {
     return run(
             BreakerScript.RECORD,
             id,
@@ -219,7 +228,8 @@ public final class RedisBreakerStore implements AutoCloseable {
             Long.toString(outcome.successes()),
             outcome.durationMillis() < 0 ? "" : Long.toString(outcome.durationMillis()),
             outcome.generation(),
-            outcome.leaseId())
+            outcome.leaseId(),
+            heartbeat == null ? "" : heartbeat.toJson())
         .thenApply(RecordResult::of);
   }
 
@@ -274,8 +284,12 @@ public final class RedisBreakerStore implements AutoCloseable {
                 .xrevrange(keys.events(id), Range.unbounded(), Limit.from(events))
                 .toCompletableFuture()
             : CompletableFuture.completedFuture(List.of());
+    CompletableFuture<List<ScoredValue<String>>> seen =
+        commands.zrangeWithScores(keys.nodes(id), 0, -1).toCompletableFuture();
+    CompletableFuture<Map<String, String>> info =
+        commands.hgetall(keys.nodeInfo(id)).toCompletableFuture();
     CompletableFuture<Long> time = timeAt(hash);
-    return CompletableFuture.allOf(fields, leases, recent, time)
+    return CompletableFuture.allOf(fields, leases, recent, seen, info, time)
         .handle(
             (v, err) -> {
               if (err != null) {
@@ -285,11 +299,18 @@ public final class RedisBreakerStore implements AutoCloseable {
               for (ScoredValue<String> sv : leases.join()) {
                 ls.add(ProbeLease.parse(sv.getValue(), sv.getScore()));
               }
+              List<NodeHeartbeat> nodes = new ArrayList<>();
+              Map<String, String> infos = info.join();
+              for (ScoredValue<String> sv : seen.join()) {
+                String json = infos.getOrDefault(sv.getValue(), "{}");
+                nodes.add(NodeHeartbeat.parse(sv.getValue(), json, (long) sv.getScore()));
+              }
               return new BreakerSnapshot(
                   id,
                   new LinkedHashMap<>(fields.join()),
                   List.copyOf(ls),
                   toEvents(id, recent.join()),
+                  List.copyOf(nodes),
                   time.join());
             });
   }

@@ -42,10 +42,12 @@ class BreakerKeysTest {
     }
 
     @Test
-    @DisplayName("scriptKeys are hash, events, leases in the order KEYS[1..3] expects")
+    @DisplayName(
+        "scriptKeys are hash, events, leases, nodes, nodeinfo in the order KEYS[1..5] expects")
     void scriptKeys() {
       assertThat(keys.scriptKeys(id))
-          .containsExactly(keys.hash(id), keys.events(id), keys.leases(id));
+          .containsExactly(
+              keys.hash(id), keys.events(id), keys.leases(id), keys.nodes(id), keys.nodeInfo(id));
     }
 
     @Test

@@ -18,11 +18,11 @@ class BreakerSnapshotTest {
   private static final BreakerId ID = BreakerId.parse("checkout:payments");
 
   private static BreakerSnapshot snapshot(Map<String, String> fields, long now) {
-    return new BreakerSnapshot(ID, fields, List.of(), List.of(), now);
+    return new BreakerSnapshot(ID, fields, List.of(), List.of(), List.of(), now);
   }
 
   private static BreakerSnapshot snapshot(List<ProbeLease> leases, long now) {
-    return new BreakerSnapshot(ID, Map.of("state", "HALF_OPEN"), leases, List.of(), now);
+    return new BreakerSnapshot(ID, Map.of("state", "HALF_OPEN"), leases, List.of(), List.of(), now);
   }
 
   @Nested

@@ -60,6 +60,7 @@ class LuaScriptsTest {
           "XREVRANGE",
           "XTRIM",
           "ZADD",
+          "ZRANGEBYSCORE",
           "ZCARD",
           "ZRANGE",
           "ZREM",
@@ -256,15 +257,17 @@ class LuaScriptsTest {
   class Keys {
 
     @Test
-    @DisplayName("H, EV and LEASES are KEYS[1..3] and never reassigned")
+    @DisplayName("H, EV, LEASES, NODES and NODEINFO are KEYS[1..5] and never reassigned")
     void keyNamesBoundToKeys() {
       String prelude = code(resource(PRELUDE));
 
       String binding = "local H, EV, LEASES = KEYS[1], KEYS[2], KEYS[3]";
-      assertThat(prelude).containsOnlyOnce(binding);
+      String nodes = "local NODES, NODEINFO = KEYS[4], KEYS[5]";
+      assertThat(prelude).containsOnlyOnce(binding).containsOnlyOnce(nodes);
       for (BreakerScript script : BreakerScript.values()) {
-        String rest = code(script.body()).replace(binding, "");
-        Matcher assign = Pattern.compile("(?<![\\w.])(H|EV|LEASES|KEYS)\\s*=(?!=)").matcher(rest);
+        String rest = code(script.body()).replace(binding, "").replace(nodes, "");
+        Matcher assign =
+            Pattern.compile("(?<![\\w.])(H|EV|LEASES|NODES|NODEINFO|KEYS)\\s*=(?!=)").matcher(rest);
         List<String> assignments = new ArrayList<>();
         while (assign.find()) {
           assignments.add(assign.group());
@@ -308,7 +311,7 @@ class LuaScriptsTest {
         } else {
           assertThat(key)
               .as("key of %s in %s", m.group(), script.file())
-              .isIn("H", "EV", "LEASES", "KEYS[1]");
+              .isIn("H", "EV", "LEASES", "NODES", "NODEINFO", "KEYS[1]");
         }
       }
     }

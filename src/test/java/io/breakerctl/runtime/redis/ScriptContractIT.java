@@ -534,6 +534,33 @@ class ScriptContractIT {
     assertThat(beyond.forwarded()).isEqualTo(ev.get(149).streamId());
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName("heartbeats: written with a flush, read back per node with Redis time")
+  void heartbeats(StoreTarget t) {
+    BreakerId id = fresh(t, "beat");
+    Policy p = policy().build();
+    NodeHeartbeat a = new NodeHeartbeat("node-a", State.CLOSED, "*:*", 3, false, 0);
+    NodeHeartbeat b = new NodeHeartbeat("node-b", State.OPEN, "it-beat:*", 1, true, 0);
+
+    await(t.store.record(id, new Outcome("node-a", 0, 5, -1, "", ""), p, a));
+    await(t.store.record(id, new Outcome("node-b", 0, 1, -1, "", ""), p, b));
+    await(t.store.record(id, new Outcome("node-a", 0, 2, -1, "", ""), p, a));
+
+    BreakerSnapshot s = await(t.store.snapshot(id, 0));
+    assertThat(s.nodes())
+        .extracting(NodeHeartbeat::node)
+        .containsExactlyInAnyOrder("node-a", "node-b");
+    NodeHeartbeat readB =
+        s.nodes().stream().filter(n -> n.node().equals("node-b")).findFirst().orElseThrow();
+    assertThat(readB.state()).isEqualTo(State.OPEN);
+    assertThat(readB.policyId()).isEqualTo("it-beat:*");
+    assertThat(readB.policyVersion()).isEqualTo(1);
+    assertThat(readB.degraded()).isTrue();
+    assertThat(readB.atMillis()).isBetween(s.redisTimeMillis() - 60_000, s.redisTimeMillis());
+    assertThat(s.number("successesTotal")).isEqualTo(8);
+  }
+
   private static OverrideResult override(
       StoreTarget t, BreakerId id, OverrideKind kind, Duration duration) {
     return await(

@@ -1,0 +1,55 @@
+package io.breakerctl.runtime.redis;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.breakerctl.runtime.model.State;
+
+/**
+ * What one node last reported about one breaker: the fleet view. Written by the record script into
+ * the breaker's {@code :nodes} (last seen) and {@code :nodeinfo} (this, as JSON) keys with the
+ * node's batched flush.
+ *
+ * @param node the node id
+ * @param state the node's local view of the breaker
+ * @param policyId the policy the node runs (empty: its registry defaults)
+ * @param policyVersion the version it runs (0: not a control-plane version)
+ * @param degraded whether the node has lost Redis and runs on its local machine
+ * @param atMillis Redis time of the heartbeat (0 before it is stored)
+ */
+public record NodeHeartbeat(
+    String node,
+    State state,
+    String policyId,
+    long policyVersion,
+    boolean degraded,
+    long atMillis) {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The JSON the record script stores (the script adds {@code at}). */
+  public String toJson() {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("state", state.code());
+    o.put("policyId", policyId == null ? "" : policyId);
+    o.put("policyVersion", policyVersion);
+    o.put("degraded", degraded);
+    return o.toString();
+  }
+
+  /** Parses a stored heartbeat; unknown or broken values read as an unknown CLOSED node. */
+  public static NodeHeartbeat parse(String node, String json, long lastSeenMillis) {
+    try {
+      JsonNode o = JSON.readTree(json);
+      return new NodeHeartbeat(
+          node,
+          State.fromCode(o.path("state").asText("CLOSED")),
+          o.path("policyId").asText(""),
+          o.path("policyVersion").asLong(0),
+          o.path("degraded").asBoolean(false),
+          o.path("at").asLong(lastSeenMillis));
+    } catch (Exception e) {
+      return new NodeHeartbeat(node, State.CLOSED, "", 0, false, lastSeenMillis);
+    }
+  }
+}
