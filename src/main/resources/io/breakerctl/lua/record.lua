@@ -9,7 +9,7 @@
 --          pruned here (at most 10 per call), so there are no per-node keys to expire.
 --
 -- Returns {effectiveState, windowFailures, windowCalls, transitioned 0|1, generation, eventId,
---          epoch, accepted 0|1, reason}.
+--          epoch, accepted 0|1, reason, openUntil}.
 --
 -- The window is time-bucketed: BUCKETS buckets of windowMillis/BUCKETS. winFailures/winCalls are
 -- maintained totals, curFailures/curCalls the newest bucket (number winBucket); older buckets
@@ -158,4 +158,5 @@ if beat ~= '' then
     redis.call('PEXPIRE', NODEINFO, IDLE_TTL)
   end
 end
-return { state, wf, wc, event ~= '' and 1 or 0, B.generation, event, B.epoch, accepted, reason }
+return { state, wf, wc, event ~= '' and 1 or 0, B.generation, event, B.epoch, accepted, reason,
+  num('openUntil', 0) }

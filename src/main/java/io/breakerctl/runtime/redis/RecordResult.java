@@ -16,6 +16,7 @@ import java.util.List;
  * @param epoch the breaker's incarnation
  * @param accepted whether the outcome counted toward state (false for stale results)
  * @param reason COUNTED, STALE_GENERATION, STALE_LEASE, LEASE_EXPIRED or NOT_COUNTED
+ * @param openUntilMillis end of the open window (Redis ms) when the machine is OPEN, else 0
  */
 public record RecordResult(
     State state,
@@ -26,7 +27,8 @@ public record RecordResult(
     String eventId,
     String epoch,
     boolean accepted,
-    String reason) {
+    String reason,
+    long openUntilMillis) {
 
   static RecordResult of(List<Object> r) {
     return new RecordResult(
@@ -38,6 +40,7 @@ public record RecordResult(
         Replies.str(r, 5),
         Replies.str(r, 6),
         Replies.flag(r, 7),
-        Replies.str(r, 8));
+        Replies.str(r, 8),
+        Replies.num(r, 9));
   }
 }

@@ -2,6 +2,7 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
@@ -26,6 +27,8 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -58,17 +61,23 @@ public final class RedisBreakerStore implements AutoCloseable {
   private final RedisClusterAsyncCommands<String, String> commands;
   private final StatefulRedisClusterConnection<String, String> cluster;
   private final AutoCloseable owned;
+  private final AbstractRedisClient client;
+  private final Duration timeout;
   private final BreakerKeys keys;
   private final String idleTtlMillis;
   private final Map<Policy, List<String>> policyArgs = new ConcurrentHashMap<>();
 
   private RedisBreakerStore(
+      AbstractRedisClient client,
       StatefulConnection<String, String> connection,
       RedisClusterAsyncCommands<String, String> commands,
       StatefulRedisClusterConnection<String, String> cluster,
       AutoCloseable owned,
       String prefix,
-      Duration idleTtl) {
+      Duration idleTtl,
+      Duration timeout) {
+    this.client = client;
+    this.timeout = timeout;
     this.connection = connection;
     this.commands = commands;
     this.cluster = cluster;
@@ -99,7 +108,9 @@ public final class RedisBreakerStore implements AutoCloseable {
     String where = String.join(",", config.uris());
     SocketOptions socket =
         SocketOptions.builder().connectTimeout(config.timeout()).keepAlive(true).build();
-    TimeoutOptions timeouts = TimeoutOptions.enabled(config.timeout());
+    // Commands are bounded by the connection's timeout: the connect timeout while connecting,
+    // then the command timeout (setTimeout below).
+    TimeoutOptions timeouts = TimeoutOptions.enabled();
     try {
       if (uris.size() == 1) {
         RedisClient client = RedisClient.create(uris.get(0));
@@ -118,7 +129,9 @@ public final class RedisBreakerStore implements AutoCloseable {
         }
         String info = await(c.async().info("cluster"), config.timeout(), "INFO cluster", where);
         if (!info.contains("cluster_enabled:1")) {
+          c.setTimeout(config.commandTimeout());
           return new RedisBreakerStore(
+              client,
               c,
               c.async(),
               null,
@@ -127,7 +140,8 @@ public final class RedisBreakerStore implements AutoCloseable {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
               },
               config.prefix(),
-              config.idleTtl());
+              config.idleTtl(),
+              config.commandTimeout());
         }
         c.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
@@ -158,7 +172,9 @@ public final class RedisBreakerStore implements AutoCloseable {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         throw e;
       }
+      c.setTimeout(config.commandTimeout());
       return new RedisBreakerStore(
+          client,
           c,
           c.async(),
           c,
@@ -167,22 +183,99 @@ public final class RedisBreakerStore implements AutoCloseable {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
           },
           config.prefix(),
-          config.idleTtl());
+          config.idleTtl(),
+          config.commandTimeout());
     } catch (RuntimeException e) {
       throw StoreErrors.translate("connect to " + where, e);
     }
   }
 
-  /** A store on a connection the caller owns (and closes). */
-  public static RedisBreakerStore on(
-      StatefulRedisConnection<String, String> connection, String prefix, Duration idleTtl) {
-    return new RedisBreakerStore(connection, connection.async(), null, null, prefix, idleTtl);
+  /**
+   * A store on a Lettuce client the caller owns: the store opens (and closes) its own connections
+   * on it; the client's options (timeouts, disconnected behaviour) apply.
+   */
+  public static RedisBreakerStore create(
+      RedisClient client, String prefix, Duration idleTtl, Duration timeout) {
+    try {
+      StatefulRedisConnection<String, String> c = client.connect();
+      return new RedisBreakerStore(client, c, c.async(), null, c::close, prefix, idleTtl, timeout);
+    } catch (RuntimeException e) {
+      throw StoreErrors.translate("connect", e);
+    }
   }
 
-  /** A store on a cluster connection the caller owns (and closes). */
-  public static RedisBreakerStore on(
-      StatefulRedisClusterConnection<String, String> connection, String prefix, Duration idleTtl) {
-    return new RedisBreakerStore(connection, connection.async(), connection, null, prefix, idleTtl);
+  /**
+   * A store on a Lettuce cluster client the caller owns (see {@link #create(RedisClient, ...)}).
+   */
+  public static RedisBreakerStore create(
+      RedisClusterClient client, String prefix, Duration idleTtl, Duration timeout) {
+    try {
+      StatefulRedisClusterConnection<String, String> c = client.connect();
+      return new RedisBreakerStore(client, c, c.async(), c, c::close, prefix, idleTtl, timeout);
+    } catch (RuntimeException e) {
+      throw StoreErrors.translate("connect", e);
+    }
+  }
+
+  /**
+   * Subscribes to the transitions and warmed policies of every breaker under this prefix (the
+   * {@code <prefix>:events} channel; JSON messages). {@code onSubscribed} runs after every
+   * (re)subscription, e.g. after a reconnect, when messages may have been missed. Close the
+   * returned handle to unsubscribe.
+   *
+   * @throws StoreUnavailableException when the subscription cannot be made within the timeout
+   */
+  public AutoCloseable subscribe(Consumer<String> onMessage, Runnable onSubscribed) {
+    RedisPubSubAdapter<String, String> listener =
+        new RedisPubSubAdapter<>() {
+          @Override
+          public void message(String channel, String message) {
+            onMessage.accept(message);
+          }
+
+          @Override
+          public void subscribed(String channel, long count) {
+            onSubscribed.run();
+          }
+        };
+    try {
+      StatefulRedisPubSubConnection<String, String> pubsub =
+          client instanceof RedisClusterClient cc
+              ? cc.connectPubSub()
+              : ((RedisClient) client).connectPubSub();
+      pubsub.addListener(listener);
+      pubsub.async().subscribe(keys.channel()).get(timeout.toMillis() + 100, TimeUnit.MILLISECONDS);
+      return pubsub::close;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreUnavailableException("subscribe to " + keys.channel() + " interrupted", e);
+    } catch (Exception e) {
+      throw StoreErrors.translate("subscribe to " + keys.channel(), e);
+    }
+  }
+
+  /** Reads a breaker's state hash with the Redis time (no leases, events or heartbeats). */
+  public CompletableFuture<BreakerSnapshot> state(BreakerId id) {
+    CompletableFuture<Map<String, String>> fields =
+        commands.hgetall(keys.hash(id)).toCompletableFuture();
+    CompletableFuture<Long> time = timeAt(keys.hash(id));
+    return fields
+        .thenCombine(
+            time,
+            (f, t) ->
+                new BreakerSnapshot(id, new LinkedHashMap<>(f), List.of(), List.of(), List.of(), t))
+        .handle(
+            (v, err) -> {
+              if (err != null) {
+                throw StoreErrors.translate("read " + id, err);
+              }
+              return v;
+            });
+  }
+
+  /** Round-trips a PING (health check of the connection). */
+  public CompletableFuture<String> ping() {
+    return guard("PING", commands.ping());
   }
 
   /** The key layout in use. */

@@ -12,8 +12,11 @@ import java.util.Objects;
  * @param timeout bounds connecting and every command (the runtime uses 50 ms, the CLI 5 s)
  * @param prefix the key prefix ({@link BreakerKeys#DEFAULT_PREFIX} by default)
  * @param idleTtl how long an unused breaker's keys live (7 days by default)
+ * @param commandTimeout bounds every command once connected (by default {@code timeout}); the
+ *     runtime connects within {@code timeout} and then bounds each command by 50 ms
  */
-public record StoreConfig(List<String> uris, Duration timeout, String prefix, Duration idleTtl) {
+public record StoreConfig(
+    List<String> uris, Duration timeout, String prefix, Duration idleTtl, Duration commandTimeout) {
 
   /** Default command and connect timeout: 5 s. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
@@ -35,6 +38,10 @@ public record StoreConfig(List<String> uris, Duration timeout, String prefix, Du
     if (idleTtl.toMillis() < 1000) {
       throw new IllegalArgumentException("idleTtl must be >= 1s but was " + idleTtl);
     }
+    commandTimeout = commandTimeout == null ? timeout : commandTimeout;
+    if (commandTimeout.isNegative() || commandTimeout.isZero()) {
+      throw new IllegalArgumentException("commandTimeout must be > 0 but was " + commandTimeout);
+    }
   }
 
   /** A builder with defaults: redis://127.0.0.1:6379, 5 s, prefix cb, 7 days. */
@@ -48,8 +55,15 @@ public record StoreConfig(List<String> uris, Duration timeout, String prefix, Du
     private Duration timeout = DEFAULT_TIMEOUT;
     private String prefix = BreakerKeys.DEFAULT_PREFIX;
     private Duration idleTtl = DEFAULT_IDLE_TTL;
+    private Duration commandTimeout;
 
     private Builder() {}
+
+    /** Bound of every command once connected (default: the timeout). */
+    public Builder commandTimeout(Duration commandTimeout) {
+      this.commandTimeout = commandTimeout;
+      return this;
+    }
 
     /** One URI, or several comma-separated seed nodes. */
     public Builder uri(String uri) {
@@ -83,7 +97,7 @@ public record StoreConfig(List<String> uris, Duration timeout, String prefix, Du
 
     /** Builds the configuration. */
     public StoreConfig build() {
-      return new StoreConfig(uris, timeout, prefix, idleTtl);
+      return new StoreConfig(uris, timeout, prefix, idleTtl, commandTimeout);
     }
   }
 }

@@ -1,0 +1,195 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.redis.BreakerKeys;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * The breakers of one node (process). Build with {@link #builder()}; close on shutdown (flushes
+ * pending successes, stops background work, closes the connections it opened).
+ *
+ * <pre>{@code
+ * BreakerRegistry registry = BreakerRegistry.builder()
+ *     .redisUri("redis://redis:6379").nodeId("claims-7f9c").build();
+ * CircuitBreaker members = registry.breaker("claims-service:member-service");
+ * Member m = members.call(() -> memberClient.get(id));
+ * }</pre>
+ */
+public interface BreakerRegistry extends AutoCloseable {
+
+  /** The breaker with this id (created on first use; the same instance afterwards). */
+  CircuitBreaker breaker(BreakerId id);
+
+  /** The breaker with this id. */
+  default CircuitBreaker breaker(String id) {
+    return breaker(BreakerId.parse(id));
+  }
+
+  /** This node's id, as it appears in heartbeats and leases. */
+  String nodeId();
+
+  /** The mode of every breaker of this registry. */
+  Mode mode();
+
+  /** Whether Redis is currently unreachable (the node decides alone). */
+  boolean degraded();
+
+  /** Flushes pending outcomes (best effort) and releases everything the registry started. */
+  @Override
+  void close();
+
+  /** A builder with defaults: HYBRID, 50 ms command timeout, 1 s refresh and flush. */
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a registry. */
+  final class Builder {
+    String redisUri;
+    RedisClient redisClient;
+    RedisClusterClient redisClusterClient;
+    String nodeId = "node-" + UUID.randomUUID().toString().substring(0, 8);
+    Mode mode = Mode.HYBRID;
+    Policy defaults = Policy.DEFAULT;
+    Duration commandTimeout = Duration.ofMillis(50);
+    Duration connectTimeout = Duration.ofSeconds(1);
+    Duration refreshInterval = Duration.ofSeconds(1);
+    Duration flushInterval = Duration.ofSeconds(1);
+    Duration idleTtl = Duration.ofDays(7);
+    String prefix = BreakerKeys.DEFAULT_PREFIX;
+    Clock clock = Clock.systemUTC();
+    boolean rejectionStackTraces;
+    PolicySource policySource;
+
+    Builder() {}
+
+    /** Redis to connect to: one URI, or comma-separated cluster seeds. */
+    public Builder redisUri(String uri) {
+      this.redisUri = Objects.requireNonNull(uri, "uri");
+      return this;
+    }
+
+    /** An existing Lettuce client (its options apply; the registry opens its own connections). */
+    public Builder redisClient(RedisClient client) {
+      this.redisClient = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /** An existing Lettuce cluster client. */
+    public Builder redisClusterClient(RedisClusterClient client) {
+      this.redisClusterClient = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /** This node's id (default: a random one). */
+    public Builder nodeId(String nodeId) {
+      if (nodeId == null || nodeId.isBlank() || nodeId.contains("|")) {
+        throw new IllegalArgumentException(
+            "nodeId must be non-blank without '|' but was '" + nodeId + "'");
+      }
+      this.nodeId = nodeId;
+      return this;
+    }
+
+    /** The mode (default HYBRID). */
+    public Builder mode(Mode mode) {
+      this.mode = Objects.requireNonNull(mode, "mode");
+      return this;
+    }
+
+    /** The policy used while none is warmed in Redis and no control plane resolves one. */
+    public Builder defaults(Policy defaults) {
+      this.defaults = Objects.requireNonNull(defaults, "defaults");
+      return this;
+    }
+
+    /** Bound of every Redis command a call may wait on (default 50 ms). */
+    public Builder commandTimeout(Duration timeout) {
+      this.commandTimeout = positive("commandTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * Bound of connecting to Redis (default 1 s); {@link #build()} waits at most this long, then
+     * starts degraded and keeps connecting in the background.
+     */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = positive("connectTimeout", timeout);
+      return this;
+    }
+
+    /** How often the shared view is re-read (default 1 s). */
+    public Builder refreshInterval(Duration interval) {
+      this.refreshInterval = positive("refreshInterval", interval);
+      return this;
+    }
+
+    /** How often pending successes and heartbeats are flushed (default 1 s). */
+    public Builder flushInterval(Duration interval) {
+      this.flushInterval = positive("flushInterval", interval);
+      return this;
+    }
+
+    /** The key prefix (default {@code cb}). */
+    public Builder prefix(String prefix) {
+      BreakerKeys.withPrefix(prefix);
+      this.prefix = prefix;
+      return this;
+    }
+
+    /** Idle expiry of breaker keys (default 7 days). */
+    public Builder idleTtl(Duration ttl) {
+      this.idleTtl = positive("idleTtl", ttl);
+      return this;
+    }
+
+    /** The clock of the local state machines (tests). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Whether rejections carry a stack trace (default false: they are expected and frequent). */
+    public Builder rejectionStackTraces(boolean enabled) {
+      this.rejectionStackTraces = enabled;
+      return this;
+    }
+
+    /**
+     * Where to resolve a policy when Redis holds none for a breaker (e.g. the MongoDB control
+     * plane); the source also warms what it resolves.
+     */
+    public Builder policySource(PolicySource source) {
+      this.policySource = source;
+      return this;
+    }
+
+    /**
+     * Builds the registry. Never fails because Redis is down: the registry then starts degraded and
+     * connects in the background.
+     */
+    public BreakerRegistry build() {
+      if (mode != Mode.LOCAL
+          && redisUri == null
+          && redisClient == null
+          && redisClusterClient == null) {
+        throw new IllegalStateException(mode + " mode needs Redis: set redisUri or redisClient");
+      }
+      return new DefaultBreakerRegistry(this);
+    }
+
+    private static Duration positive(String name, Duration d) {
+      Objects.requireNonNull(d, name);
+      if (d.isZero() || d.isNegative()) {
+        throw new IllegalArgumentException(name + " must be > 0 but was " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+
+/**
+ * A read-only view of a breaker as this node sees it.
+ *
+ * @param id the breaker
+ * @param mode its mode
+ * @param state the state this node acts on now
+ * @param sharedState the fleet's state from the last shared view (LOCAL: the local state)
+ * @param generation the generation of the shared (or local) machine
+ * @param policy the policy in force on this node
+ * @param policyId the policy id it came from (empty: the registry's defaults)
+ * @param policyVersion its version (0: not a control-plane version)
+ * @param degraded whether Redis is unreachable and the node decides alone
+ * @param pendingSuccesses successes not yet flushed to Redis
+ */
+public record BreakerView(
+    BreakerId id,
+    Mode mode,
+    State state,
+    State sharedState,
+    String generation,
+    Policy policy,
+    String policyId,
+    long policyVersion,
+    boolean degraded,
+    long pendingSuccesses) {}

@@ -1,0 +1,42 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.State;
+
+/**
+ * A call was rejected by a breaker. Carries no stack trace by default: rejections are expected and
+ * frequent while a dependency is down.
+ */
+public final class CallNotPermittedException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final transient BreakerId breaker;
+  private final State state;
+  private final String reason;
+
+  CallNotPermittedException(BreakerId breaker, State state, String reason, boolean stackTrace) {
+    super(
+        "breaker " + breaker + " is " + state + " (" + reason + "): call not permitted",
+        null,
+        false,
+        stackTrace);
+    this.breaker = breaker;
+    this.state = state;
+    this.reason = reason;
+  }
+
+  /** The breaker that rejected the call. */
+  public BreakerId breaker() {
+    return breaker;
+  }
+
+  /** Its state at the decision. */
+  public State state() {
+    return state;
+  }
+
+  /** The reason code (OPEN, FORCED_OPEN, PROBES_BUSY). */
+  public String reason() {
+    return reason;
+  }
+}

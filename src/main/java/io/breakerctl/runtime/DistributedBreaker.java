@@ -1,0 +1,638 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.local.LocalStateMachine;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.StoreFailureMode;
+import io.breakerctl.runtime.redis.AcquireResult;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
+import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreException;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * One breaker in any {@link Mode}. LOCAL decides with the local state machine; SHARED asks the
+ * acquire script for every call; HYBRID decides from the shared view, asks Redis only for probe
+ * leases, records failures off the caller's path and flushes successes in batches. Whenever Redis
+ * is unavailable the policy's {@code storeFailureMode} decides, and the local machine, which sees
+ * every outcome, is ready to take over.
+ */
+final class DistributedBreaker implements CircuitBreaker {
+  /** How long LAST_KNOWN trusts a shared view that can no longer be refreshed. */
+  static final long LAST_KNOWN_MILLIS = 30_000;
+
+  private record Resolved(Policy policy, String policyId, long version) {}
+
+  private final BreakerId id;
+  private final DefaultBreakerRegistry registry;
+  private final LocalStateMachine local;
+  private final LongAdder pendingSuccesses = new LongAdder();
+  private final AtomicLong degradedFailures = new AtomicLong();
+  private final List<Consumer<CircuitEvent>> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicBoolean probing = new AtomicBoolean();
+  private volatile Resolved resolved;
+  private volatile SharedView view;
+  private volatile Callable<Boolean> probe;
+  private volatile long lastPolicyLookup;
+
+  DistributedBreaker(BreakerId id, DefaultBreakerRegistry registry) {
+    this.id = id;
+    this.registry = registry;
+    Policy defaults = registry.defaults();
+    this.resolved = new Resolved(defaults, "", 0);
+    this.local = new LocalStateMachine(defaults, registry.clock());
+    local.onTransition(
+        t -> {
+          if (localDecides()) {
+            emit(CircuitEvent.Type.TRANSITION, t.from(), t.to(), t.cause().name());
+          }
+        });
+  }
+
+  @Override
+  public BreakerId id() {
+    return id;
+  }
+
+  Policy policy() {
+    return resolved.policy();
+  }
+
+  private boolean localDecides() {
+    return registry.mode() == Mode.LOCAL
+        || (!registry.guard().up()
+            && resolved.policy().storeFailureMode() == StoreFailureMode.LOCAL_ONLY);
+  }
+
+  private String node() {
+    return registry.nodeId();
+  }
+
+  private long now() {
+    return registry.clock().millis();
+  }
+
+  // ---- calls -------------------------------------------------------------------------------
+
+  @Override
+  public <T> T callChecked(Callable<T> call) throws Exception {
+    Permission p = tryAcquire();
+    if (!p.allowed()) {
+      throw rejection(p);
+    }
+    long start = System.nanoTime();
+    T result;
+    try {
+      result = call.call();
+    } catch (Exception | Error e) {
+      p.onFailure(e, System.nanoTime() - start);
+      throw e;
+    }
+    p.onSuccess(System.nanoTime() - start);
+    return result;
+  }
+
+  @Override
+  public <T> T call(Supplier<T> call) {
+    Permission p = tryAcquire();
+    if (!p.allowed()) {
+      throw rejection(p);
+    }
+    long start = System.nanoTime();
+    T result;
+    try {
+      result = call.get();
+    } catch (RuntimeException | Error e) {
+      p.onFailure(e, System.nanoTime() - start);
+      throw e;
+    }
+    p.onSuccess(System.nanoTime() - start);
+    return result;
+  }
+
+  private CallNotPermittedException rejection(Permission p) {
+    return new CallNotPermittedException(
+        id, p.state(), p.reason(), registry.rejectionStackTraces());
+  }
+
+  @Override
+  public Permission tryAcquire() {
+    Mode mode = registry.mode();
+    if (mode == Mode.LOCAL) {
+      return fromLocal(local.tryAcquire(node()));
+    }
+    if (!registry.guard().up()) {
+      return degradedAcquire();
+    }
+    if (mode == Mode.SHARED) {
+      return sharedAcquire();
+    }
+    SharedView v = view;
+    State s = v == null ? State.CLOSED : v.effective(now());
+    long gen = v == null ? -1 : v.generation();
+    switch (s) {
+      case CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY:
+        return new Grant(this, true, s, s.name(), gen, "", false);
+      case OPEN, FORCED_OPEN:
+        return reject(s, s.name());
+      default:
+        if (!resolved.policy().enabled()) {
+          return new Grant(this, true, s, "POLICY_DISABLED", gen, "", false);
+        }
+        if (probe != null) {
+          triggerProbe();
+          return reject(State.HALF_OPEN, "PROBE_PENDING");
+        }
+        return sharedAcquire();
+    }
+  }
+
+  private Permission sharedAcquire() {
+    RedisBreakerStore store = registry.store();
+    try {
+      AcquireResult r = RedisBreakerStore.await(store.acquire(id, node(), resolved.policy()));
+      registry.guard().success();
+      learn(r);
+      if (!r.allowed()) {
+        return reject(r.state(), r.reason());
+      }
+      return new Grant(
+          this, true, r.state(), r.reason(), parse(r.generation()), r.leaseId(), false);
+    } catch (StoreException e) {
+      registry.guard().failure(e);
+      return degradedAcquire();
+    }
+  }
+
+  private Permission degradedAcquire() {
+    StoreFailureMode m = resolved.policy().storeFailureMode();
+    SharedView v = view;
+    if (m == StoreFailureMode.ALLOW_ALL) {
+      return new Grant(
+          this,
+          true,
+          v == null ? State.CLOSED : v.effective(now()),
+          "DEGRADED_ALLOW",
+          -1,
+          "",
+          true);
+    }
+    if (m == StoreFailureMode.LAST_KNOWN
+        && v != null
+        && now() - v.readAtMillis() < LAST_KNOWN_MILLIS) {
+      State s = v.effective(now());
+      if (s.rejects()) {
+        return reject(s, s.name());
+      }
+      if (s != State.HALF_OPEN) {
+        return new Grant(this, true, s, "LAST_KNOWN", -1, "", true);
+      }
+    }
+    return fromLocal(local.tryAcquire(node()));
+  }
+
+  private Permission fromLocal(LocalStateMachine.Admission a) {
+    if (!a.allowed()) {
+      return reject(a.state(), a.reason());
+    }
+    return new Grant(
+        this,
+        true,
+        a.state(),
+        a.reason(),
+        a.generation(),
+        a.leaseId() == null ? "" : a.leaseId(),
+        true);
+  }
+
+  private Permission reject(State s, String reason) {
+    emit(CircuitEvent.Type.REJECTED, s, s, reason);
+    return new Grant(this, false, s, reason, -1, "", false);
+  }
+
+  /** A permission and, once reported, its outcome. */
+  private static final class Grant implements Permission {
+    private final DistributedBreaker breaker;
+    private final boolean allowed;
+    private final State state;
+    private final String reason;
+    private final long generation;
+    private final String lease;
+    private final boolean local;
+    private final AtomicBoolean reported = new AtomicBoolean();
+
+    Grant(
+        DistributedBreaker breaker,
+        boolean allowed,
+        State state,
+        String reason,
+        long generation,
+        String lease,
+        boolean local) {
+      this.breaker = breaker;
+      this.allowed = allowed;
+      this.state = state;
+      this.reason = reason;
+      this.generation = generation;
+      this.lease = lease;
+      this.local = local;
+    }
+
+    @Override
+    public boolean allowed() {
+      return allowed;
+    }
+
+    @Override
+    public State state() {
+      return state;
+    }
+
+    @Override
+    public String reason() {
+      return reason;
+    }
+
+    @Override
+    public String lease() {
+      return lease;
+    }
+
+    @Override
+    public void onSuccess(long nanos) {
+      if (allowed && reported.compareAndSet(false, true)) {
+        breaker.complete(this, false, nanos);
+      }
+    }
+
+    @Override
+    public void onFailure(Object throwableOrResult, long nanos) {
+      if (allowed && reported.compareAndSet(false, true)) {
+        breaker.complete(this, true, nanos);
+      }
+    }
+  }
+
+  private void complete(Grant g, boolean failure, long nanos) {
+    long millis = nanos / 1_000_000;
+    Mode mode = registry.mode();
+    if (g.local) {
+      local.record(
+          failure ? 1 : 0,
+          failure ? 0 : 1,
+          millis,
+          g.generation,
+          g.lease.isEmpty() ? null : g.lease,
+          node());
+    } else {
+      local.record(failure ? 1 : 0, failure ? 0 : 1, millis, -1, null, node());
+    }
+    if (mode == Mode.LOCAL) {
+      return;
+    }
+    if (g.local || !registry.guard().up()) {
+      if (failure || isSlow(millis)) {
+        degradedFailures.incrementAndGet();
+      } else {
+        pendingSuccesses.increment();
+      }
+      return;
+    }
+    String gen = g.generation < 0 ? "" : Long.toString(g.generation);
+    if (!g.lease.isEmpty()) {
+      record(
+          Outcome.probe(node(), gen, g.lease, !failure),
+          failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED);
+    } else if (mode == Mode.SHARED) {
+      record(new Outcome(node(), failure ? 1 : 0, failure ? 0 : 1, millis, gen, ""), null);
+    } else if (failure) {
+      record(new Outcome(node(), 1, pendingSuccesses.sumThenReset(), millis, gen, ""), null);
+    } else if (isSlow(millis)) {
+      record(new Outcome(node(), 0, 1 + pendingSuccesses.sumThenReset(), millis, gen, ""), null);
+    } else {
+      pendingSuccesses.increment();
+    }
+  }
+
+  private boolean isSlow(long millis) {
+    return resolved.policy().slowCallMillis().isPresent()
+        && millis >= resolved.policy().slowCallMillis().getAsInt();
+  }
+
+  private void record(Outcome o, CircuitEvent.Type probeEvent) {
+    State before = acting();
+    registry
+        .store()
+        .record(id, o, resolved.policy())
+        .whenComplete(
+            (r, e) -> {
+              if (e != null) {
+                registry.guard().failure(e);
+                if (o.failures() > 0) {
+                  degradedFailures.addAndGet(o.failures());
+                }
+                pendingSuccesses.add(o.successes());
+                return;
+              }
+              registry.guard().success();
+              if (probeEvent != null) {
+                emit(probeEvent, before, r.state(), r.reason());
+              }
+              learn(r, before);
+            });
+  }
+
+  // ---- learning the shared state ------------------------------------------------------------
+
+  private void learn(AcquireResult r) {
+    SharedView v = view;
+    if (v == null) {
+      registry.refreshSoon(this);
+      return;
+    }
+    long gen = parse(r.generation());
+    if (gen != v.generation() || !r.epoch().equals(v.epoch())) {
+      registry.refreshSoon(this);
+    }
+  }
+
+  private void learn(RecordResult r, State before) {
+    SharedView v = view;
+    long gen = parse(r.generation());
+    if (v != null && r.epoch().equals(v.epoch()) && gen <= v.generation()) {
+      return;
+    }
+    State stored = r.state().isOverride() ? (v == null ? State.CLOSED : v.stored()) : r.state();
+    State override = r.state().isOverride() ? r.state() : null;
+    long offset = v == null ? 0 : v.offsetMillis();
+    apply(
+        new SharedView(
+            stored,
+            r.openUntilMillis(),
+            override,
+            v == null ? 0 : v.overrideUntil(),
+            gen,
+            r.epoch(),
+            offset,
+            now()),
+        r.transitioned() ? "WON_HERE" : "RECORD");
+    if (r.transitioned()) {
+      registry.transitionWon(id);
+    }
+    registry.refreshSoon(this);
+  }
+
+  /** Applies a pub/sub message about this breaker (already parsed). */
+  void onMessage(String type, State to, String cause, long generation, String epoch, long until) {
+    if (!"transition".equals(type)) {
+      registry.refreshSoon(this);
+      return;
+    }
+    SharedView v = view;
+    long offset = v == null ? 0 : v.offsetMillis();
+    State stored = v == null ? State.CLOSED : v.stored();
+    State override = v == null ? null : v.override();
+    long overrideUntil = v == null ? 0 : v.overrideUntil();
+    long openUntil = v == null ? 0 : v.openUntil();
+    if (to.isOverride()) {
+      override = to;
+      overrideUntil = until;
+    } else {
+      override = null;
+      overrideUntil = 0;
+      stored = to;
+      if (to == State.OPEN) {
+        openUntil = until;
+      }
+    }
+    apply(
+        new SharedView(
+            stored, openUntil, override, overrideUntil, generation, epoch, offset, now()),
+        cause);
+    registry.refreshSoon(this);
+  }
+
+  /** Applies a full read of the breaker's hash (refresh, reconcile). */
+  void onSnapshot(BreakerSnapshot s) {
+    apply(SharedView.of(s, now()), "REFRESH");
+    adoptPolicy(s.warmedPolicy().orElse(null));
+  }
+
+  private void apply(SharedView next, String cause) {
+    State before;
+    synchronized (this) {
+      SharedView v = view;
+      if (v != null && !v.supersededBy(next)) {
+        return;
+      }
+      before = v == null ? State.CLOSED : v.effective(now());
+      view = next;
+    }
+    State after = next.effective(now());
+    if (after != before && !localDecides()) {
+      emit(CircuitEvent.Type.TRANSITION, before, after, cause);
+    }
+  }
+
+  private void adoptPolicy(WarmedPolicy warmed) {
+    Resolved r = resolved;
+    if (warmed == null) {
+      PolicySource source = registry.policySource();
+      if (source != null && r.version() == 0 && now() - lastPolicyLookup > 30_000) {
+        lastPolicyLookup = now();
+        registry.background(() -> source.resolveAndWarm(id).ifPresent(this::adopt));
+      }
+      return;
+    }
+    adopt(warmed);
+  }
+
+  private void adopt(WarmedPolicy w) {
+    Resolved r = resolved;
+    if (w.policyId().equals(r.policyId())
+        && w.version() == r.version()
+        && w.policy().equals(r.policy())) {
+      return;
+    }
+    resolved = new Resolved(w.policy(), w.policyId(), w.version());
+    local.setPolicy(w.policy());
+    State s = acting();
+    emit(CircuitEvent.Type.POLICY_ADOPTED, s, s, w.policyId() + "@" + w.version());
+  }
+
+  // ---- background work driven by the registry ----------------------------------------------
+
+  /** Flushes pending successes with this node's heartbeat (HYBRID, SHARED). */
+  void flush() {
+    RedisBreakerStore store = registry.store();
+    if (store == null) {
+      return;
+    }
+    boolean up = registry.guard().up();
+    long n = up ? pendingSuccesses.sumThenReset() : 0;
+    Resolved r = resolved;
+    NodeHeartbeat beat = new NodeHeartbeat(node(), acting(), r.policyId(), r.version(), !up, 0);
+    store
+        .record(id, new Outcome(node(), 0, n, -1, "", ""), r.policy(), beat)
+        .whenComplete(
+            (res, e) -> {
+              if (e != null) {
+                pendingSuccesses.add(n);
+                if (up) {
+                  registry.guard().failure(e);
+                }
+              } else if (up) {
+                registry.guard().success();
+              }
+            });
+  }
+
+  /** Reconciles after Redis came back: adopt a shared OPEN, publish a trip made while degraded. */
+  void reconcile(BreakerSnapshot shared) {
+    onSnapshot(shared);
+    State sharedState = shared.effectiveState();
+    long failures = degradedFailures.getAndSet(0);
+    long successes = pendingSuccesses.sumThenReset();
+    if (sharedState.rejects() || sharedState == State.HALF_OPEN) {
+      local.adopt(
+          State.OPEN,
+          shared.number("openUntil") - view.offsetMillis(),
+          shared.number("openMillis"));
+      return;
+    }
+    if (failures > 0 || successes > 0) {
+      record(new Outcome(node(), failures, successes, -1, "", ""), null);
+    }
+  }
+
+  void degraded() {
+    State s = acting();
+    emit(CircuitEvent.Type.DEGRADED, s, s, resolved.policy().storeFailureMode().name());
+  }
+
+  void recovered() {
+    State s = acting();
+    emit(CircuitEvent.Type.RECOVERED, s, s, "");
+  }
+
+  private void triggerProbe() {
+    Callable<Boolean> check = probe;
+    if (check == null || !probing.compareAndSet(false, true)) {
+      return;
+    }
+    registry.background(
+        () -> {
+          try {
+            AcquireResult r =
+                RedisBreakerStore.await(registry.store().acquire(id, node(), resolved.policy()));
+            if (!r.allowed()) {
+              return;
+            }
+            boolean ok;
+            try {
+              ok = Boolean.TRUE.equals(check.call());
+            } catch (Exception e) {
+              ok = false;
+            }
+            RecordResult res =
+                RedisBreakerStore.await(
+                    registry
+                        .store()
+                        .record(
+                            id,
+                            Outcome.probe(node(), r.generation(), r.leaseId(), ok),
+                            resolved.policy()));
+            emit(
+                ok ? CircuitEvent.Type.PROBE_SUCCEEDED : CircuitEvent.Type.PROBE_FAILED,
+                State.HALF_OPEN,
+                res.state(),
+                "HEALTH_CHECK");
+            learn(res, State.HALF_OPEN);
+          } catch (StoreException e) {
+            registry.guard().failure(e);
+          } finally {
+            probing.set(false);
+          }
+        });
+  }
+
+  // ---- views and events --------------------------------------------------------------------
+
+  /** The state this node acts on now. */
+  State acting() {
+    if (localDecides()) {
+      return local.state();
+    }
+    SharedView v = view;
+    return v == null ? State.CLOSED : v.effective(now());
+  }
+
+  @Override
+  public BreakerView view() {
+    SharedView v = view;
+    Resolved r = resolved;
+    State shared =
+        registry.mode() == Mode.LOCAL
+            ? local.state()
+            : v == null ? State.CLOSED : v.effective(now());
+    String gen =
+        registry.mode() == Mode.LOCAL
+            ? Long.toString(local.generation())
+            : v == null ? "" : Long.toString(v.generation());
+    return new BreakerView(
+        id,
+        registry.mode(),
+        acting(),
+        shared,
+        gen,
+        r.policy(),
+        r.policyId(),
+        r.version(),
+        !registry.guard().up(),
+        pendingSuccesses.sum());
+  }
+
+  @Override
+  public AutoCloseable onEvent(Consumer<CircuitEvent> listener) {
+    listeners.add(listener);
+    return () -> listeners.remove(listener);
+  }
+
+  @Override
+  public void probe(Callable<Boolean> healthCheck) {
+    this.probe = healthCheck;
+  }
+
+  private void emit(CircuitEvent.Type type, State from, State to, String detail) {
+    if (listeners.isEmpty()) {
+      return;
+    }
+    CircuitEvent e = new CircuitEvent(id, type, from, to, detail, System.currentTimeMillis());
+    for (Consumer<CircuitEvent> l : listeners) {
+      try {
+        l.accept(e);
+      } catch (RuntimeException ignored) {
+        // a listener must not break a call
+      }
+    }
+  }
+
+  private static long parse(String generation) {
+    if (generation == null || generation.isEmpty()) {
+      return -1;
+    }
+    return Long.parseLong(generation);
+  }
+}
