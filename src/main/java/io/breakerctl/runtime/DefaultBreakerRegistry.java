@@ -268,6 +268,22 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     }
   }
 
+  /**
+   * Stops listening to pub/sub (the node then learns only from its periodic refresh and its own
+   * script results). Tests use it to make a node miss fleet messages.
+   */
+  void stopListening() {
+    try {
+      AutoCloseable sub = subscription;
+      subscription = null;
+      if (sub != null) {
+        sub.close();
+      }
+    } catch (Exception e) {
+      // nothing to release
+    }
+  }
+
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
