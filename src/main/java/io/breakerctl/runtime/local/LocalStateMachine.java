@@ -1,0 +1,703 @@
+package io.breakerctl.runtime.local;
+
+import io.breakerctl.runtime.model.EffectiveState;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.model.Transitions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * One breaker kept in this process: the state machine of the Lua scripts ({@code acquire.lua},
+ * {@code record.lua}, {@code override.lua} and their {@code prelude.lua}) in Java. It is the
+ * runtime's LOCAL mode and its fallback while Redis is unreachable, so every decision matches the
+ * scripts: the same window buckets, trip rules, lease rules, backoff and override semantics.
+ *
+ * <p>Time comes only from the injected {@link Clock}. Changes made by time alone (an open window
+ * ending, an override expiring) follow {@link EffectiveState#of}: {@link #state()} shows them at
+ * once, and the first operation that notices them records the transition.
+ *
+ * <p>Thread-safe. A CLOSED breaker without an override admits with one volatile read of an
+ * immutable admission (no lock, no clock read, no allocation). Every other operation runs under one
+ * lock, so each transition has exactly one winner and every count is exact. Listeners are called
+ * after the lock is released, one transition at a time in generation order; a transition may be
+ * delivered by another thread that is delivering at the time.
+ */
+public final class LocalStateMachine {
+
+  private static final System.Logger LOG = System.getLogger(LocalStateMachine.class.getName());
+
+  private static final String COUNTED = "COUNTED";
+  private static final String STALE_GENERATION = "STALE_GENERATION";
+  private static final String STALE_LEASE = "STALE_LEASE";
+  private static final String LEASE_EXPIRED = "LEASE_EXPIRED";
+  private static final String NOT_COUNTED = "NOT_COUNTED";
+
+  /**
+   * The answer of {@link #tryAcquire}, as {@code acquire.lua} returns it.
+   *
+   * @param allowed whether the call may run
+   * @param state the effective state at the decision
+   * @param reason CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY, POLICY_DISABLED, PROBE (allowed),
+   *     OPEN, FORCED_OPEN, PROBES_BUSY (rejected)
+   * @param generation the generation admitted in; {@link #record} takes it back
+   * @param leaseId the probe lease id when {@code reason} is PROBE, else null
+   * @param untilMillis for PROBE the lease's expiry; for a rejection when it may end (the open
+   *     window's end, the override's expiry, the earliest lease expiry), 0 when unknown
+   */
+  public record Admission(
+      boolean allowed,
+      State state,
+      String reason,
+      long generation,
+      String leaseId,
+      long untilMillis) {}
+
+  /**
+   * The answer of {@link #record}, as {@code record.lua} returns it.
+   *
+   * @param state the effective state after the outcome
+   * @param windowFailures failures in the window when the outcome was counted (at a trip: the count
+   *     that tripped; after probes close the breaker: 0)
+   * @param windowCalls calls in the window likewise
+   * @param transitioned whether this outcome caused a trip, a close or a reopen (changes noticed by
+   *     time alone are not counted here)
+   * @param generation the generation after the outcome
+   * @param accepted whether the outcome counted toward state
+   * @param reason COUNTED, STALE_GENERATION, STALE_LEASE, LEASE_EXPIRED or NOT_COUNTED
+   */
+  public record Result(
+      State state,
+      long windowFailures,
+      long windowCalls,
+      boolean transitioned,
+      long generation,
+      boolean accepted,
+      String reason) {}
+
+  /**
+   * The answer of {@link #override} and {@link #clearOverride}, as {@code override.lua} returns it.
+   *
+   * @param changed whether anything changed (false only for NOT_OVERRIDDEN)
+   * @param state the effective state after
+   * @param outcome SET, UPDATED, CLEARED or NOT_OVERRIDDEN
+   * @param generation the generation after
+   * @param previous the effective state before
+   */
+  public record OverrideResult(
+      boolean changed, State state, String outcome, long generation, State previous) {}
+
+  /**
+   * An operator override held by the machine.
+   *
+   * @param kind FORCED_OPEN, FORCED_CLOSED, DISABLED or METRICS_ONLY
+   * @param untilMillis when it expires, 0 for never
+   * @param actor who set it
+   * @param reason why
+   * @param setAtMillis when it was set or last updated
+   */
+  public record ActiveOverride(
+      State kind, long untilMillis, String actor, String reason, long setAtMillis) {}
+
+  /** The stored fields readers need, published after every change. */
+  private record View(
+      State state, long openUntil, long openMillis, ActiveOverride override, long generation) {}
+
+  private final Clock clock;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final List<Consumer<LocalTransition>> listeners = new CopyOnWriteArrayList<>();
+  private final Queue<LocalTransition> outbox = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean delivering = new AtomicBoolean();
+
+  private volatile Policy policy;
+  private volatile View view;
+  // Non-null exactly when the stored state is CLOSED and no override is held: the fast path.
+  private volatile Admission closedAdmission;
+
+  // Guarded by lock: the script's hash fields.
+  private State stored = State.CLOSED;
+  private long openUntil;
+  private long openMillis;
+  private ActiveOverride override;
+  private long generation;
+  private long halfOpenSuccesses;
+  private long failuresTotal;
+  private long successesTotal;
+  private final ProbeLeases leases = new ProbeLeases();
+  private final SlidingWindow window = new SlidingWindow();
+  private final List<LocalTransition> pending = new ArrayList<>();
+
+  /**
+   * Creates a CLOSED breaker at generation 0 with an empty window.
+   *
+   * @param policy the policy in force
+   * @param clock the time source of every decision
+   */
+  public LocalStateMachine(Policy policy, Clock clock) {
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.view = new View(State.CLOSED, 0, 0, null, 0);
+    this.closedAdmission = closed(0);
+  }
+
+  /**
+   * Replaces the policy; the next operation uses it. The window is not touched here: as in the
+   * script, the next counted outcome numbers its bucket with the new bucket length, and a bucket
+   * number that lands behind the stored one or a whole window ahead of it (what a changed bucket
+   * length gives at any real clock time) resets the window.
+   */
+  public void setPolicy(Policy policy) {
+    Objects.requireNonNull(policy, "policy");
+    lock.lock();
+    try {
+      this.policy = policy;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The policy in force. */
+  public Policy policy() {
+    return policy;
+  }
+
+  /**
+   * Registers a listener for every transition recorded from now on. Listeners run after the
+   * machine's lock is released, one transition at a time, in generation order; an exception thrown
+   * by a listener is logged and does not reach the caller.
+   */
+  public void onTransition(Consumer<LocalTransition> listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Asks whether a call may run, as {@code acquire.lua} does. CLOSED without an override admits at
+   * once. Otherwise time-based changes are recorded first; in HALF_OPEN expired leases are dropped
+   * and a lease is granted while live leases plus probes already succeeded stay below {@code
+   * halfOpenPermits}.
+   *
+   * @param owner the caller (node id); a probe result must name the same owner
+   */
+  public Admission tryAcquire(String owner) {
+    Objects.requireNonNull(owner, "owner");
+    Admission fast = closedAdmission;
+    if (fast != null) {
+      return fast;
+    }
+    lock.lock();
+    try {
+      long now = clock.millis();
+      Policy p = policy;
+      State state = settle(now);
+      switch (state) {
+        case FORCED_OPEN:
+          return new Admission(
+              false, state, state.code(), generation, null, override.untilMillis());
+        case FORCED_CLOSED:
+        case DISABLED:
+        case METRICS_ONLY:
+        case CLOSED:
+          return new Admission(true, state, state.code(), generation, null, 0);
+        default:
+          break;
+      }
+      if (!p.enabled()) {
+        return new Admission(true, state, "POLICY_DISABLED", generation, null, 0);
+      }
+      if (state == State.OPEN) {
+        return new Admission(false, state, "OPEN", generation, null, openUntil);
+      }
+      leases.removeExpired(now);
+      if (leases.size() + halfOpenSuccesses < p.halfOpenPermits()) {
+        long until = now + p.probeLease().toMillis();
+        String id = leases.grant(owner, until);
+        return new Admission(true, state, "PROBE", generation, id, until);
+      }
+      return new Admission(false, state, "PROBES_BUSY", generation, null, leases.earliestExpiry());
+    } finally {
+      finish();
+    }
+  }
+
+  /**
+   * Records call outcomes, as {@code record.lua} does. A call reported alone ({@code successes} 1,
+   * {@code failures} 0) at least {@code slowCallMillis} slow counts as a failure. Every failure and
+   * success is added to the totals, counted in the window or not. Then, after time-based changes
+   * are recorded:
+   *
+   * <ul>
+   *   <li>with a lease id: only a live lease of this owner and generation in HALF_OPEN counts
+   *       (STALE_LEASE, LEASE_EXPIRED otherwise); a failure reopens with the open window doubled up
+   *       to {@code maxOpenSeconds}, {@code halfOpenPermits} successes close and empty the window;
+   *   <li>a known generation that is not the current one changes nothing (STALE_GENERATION);
+   *   <li>in CLOSED, FORCED_CLOSED and METRICS_ONLY outcomes enter the window; only CLOSED with an
+   *       enabled policy trips, on {@code failureThreshold} failures or, once {@code minimumCalls}
+   *       calls are in the window, on {@code failureRateThreshold}; a trip empties the window;
+   *   <li>in any other state nothing is counted in the window (NOT_COUNTED).
+   * </ul>
+   *
+   * @param failures failed calls, at least 0
+   * @param successes successful calls, at least 0 (batches allowed)
+   * @param durationMillis the duration of the one call reported, negative (-1) for none
+   * @param generation the generation the calls were admitted in, -1 when unknown
+   * @param leaseId the probe lease the call ran under, null or empty for none
+   * @param owner the caller (node id) that acquired the lease
+   * @throws IllegalArgumentException for negative counts or a generation below -1
+   */
+  public Result record(
+      long failures,
+      long successes,
+      long durationMillis,
+      long generation,
+      String leaseId,
+      String owner) {
+    if (failures < 0 || successes < 0) {
+      throw new IllegalArgumentException(
+          "counts must be >= 0 but were failures=" + failures + ", successes=" + successes);
+    }
+    if (generation < -1) {
+      throw new IllegalArgumentException(
+          "generation must be >= -1 (-1 unknown) but was " + generation);
+    }
+    Objects.requireNonNull(owner, "owner");
+    lock.lock();
+    try {
+      long now = clock.millis();
+      Policy p = policy;
+      if (p.slowCallMillis().isPresent()
+          && durationMillis >= p.slowCallMillis().getAsInt()
+          && successes > 0
+          && failures == 0) {
+        successes--;
+        failures = 1;
+      }
+      failuresTotal += failures;
+      successesTotal += successes;
+      State state = settle(now);
+      long current = this.generation;
+      boolean accepted = false;
+      boolean transitioned = false;
+      String reason = COUNTED;
+      long wf = window.failures();
+      long wc = window.calls();
+      if (leaseId != null && !leaseId.isEmpty()) {
+        Long expiry =
+            state == State.HALF_OPEN && generation == current
+                ? leases.expiryOf(leaseId, owner)
+                : null;
+        if (expiry == null) {
+          reason = STALE_LEASE;
+        } else if (expiry <= now) {
+          reason = LEASE_EXPIRED;
+        } else {
+          leases.remove(leaseId, owner);
+          accepted = true;
+          if (failures > 0) {
+            long base = openMillis > 0 ? openMillis : p.open().toMillis();
+            openFor(now, Math.min(base * 2, p.maxOpen().toMillis()), TransitionCause.PROBE_FAILED);
+            state = State.OPEN;
+            transitioned = true;
+          } else if (halfOpenSuccesses + 1 >= p.halfOpenPermits()) {
+            close(now, p);
+            state = State.CLOSED;
+            transitioned = true;
+            wf = 0;
+            wc = 0;
+          } else {
+            halfOpenSuccesses++;
+          }
+        }
+      } else if (generation != -1 && generation != current) {
+        reason = STALE_GENERATION;
+      } else if (state == State.CLOSED
+          || state == State.FORCED_CLOSED
+          || state == State.METRICS_ONLY) {
+        accepted = true;
+        window.count(now, p.window().toMillis(), failures, successes);
+        wf = window.failures();
+        wc = window.calls();
+        if (state == State.CLOSED && p.enabled() && failures > 0) {
+          TransitionCause cause = tripCause(p, wf, wc);
+          if (cause != null) {
+            openFor(now, p.open().toMillis(), cause);
+            window.clear(now, p.window().toMillis());
+            state = State.OPEN;
+            transitioned = true;
+          }
+        }
+      } else {
+        reason = NOT_COUNTED;
+      }
+      return new Result(state, wf, wc, transitioned, this.generation, accepted, reason);
+    } finally {
+      finish();
+    }
+  }
+
+  /**
+   * Sets or updates an operator override, as {@code override.lua} does: FORCED_OPEN rejects every
+   * call; FORCED_CLOSED and METRICS_ONLY admit every call and count outcomes in the window but
+   * never trip; DISABLED admits every call and counts only the totals. Setting the override already
+   * held updates it (OVERRIDE_UPDATED); any other is a new override (OVERRIDE_SET). The machine
+   * state underneath (an open window, its backoff) is kept for when the override ends.
+   *
+   * @param kind FORCED_OPEN, FORCED_CLOSED, DISABLED or METRICS_ONLY
+   * @param forOrZero how long it lasts; {@link Duration#ZERO} until cleared
+   * @param actor who sets it
+   * @param reason why (null reads as empty)
+   * @throws IllegalArgumentException for a kind that is not an override or a negative duration
+   */
+  public OverrideResult override(State kind, Duration forOrZero, String actor, String reason) {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(forOrZero, "forOrZero");
+    Objects.requireNonNull(actor, "actor");
+    if (!kind.isOverride()) {
+      throw new IllegalArgumentException(
+          "override must be one of FORCED_OPEN, FORCED_CLOSED, DISABLED, METRICS_ONLY but was "
+              + kind);
+    }
+    if (forOrZero.isNegative()) {
+      throw new IllegalArgumentException("override duration must be >= 0 but was " + forOrZero);
+    }
+    lock.lock();
+    try {
+      long now = clock.millis();
+      State previous = settle(now);
+      long duration = forOrZero.toMillis();
+      long until = duration > 0 ? now + duration : 0;
+      boolean update = override != null && override.kind() == kind;
+      override = new ActiveOverride(kind, until, actor, reason == null ? "" : reason, now);
+      transition(
+          now,
+          previous,
+          kind,
+          update ? TransitionCause.OVERRIDE_UPDATED : TransitionCause.OVERRIDE_SET);
+      return new OverrideResult(true, kind, update ? "UPDATED" : "SET", generation, previous);
+    } finally {
+      finish();
+    }
+  }
+
+  /**
+   * Clears the override, as {@code override.lua} does: the machine resumes where it was, except
+   * that an open window that ended meanwhile resumes as HALF_OPEN. Without an override nothing
+   * changes (NOT_OVERRIDDEN).
+   *
+   * @param actor who clears it
+   * @param reason why (not kept: the machine keeps no audit)
+   */
+  public OverrideResult clearOverride(String actor, String reason) {
+    Objects.requireNonNull(actor, "actor");
+    lock.lock();
+    try {
+      long now = clock.millis();
+      State previous = settle(now);
+      if (override == null) {
+        return new OverrideResult(false, previous, "NOT_OVERRIDDEN", generation, previous);
+      }
+      State was = override.kind();
+      State to = endOverride(now);
+      transition(now, was, to, TransitionCause.OVERRIDE_CLEARED);
+      return new OverrideResult(true, to, "CLEARED", generation, previous);
+    } finally {
+      finish();
+    }
+  }
+
+  /**
+   * Adopts the machine state stored in Redis, when reconnecting after a fallback period. The shared
+   * state is taken at its effective value ({@code OPEN} whose window ended is HALF_OPEN).
+   * Transitions are recorded from the local machine state with the closest legal cause:
+   *
+   * <ul>
+   *   <li>CLOSED to OPEN: FAILURE_THRESHOLD (the fleet tripped; the window is emptied as at a
+   *       trip); CLOSED to HALF_OPEN: that, then OPEN_WINDOW_ENDED;
+   *   <li>HALF_OPEN to OPEN: PROBE_FAILED (a probe elsewhere failed);
+   *   <li>OPEN to HALF_OPEN: OPEN_WINDOW_ENDED;
+   *   <li>HALF_OPEN to CLOSED: PROBES_SUCCEEDED (the window is emptied); OPEN to CLOSED:
+   *       OPEN_WINDOW_ENDED, then PROBES_SUCCEEDED.
+   * </ul>
+   *
+   * <p>OPEN to OPEN takes the shared window's end and length without a transition. While an
+   * override is in force the machine state beneath it is replaced without a transition (the
+   * effective state does not change); clearing the override resumes from it.
+   *
+   * @param storedState the shared machine state: CLOSED, OPEN or HALF_OPEN
+   * @param openUntilMillis the shared open window's end (read for OPEN and HALF_OPEN)
+   * @param openMillis the shared open window's length, the base of the next backoff; 0 or less for
+   *     the policy's {@code openSeconds}
+   * @return the effective state after
+   * @throws IllegalArgumentException for an override state
+   */
+  public State adopt(State storedState, long openUntilMillis, long openMillis) {
+    Objects.requireNonNull(storedState, "storedState");
+    if (storedState.isOverride()) {
+      throw new IllegalArgumentException(
+          "adopted state must be CLOSED, OPEN or HALF_OPEN but was " + storedState);
+    }
+    lock.lock();
+    try {
+      long now = clock.millis();
+      Policy p = policy;
+      settle(now);
+      long length = openMillis > 0 ? openMillis : p.open().toMillis();
+      State target = EffectiveState.of(storedState, openUntilMillis, null, 0, now);
+      if (override != null) {
+        stored = target;
+        openUntil = target == State.CLOSED ? 0 : openUntilMillis;
+        this.openMillis = target == State.CLOSED ? 0 : length;
+        return effective(now);
+      }
+      State from = stored;
+      if (target == State.OPEN) {
+        openUntil = openUntilMillis;
+        this.openMillis = length;
+        if (from != State.OPEN) {
+          stored = State.OPEN;
+          transition(
+              now,
+              from,
+              State.OPEN,
+              from == State.CLOSED
+                  ? TransitionCause.FAILURE_THRESHOLD
+                  : TransitionCause.PROBE_FAILED);
+          if (from == State.CLOSED) {
+            window.clear(now, p.window().toMillis());
+          }
+        }
+      } else if (target == State.HALF_OPEN) {
+        openUntil = openUntilMillis;
+        this.openMillis = length;
+        if (from == State.CLOSED) {
+          stored = State.OPEN;
+          transition(now, State.CLOSED, State.OPEN, TransitionCause.FAILURE_THRESHOLD);
+          window.clear(now, p.window().toMillis());
+        }
+        if (stored == State.OPEN) {
+          stored = State.HALF_OPEN;
+          transition(now, State.OPEN, State.HALF_OPEN, TransitionCause.OPEN_WINDOW_ENDED);
+        }
+      } else if (from != State.CLOSED) {
+        if (from == State.OPEN) {
+          stored = State.HALF_OPEN;
+          transition(now, State.OPEN, State.HALF_OPEN, TransitionCause.OPEN_WINDOW_ENDED);
+        }
+        close(now, p);
+      }
+      return effective(now);
+    } finally {
+      finish();
+    }
+  }
+
+  /** The effective state at the clock's time (an ended open window reads HALF_OPEN). */
+  public State state() {
+    View v = view;
+    ActiveOverride o = v.override();
+    return EffectiveState.of(
+        v.state(),
+        v.openUntil(),
+        o == null ? null : o.kind(),
+        o == null ? 0 : o.untilMillis(),
+        clock.millis());
+  }
+
+  /** The override in force at the clock's time, if any. */
+  public Optional<ActiveOverride> activeOverride() {
+    ActiveOverride o = view.override();
+    if (o == null || EffectiveState.overrideExpired(o.untilMillis(), clock.millis())) {
+      return Optional.empty();
+    }
+    return Optional.of(o);
+  }
+
+  /** The generation: starts at 0 and grows by one with every transition. */
+  public long generation() {
+    return view.generation();
+  }
+
+  /** The stored open window's end in ms, 0 when none (kept through HALF_OPEN until closed). */
+  public long openUntilMillis() {
+    return view.openUntil();
+  }
+
+  /**
+   * Failures in the sliding window as of the last counted outcome (buckets that aged out since are
+   * subtracted when the next outcome is counted, as in the script).
+   */
+  public long windowFailures() {
+    lock.lock();
+    try {
+      return window.failures();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Calls in the sliding window as of the last counted outcome. */
+  public long windowCalls() {
+    lock.lock();
+    try {
+      return window.calls();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Every failure ever recorded, counted in the window or not (stale and slow ones included). */
+  public long failuresTotal() {
+    lock.lock();
+    try {
+      return failuresTotal;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Every success ever recorded, counted in the window or not. */
+  public long successesTotal() {
+    lock.lock();
+    try {
+      return successesTotal;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---- the prelude, under the lock ----
+
+  private State effective(long now) {
+    return EffectiveState.of(
+        stored,
+        openUntil,
+        override == null ? null : override.kind(),
+        override == null ? 0 : override.untilMillis(),
+        now);
+  }
+
+  /** prelude settle(): records an expired override or an ended open window. */
+  private State settle(long now) {
+    if (override != null && EffectiveState.overrideExpired(override.untilMillis(), now)) {
+      State was = override.kind();
+      State to = endOverride(now);
+      transition(now, was, to, TransitionCause.OVERRIDE_EXPIRED);
+      return to;
+    }
+    State eff = effective(now);
+    if (eff == State.HALF_OPEN && stored == State.OPEN && override == null) {
+      stored = State.HALF_OPEN;
+      transition(now, State.OPEN, State.HALF_OPEN, TransitionCause.OPEN_WINDOW_ENDED);
+    }
+    return eff;
+  }
+
+  /** prelude end_override(): drops the override; an ended open window resumes as HALF_OPEN. */
+  private State endOverride(long now) {
+    override = null;
+    State to = effective(now);
+    stored = to;
+    return to;
+  }
+
+  /** prelude transition(): checks, bumps the generation, drops leases and probe successes. */
+  private void transition(long now, State from, State to, TransitionCause cause) {
+    Transitions.check(from, to, cause);
+    generation++;
+    halfOpenSuccesses = 0;
+    leases.clear();
+    pending.add(new LocalTransition(from, to, cause, generation, now, window.failures()));
+  }
+
+  /** record.lua open_for(): opens from the current machine state for {@code millis}. */
+  private void openFor(long now, long millis, TransitionCause cause) {
+    State from = stored;
+    stored = State.OPEN;
+    openMillis = millis;
+    openUntil = now + millis;
+    transition(now, from, State.OPEN, cause);
+  }
+
+  /** record.lua, probes succeeded: HALF_OPEN to CLOSED, open window forgotten, window emptied. */
+  private void close(long now, Policy p) {
+    stored = State.CLOSED;
+    openMillis = 0;
+    openUntil = 0;
+    transition(now, State.HALF_OPEN, State.CLOSED, TransitionCause.PROBES_SUCCEEDED);
+    window.clear(now, p.window().toMillis());
+  }
+
+  private static TransitionCause tripCause(Policy p, long wf, long wc) {
+    if (wf >= p.failureThreshold()) {
+      return TransitionCause.FAILURE_THRESHOLD;
+    }
+    if (p.failureRateThreshold().isPresent()
+        && wc >= p.minimumCalls()
+        && wf * 100.0 >= p.failureRateThreshold().getAsDouble() * wc) {
+      return TransitionCause.FAILURE_RATE;
+    }
+    return null;
+  }
+
+  private static Admission closed(long generation) {
+    return new Admission(true, State.CLOSED, "CLOSED", generation, null, 0);
+  }
+
+  // ---- publication and delivery ----
+
+  /**
+   * Publishes the stored fields and queues the transitions, then releases the lock and delivers.
+   */
+  private void finish() {
+    try {
+      View v = view;
+      if (v.generation() != generation
+          || v.state() != stored
+          || v.openUntil() != openUntil
+          || v.openMillis() != openMillis
+          || v.override() != override) {
+        view = new View(stored, openUntil, openMillis, override, generation);
+        closedAdmission = stored == State.CLOSED && override == null ? closed(generation) : null;
+      }
+      if (!pending.isEmpty()) {
+        outbox.addAll(pending);
+        pending.clear();
+      }
+    } finally {
+      lock.unlock();
+    }
+    deliver();
+  }
+
+  private void deliver() {
+    while (!outbox.isEmpty()) {
+      if (!delivering.compareAndSet(false, true)) {
+        return;
+      }
+      try {
+        LocalTransition t;
+        while ((t = outbox.poll()) != null) {
+          for (Consumer<LocalTransition> listener : listeners) {
+            try {
+              listener.accept(t);
+            } catch (RuntimeException e) {
+              LOG.log(System.Logger.Level.WARNING, "transition listener failed on " + t, e);
+            }
+          }
+        }
+      } finally {
+        delivering.set(false);
+      }
+    }
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * The per-process breaker: {@link io.breakerctl.runtime.local.LocalStateMachine}, the state machine
+ * a node runs in LOCAL mode and falls back to while Redis is unreachable.
+ *
+ * <p>It mirrors the Lua scripts in {@code src/main/resources/io/breakerctl/lua/} decision for
+ * decision, so a breaker behaves the same whichever side keeps its state:
+ *
+ * <ul>
+ *   <li>{@code acquire.lua}: {@link io.breakerctl.runtime.local.LocalStateMachine#tryAcquire} (the
+ *       same reason codes, the same closed fast path that reads no clock, at most {@code
+ *       halfOpenPermits} probe leases per generation counting live leases plus successes, lease ids
+ *       from a counter, expired leases removed first);
+ *   <li>{@code record.lua}: {@link io.breakerctl.runtime.local.LocalStateMachine#record} (slow
+ *       calls as failures, the time-bucketed window of {@link
+ *       io.breakerctl.runtime.model.Policy#WINDOW_BUCKETS} buckets with the same bucket arithmetic,
+ *       the failure threshold and rate trips, stale generations and leases, probe results, the
+ *       doubled open window capped at {@code maxOpenSeconds});
+ *   <li>{@code override.lua}: {@link io.breakerctl.runtime.local.LocalStateMachine#override} and
+ *       {@link io.breakerctl.runtime.local.LocalStateMachine#clearOverride};
+ *   <li>{@code prelude.lua} ({@code settle}, {@code transition}, {@code end_override}): changes
+ *       made by time alone follow {@link io.breakerctl.runtime.model.EffectiveState#of} and are
+ *       recorded by the first operation that notices them; every transition bumps the generation,
+ *       drops live leases, resets the half-open success count and is checked against {@link
+ *       io.breakerctl.runtime.model.Transitions}.
+ * </ul>
+ *
+ * <p>Where the scripts use Redis {@code TIME}, the machine uses its injected {@link
+ * java.time.Clock}. A change to one side must be made to the other; the lead's comparison test runs
+ * both on the same inputs.
+ */
+package io.breakerctl.runtime.local;
