@@ -1,0 +1,910 @@
+package io.breakerctl.runtime.local;
+
+import static io.breakerctl.runtime.model.State.CLOSED;
+import static io.breakerctl.runtime.model.State.DISABLED;
+import static io.breakerctl.runtime.model.State.FORCED_CLOSED;
+import static io.breakerctl.runtime.model.State.FORCED_OPEN;
+import static io.breakerctl.runtime.model.State.HALF_OPEN;
+import static io.breakerctl.runtime.model.State.METRICS_ONLY;
+import static io.breakerctl.runtime.model.State.OPEN;
+import static io.breakerctl.runtime.model.TransitionCause.FAILURE_RATE;
+import static io.breakerctl.runtime.model.TransitionCause.FAILURE_THRESHOLD;
+import static io.breakerctl.runtime.model.TransitionCause.OPEN_WINDOW_ENDED;
+import static io.breakerctl.runtime.model.TransitionCause.OVERRIDE_CLEARED;
+import static io.breakerctl.runtime.model.TransitionCause.OVERRIDE_EXPIRED;
+import static io.breakerctl.runtime.model.TransitionCause.OVERRIDE_SET;
+import static io.breakerctl.runtime.model.TransitionCause.OVERRIDE_UPDATED;
+import static io.breakerctl.runtime.model.TransitionCause.PROBES_SUCCEEDED;
+import static io.breakerctl.runtime.model.TransitionCause.PROBE_FAILED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.breakerctl.runtime.local.LocalStateMachine.Admission;
+import io.breakerctl.runtime.local.LocalStateMachine.OverrideResult;
+import io.breakerctl.runtime.local.LocalStateMachine.Result;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.model.Transitions;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+@DisplayName("LocalStateMachine")
+class LocalStateMachineTest {
+
+  /** A real epoch time on a whole second (bucket boundaries of a 10 s window fall on it). */
+  private static final long T0 = 1_700_000_000_000L;
+
+  private static final String NODE = "node-a";
+  private static final String OTHER = "node-b";
+
+  /** threshold 3, 10 s window (1 s buckets), open 30 s, max open 100 s, 5 s leases, 1 permit. */
+  private static final Policy BASE =
+      Policy.builder()
+          .failureThreshold(3)
+          .window(Duration.ofSeconds(10))
+          .open(Duration.ofSeconds(30))
+          .maxOpen(Duration.ofSeconds(100))
+          .probeLease(Duration.ofSeconds(5))
+          .build();
+
+  private MutableClock clock;
+  private final List<LocalTransition> events = Collections.synchronizedList(new ArrayList<>());
+  private final List<LocalStateMachine> machines = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() {
+    clock = new MutableClock(T0);
+  }
+
+  @AfterEach
+  void everyTransitionIsLegalAndNumbered() {
+    List<LocalTransition> seen;
+    synchronized (events) {
+      seen = List.copyOf(events);
+    }
+    for (int i = 0; i < seen.size(); i++) {
+      LocalTransition t = seen.get(i);
+      assertThat(Transitions.isLegal(t.from(), t.to(), t.cause())).as("legal: %s", t).isTrue();
+      assertThat(t.generation()).as("generation of %s", t).isEqualTo(i + 1L);
+    }
+    for (LocalStateMachine m : machines) {
+      assertThat(m.generation()).isEqualTo(seen.size());
+    }
+  }
+
+  private LocalStateMachine machine(Policy policy) {
+    LocalStateMachine m = new LocalStateMachine(policy, clock);
+    m.onTransition(events::add);
+    machines.add(m);
+    return m;
+  }
+
+  private static Result fail(LocalStateMachine m) {
+    return m.record(1, 0, -1, -1, null, NODE);
+  }
+
+  private static Result succeed(LocalStateMachine m) {
+    return m.record(0, 1, -1, -1, null, NODE);
+  }
+
+  private static Result probe(LocalStateMachine m, Admission a, boolean failed) {
+    return m.record(failed ? 1 : 0, failed ? 0 : 1, -1, a.generation(), a.leaseId(), NODE);
+  }
+
+  /** Trips {@code m} (threshold 3) and moves the clock to the end of its open window. */
+  private Admission tripAndProbe(LocalStateMachine m) {
+    m.record(3, 0, -1, -1, null, NODE);
+    clock.advanceMillis(m.openUntilMillis() - clock.millis());
+    return m.tryAcquire(NODE);
+  }
+
+  private List<TransitionCause> causes() {
+    synchronized (events) {
+      return events.stream().map(LocalTransition::cause).toList();
+    }
+  }
+
+  @Nested
+  @DisplayName("tripping")
+  class Tripping {
+
+    @Test
+    @DisplayName("threshold 3: closed/1, closed/2, open/3")
+    void threshold() {
+      LocalStateMachine m = machine(BASE);
+
+      assertThat(fail(m))
+          .extracting(Result::state, Result::windowFailures, Result::transitioned)
+          .containsExactly(CLOSED, 1L, false);
+      assertThat(fail(m))
+          .extracting(Result::state, Result::windowFailures, Result::transitioned)
+          .containsExactly(CLOSED, 2L, false);
+      Result third = fail(m);
+
+      assertThat(third)
+          .extracting(Result::state, Result::windowFailures, Result::transitioned)
+          .containsExactly(OPEN, 3L, true);
+      assertThat(third.generation()).isEqualTo(1);
+      assertThat(m.state()).isEqualTo(OPEN);
+      assertThat(m.openUntilMillis()).isEqualTo(T0 + 30_000);
+      assertThat(m.windowFailures()).isZero();
+      assertThat(events)
+          .extracting(
+              LocalTransition::from,
+              LocalTransition::to,
+              LocalTransition::cause,
+              LocalTransition::windowFailures,
+              LocalTransition::atMillis)
+          .containsExactly(tuple(CLOSED, OPEN, FAILURE_THRESHOLD, 3L, T0));
+      assertThat(m.tryAcquire(NODE))
+          .isEqualTo(new Admission(false, OPEN, "OPEN", 1, null, T0 + 30_000));
+    }
+
+    @Test
+    @DisplayName("failure rate trips once minimumCalls are in the window")
+    void failureRate() {
+      LocalStateMachine m =
+          machine(
+              BASE.toBuilder()
+                  .failureThreshold(100)
+                  .failureRateThreshold(50.0)
+                  .minimumCalls(10)
+                  .build());
+
+      assertThat(m.record(2, 0, -1, -1, null, NODE).state())
+          .as("100% of 2 calls")
+          .isEqualTo(CLOSED);
+      assertThat(m.record(0, 5, -1, -1, null, NODE).windowCalls()).isEqualTo(7);
+      assertThat(fail(m))
+          .extracting(Result::state, Result::windowCalls)
+          .containsExactly(CLOSED, 8L);
+      assertThat(fail(m))
+          .extracting(Result::state, Result::windowCalls)
+          .containsExactly(CLOSED, 9L);
+      Result tenth = fail(m);
+
+      assertThat(tenth)
+          .extracting(Result::state, Result::windowFailures, Result::windowCalls)
+          .containsExactly(OPEN, 5L, 10L);
+      assertThat(causes()).containsExactly(FAILURE_RATE);
+    }
+
+    @Test
+    @DisplayName("below the rate nothing trips, however many calls")
+    void belowRate() {
+      LocalStateMachine m =
+          machine(
+              BASE.toBuilder()
+                  .failureThreshold(100)
+                  .failureRateThreshold(50.0)
+                  .minimumCalls(10)
+                  .build());
+      m.record(0, 20, -1, -1, null, NODE);
+
+      Result r = m.record(19, 0, -1, -1, null, NODE);
+
+      assertThat(r).extracting(Result::state, Result::windowCalls).containsExactly(CLOSED, 39L);
+      assertThat(fail(m).state()).as("20 of 40 = 50%").isEqualTo(OPEN);
+    }
+
+    @Test
+    @DisplayName("a call at least slowCallMillis slow counts as a failure")
+    void slowCalls() {
+      LocalStateMachine m = machine(BASE.toBuilder().slowCallMillis(100).build());
+
+      Result slow = m.record(0, 1, 100, -1, null, NODE);
+      Result fast = m.record(0, 1, 99, -1, null, NODE);
+      Result unknown = m.record(0, 1, -1, -1, null, NODE);
+
+      assertThat(slow)
+          .extracting(Result::windowFailures, Result::windowCalls)
+          .containsExactly(1L, 1L);
+      assertThat(fast)
+          .extracting(Result::windowFailures, Result::windowCalls)
+          .containsExactly(1L, 2L);
+      assertThat(unknown.windowFailures()).isEqualTo(1);
+      assertThat(m.failuresTotal()).isEqualTo(1);
+      assertThat(m.successesTotal()).isEqualTo(2);
+
+      Result batch = m.record(0, 5, 500, -1, null, NODE);
+      assertThat(batch)
+          .extracting(Result::windowFailures, Result::windowCalls)
+          .containsExactly(2L, 8L);
+      assertThat(m.record(0, 0, 500, -1, null, NODE))
+          .as("nothing reported, nothing slow")
+          .extracting(Result::windowFailures, Result::windowCalls)
+          .containsExactly(2L, 8L);
+      assertThat(m.record(0, 1, 250, -1, null, NODE).state()).isEqualTo(OPEN);
+      assertThat(m.failuresTotal()).isEqualTo(3);
+    }
+
+    @Test
+    @DisplayName("a disabled policy counts but never trips; an open breaker admits")
+    void policyDisabled() {
+      LocalStateMachine m = machine(BASE);
+      m.record(3, 0, -1, -1, null, NODE);
+      m.setPolicy(BASE.toBuilder().enabled(false).build());
+
+      assertThat(m.tryAcquire(NODE))
+          .extracting(Admission::allowed, Admission::state, Admission::reason)
+          .containsExactly(true, OPEN, "POLICY_DISABLED");
+
+      LocalStateMachine closed =
+          new LocalStateMachine(BASE.toBuilder().enabled(false).build(), clock);
+      Result r = closed.record(10, 0, -1, -1, null, NODE);
+      assertThat(r).extracting(Result::state, Result::windowFailures).containsExactly(CLOSED, 10L);
+      assertThat(causes()).containsExactly(FAILURE_THRESHOLD);
+    }
+
+    @Test
+    @DisplayName("negative counts are refused")
+    void negativeCounts() {
+      LocalStateMachine m = machine(BASE);
+
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> m.record(-1, 0, -1, -1, null, NODE))
+          .withMessageContaining("failures=-1");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> m.record(0, 1, -1, -2, null, NODE))
+          .withMessageContaining("-2");
+    }
+  }
+
+  @Nested
+  @DisplayName("sliding window")
+  class Window {
+
+    private final Policy policy = BASE.toBuilder().failureThreshold(5).build();
+
+    @Test
+    @DisplayName("a bucket leaves the window a whole window after it started")
+    void oldBucketsExpire() {
+      LocalStateMachine m = machine(policy);
+      m.record(2, 0, -1, -1, null, NODE);
+      clock.advanceMillis(5_000);
+      assertThat(m.record(2, 0, -1, -1, null, NODE).windowFailures()).isEqualTo(4);
+
+      clock.advanceMillis(4_999);
+      assertThat(succeed(m))
+          .extracting(Result::windowFailures, Result::windowCalls)
+          .containsExactly(4L, 5L);
+      clock.advanceMillis(1);
+      Result r = fail(m);
+
+      assertThat(r)
+          .extracting(Result::state, Result::windowFailures, Result::windowCalls)
+          .containsExactly(CLOSED, 3L, 4L);
+    }
+
+    @Test
+    @DisplayName("the newest bucket leaves exactly one window later")
+    void newestBucketExpires() {
+      LocalStateMachine m = machine(policy);
+      m.record(4, 0, -1, -1, null, NODE);
+      clock.advanceMillis(9_999);
+      assertThat(succeed(m).windowFailures()).isEqualTo(4);
+
+      LocalStateMachine other = new LocalStateMachine(policy, clock);
+      other.record(4, 0, -1, -1, null, NODE);
+      clock.advanceMillis(10_000);
+
+      assertThat(fail(other))
+          .extracting(Result::state, Result::windowFailures, Result::windowCalls)
+          .containsExactly(CLOSED, 1L, 1L);
+    }
+
+    @Test
+    @DisplayName("a gap of a whole window empties it")
+    void longGapResets() {
+      LocalStateMachine m = machine(policy);
+      m.record(4, 1, -1, -1, null, NODE);
+      clock.advanceMillis(25_000);
+
+      Result r = fail(m);
+
+      assertThat(r).extracting(Result::windowFailures, Result::windowCalls).containsExactly(1L, 1L);
+    }
+
+    @Test
+    @DisplayName("a clock that steps back a bucket empties it")
+    void clockBackResets() {
+      LocalStateMachine m = machine(policy);
+      m.record(4, 0, -1, -1, null, NODE);
+      clock.advanceMillis(-1_000);
+
+      assertThat(fail(m).windowFailures()).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a new window length resets the window through the bucket arithmetic")
+    void windowLengthChange() {
+      LocalStateMachine m = machine(policy);
+      m.record(4, 0, -1, -1, null, NODE);
+
+      m.setPolicy(policy.toBuilder().window(Duration.ofSeconds(20)).build());
+      Result longer = fail(m);
+
+      assertThat(longer)
+          .extracting(Result::state, Result::windowFailures)
+          .containsExactly(CLOSED, 1L);
+
+      m.record(3, 0, -1, -1, null, NODE);
+      m.setPolicy(policy.toBuilder().window(Duration.ofMillis(20_005)).build());
+      assertThat(fail(m))
+          .as("same 2 s bucket: the window is kept")
+          .extracting(Result::state, Result::windowFailures)
+          .containsExactly(OPEN, 5L);
+    }
+  }
+
+  @Nested
+  @DisplayName("half-open and probes")
+  class HalfOpen {
+
+    @Test
+    @DisplayName("OPEN reads HALF_OPEN at exactly openUntil; the first acquire records it")
+    void openWindowEnds() {
+      LocalStateMachine m = machine(BASE);
+      m.record(3, 0, -1, -1, null, NODE);
+      clock.advanceMillis(29_999);
+
+      assertThat(m.state()).isEqualTo(OPEN);
+      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("OPEN");
+      clock.advanceMillis(1);
+      assertThat(m.state()).isEqualTo(HALF_OPEN);
+      assertThat(causes()).as("reading records nothing").containsExactly(FAILURE_THRESHOLD);
+
+      Admission a = m.tryAcquire(NODE);
+
+      assertThat(a).isEqualTo(new Admission(true, HALF_OPEN, "PROBE", 2, "1", T0 + 35_000));
+      assertThat(events)
+          .last()
+          .isEqualTo(new LocalTransition(OPEN, HALF_OPEN, OPEN_WINDOW_ENDED, 2, T0 + 30_000, 0));
+    }
+
+    @Test
+    @DisplayName("one permit: one lease, then PROBES_BUSY until it expires")
+    void oneLease() {
+      LocalStateMachine m = machine(BASE);
+      Admission first = tripAndProbe(m);
+
+      Admission second = m.tryAcquire(OTHER);
+
+      assertThat(first.reason()).isEqualTo("PROBE");
+      assertThat(second)
+          .isEqualTo(new Admission(false, HALF_OPEN, "PROBES_BUSY", 2, null, first.untilMillis()));
+    }
+
+    @Test
+    @DisplayName("an expired lease frees its slot and its result no longer counts")
+    void expiredLease() {
+      LocalStateMachine m = machine(BASE);
+      Admission first = tripAndProbe(m);
+      clock.advanceMillis(5_000);
+
+      Result late = probe(m, first, false);
+      Admission next = m.tryAcquire(OTHER);
+      Result afterRemoval = probe(m, first, false);
+
+      assertThat(late)
+          .extracting(Result::state, Result::accepted, Result::reason)
+          .containsExactly(HALF_OPEN, false, "LEASE_EXPIRED");
+      assertThat(next)
+          .extracting(Admission::reason, Admission::leaseId)
+          .containsExactly("PROBE", "2");
+      assertThat(afterRemoval.reason()).isEqualTo("STALE_LEASE");
+      assertThat(m.state()).isEqualTo(HALF_OPEN);
+    }
+
+    @Test
+    @DisplayName("a lease of another owner, generation or id is ignored")
+    void staleLease() {
+      LocalStateMachine m = machine(BASE);
+      Admission a = tripAndProbe(m);
+
+      List<Result> stale =
+          List.of(
+              m.record(1, 0, -1, a.generation(), a.leaseId(), OTHER),
+              m.record(1, 0, -1, a.generation() - 1, a.leaseId(), NODE),
+              m.record(1, 0, -1, -1, a.leaseId(), NODE),
+              m.record(1, 0, -1, a.generation(), "99", NODE));
+
+      assertThat(stale)
+          .extracting(Result::state, Result::accepted, Result::reason)
+          .containsOnly(tuple(HALF_OPEN, false, "STALE_LEASE"));
+      assertThat(m.generation()).isEqualTo(2);
+      assertThat(m.tryAcquire(OTHER).reason()).as("lease still held").isEqualTo("PROBES_BUSY");
+      assertThat(m.failuresTotal()).isEqualTo(3 + 4);
+      assertThat(probe(m, a, false).state()).isEqualTo(CLOSED);
+    }
+
+    @Test
+    @DisplayName("a transition drops live leases and probe successes")
+    void transitionDropsLeases() {
+      LocalStateMachine m = machine(BASE.toBuilder().halfOpenPermits(2).build());
+      Admission held = tripAndProbe(m);
+      probe(m, m.tryAcquire(NODE), false);
+      assertThat(m.tryAcquire(OTHER).reason()).isEqualTo("PROBES_BUSY");
+
+      m.override(FORCED_OPEN, Duration.ZERO, "alice", "");
+      m.clearOverride("alice", "");
+      Admission fresh = m.tryAcquire(OTHER);
+      Admission second = m.tryAcquire(OTHER);
+
+      assertThat(List.of(fresh, second))
+          .extracting(Admission::reason, Admission::generation)
+          .containsExactly(tuple("PROBE", 4L), tuple("PROBE", 4L));
+      assertThat(probe(m, held, false).reason()).isEqualTo("STALE_LEASE");
+      assertThat(m.state()).isEqualTo(HALF_OPEN);
+    }
+
+    @Test
+    @DisplayName("a result without a lease is not counted in HALF_OPEN")
+    void noLeaseInHalfOpen() {
+      LocalStateMachine m = machine(BASE);
+      tripAndProbe(m);
+
+      Result r = fail(m);
+
+      assertThat(r)
+          .extracting(Result::state, Result::accepted, Result::reason)
+          .containsExactly(HALF_OPEN, false, "NOT_COUNTED");
+      assertThat(m.failuresTotal()).isEqualTo(4);
+    }
+
+    @Test
+    @DisplayName("three permits: three leases, closed after three successes")
+    void threePermits() {
+      LocalStateMachine m = machine(BASE.toBuilder().halfOpenPermits(3).build());
+      Admission a1 = tripAndProbe(m);
+      Admission a2 = m.tryAcquire(NODE);
+      Admission a3 = m.tryAcquire(NODE);
+
+      assertThat(List.of(a1, a2, a3)).extracting(Admission::leaseId).containsExactly("1", "2", "3");
+      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("PROBES_BUSY");
+
+      Result r1 = probe(m, a1, false);
+      assertThat(m.tryAcquire(NODE).reason()).as("2 live + 1 succeeded").isEqualTo("PROBES_BUSY");
+      Result r2 = probe(m, a2, false);
+      Result r3 = probe(m, a3, false);
+
+      assertThat(List.of(r1, r2))
+          .extracting(Result::state, Result::transitioned, Result::accepted)
+          .containsOnly(tuple(HALF_OPEN, false, true));
+      assertThat(r3)
+          .extracting(Result::state, Result::transitioned, Result::windowFailures)
+          .containsExactly(CLOSED, true, 0L);
+      assertThat(events.get(events.size() - 1).cause()).isEqualTo(PROBES_SUCCEEDED);
+      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("CLOSED");
+      assertThat(m.openUntilMillis()).isZero();
+    }
+
+    @Test
+    @DisplayName("a failed probe reopens with the open window doubled up to maxOpen")
+    void backoff() {
+      LocalStateMachine m =
+          machine(
+              BASE.toBuilder()
+                  .open(Duration.ofSeconds(10))
+                  .maxOpen(Duration.ofSeconds(25))
+                  .probeLease(Duration.ofHours(1))
+                  .build());
+      List<Long> windows = new ArrayList<>();
+
+      Admission a = tripAndProbe(m);
+      for (int i = 0; i < 3; i++) {
+        long now = clock.millis();
+        Result r = probe(m, a, true);
+        assertThat(r).extracting(Result::state, Result::transitioned).containsExactly(OPEN, true);
+        windows.add(m.openUntilMillis() - now);
+        clock.advanceMillis(m.openUntilMillis() - now);
+        a = m.tryAcquire(NODE);
+      }
+      probe(m, a, false);
+      m.record(3, 0, -1, -1, null, NODE);
+
+      assertThat(windows).containsExactly(20_000L, 25_000L, 25_000L);
+      assertThat(m.openUntilMillis() - clock.millis()).as("closing resets").isEqualTo(10_000);
+      assertThat(causes()).contains(PROBE_FAILED);
+    }
+
+    @Test
+    @DisplayName("concurrent acquirers get exactly halfOpenPermits leases")
+    @Timeout(10)
+    void concurrentProbes() throws Exception {
+      LocalStateMachine m = machine(BASE.toBuilder().halfOpenPermits(3).build());
+      m.record(3, 0, -1, -1, null, NODE);
+      clock.advanceMillis(30_000);
+      Set<String> leases = ConcurrentHashMap.newKeySet();
+      AtomicInteger granted = new AtomicInteger();
+
+      runConcurrently(
+          8,
+          () -> {
+            for (int i = 0; i < 200; i++) {
+              Admission a = m.tryAcquire(NODE);
+              if (a.allowed()) {
+                granted.incrementAndGet();
+                leases.add(a.leaseId());
+              }
+            }
+          });
+
+      assertThat(granted).hasValue(3);
+      assertThat(leases).containsExactlyInAnyOrder("1", "2", "3");
+      assertThat(causes()).containsExactly(FAILURE_THRESHOLD, OPEN_WINDOW_ENDED);
+    }
+  }
+
+  @Nested
+  @DisplayName("overrides")
+  class Overrides {
+
+    @Test
+    @DisplayName("FORCED_OPEN rejects and counts only the totals")
+    void forcedOpen() {
+      LocalStateMachine m = machine(BASE);
+
+      OverrideResult set = m.override(FORCED_OPEN, Duration.ZERO, "alice", "incident");
+      Admission a = m.tryAcquire(NODE);
+      Result r = fail(m);
+
+      assertThat(set).isEqualTo(new OverrideResult(true, FORCED_OPEN, "SET", 1, CLOSED));
+      assertThat(a).isEqualTo(new Admission(false, FORCED_OPEN, "FORCED_OPEN", 1, null, 0));
+      assertThat(r)
+          .extracting(Result::accepted, Result::reason)
+          .containsExactly(false, "NOT_COUNTED");
+      assertThat(m.windowFailures()).isZero();
+      assertThat(m.failuresTotal()).isEqualTo(1);
+      assertThat(m.activeOverride())
+          .hasValueSatisfying(o -> assertThat(o.actor()).isEqualTo("alice"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+        value = State.class,
+        names = {"FORCED_CLOSED", "METRICS_ONLY"})
+    @DisplayName("FORCED_CLOSED and METRICS_ONLY admit and count but never trip")
+    void countingOverrides(State kind) {
+      LocalStateMachine m = machine(BASE);
+      m.override(kind, Duration.ZERO, "alice", "");
+
+      Result r = m.record(10, 0, -1, -1, null, NODE);
+
+      assertThat(r)
+          .extracting(Result::state, Result::windowFailures, Result::accepted, Result::transitioned)
+          .containsExactly(kind, 10L, true, false);
+      assertThat(m.tryAcquire(NODE))
+          .extracting(Admission::allowed, Admission::reason)
+          .containsExactly(true, kind.code());
+      assertThat(m.clearOverride("alice", "").state()).isEqualTo(CLOSED);
+      assertThat(fail(m).state()).as("the counted window trips after clearing").isEqualTo(OPEN);
+    }
+
+    @Test
+    @DisplayName("FORCED_CLOSED takes precedence over OPEN")
+    void forcedClosedOverOpen() {
+      LocalStateMachine m = machine(BASE);
+      m.record(3, 0, -1, -1, null, NODE);
+
+      OverrideResult set = m.override(FORCED_CLOSED, Duration.ZERO, "alice", "");
+
+      assertThat(set.previous()).isEqualTo(OPEN);
+      assertThat(m.tryAcquire(NODE).allowed()).isTrue();
+      assertThat(m.state()).isEqualTo(FORCED_CLOSED);
+    }
+
+    @Test
+    @DisplayName("DISABLED admits and counts only the totals")
+    void disabled() {
+      LocalStateMachine m = machine(BASE);
+      m.override(DISABLED, Duration.ZERO, "alice", "");
+
+      Result r = m.record(10, 0, -1, -1, null, NODE);
+
+      assertThat(r)
+          .extracting(Result::state, Result::accepted, Result::reason)
+          .containsExactly(DISABLED, false, "NOT_COUNTED");
+      assertThat(m.windowFailures()).isZero();
+      assertThat(m.failuresTotal()).isEqualTo(10);
+      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("DISABLED");
+    }
+
+    @Test
+    @DisplayName("an override stops applying at its expiry; the first operation records it")
+    void expiry() {
+      LocalStateMachine m = machine(BASE);
+      m.override(FORCED_OPEN, Duration.ofSeconds(5), "alice", "");
+      clock.advanceMillis(4_999);
+
+      assertThat(m.tryAcquire(NODE).untilMillis()).isEqualTo(T0 + 5_000);
+      clock.advanceMillis(1);
+      assertThat(m.state()).isEqualTo(CLOSED);
+      assertThat(m.activeOverride()).isEmpty();
+      assertThat(causes()).containsExactly(OVERRIDE_SET);
+
+      Admission a = m.tryAcquire(NODE);
+
+      assertThat(a).isEqualTo(new Admission(true, CLOSED, "CLOSED", 2, null, 0));
+      assertThat(events)
+          .last()
+          .isEqualTo(new LocalTransition(FORCED_OPEN, CLOSED, OVERRIDE_EXPIRED, 2, T0 + 5_000, 0));
+    }
+
+    @Test
+    @DisplayName("an open window that ended under the override resumes as HALF_OPEN")
+    void expiryResumesHalfOpen() {
+      LocalStateMachine m = machine(BASE);
+      m.record(3, 0, -1, -1, null, NODE);
+      m.override(FORCED_CLOSED, Duration.ofSeconds(60), "alice", "");
+      clock.advanceMillis(60_000);
+
+      Admission a = m.tryAcquire(NODE);
+
+      assertThat(a.reason()).isEqualTo("PROBE");
+      assertThat(events)
+          .extracting(LocalTransition::from, LocalTransition::to, LocalTransition::cause)
+          .containsExactly(
+              tuple(CLOSED, OPEN, FAILURE_THRESHOLD),
+              tuple(OPEN, FORCED_CLOSED, OVERRIDE_SET),
+              tuple(FORCED_CLOSED, HALF_OPEN, OVERRIDE_EXPIRED));
+    }
+
+    @Test
+    @DisplayName("clear resumes the machine: OPEN before openUntil, HALF_OPEN after")
+    void clear() {
+      LocalStateMachine m = machine(BASE);
+      m.record(3, 0, -1, -1, null, NODE);
+      m.override(FORCED_CLOSED, Duration.ZERO, "alice", "");
+
+      OverrideResult early = m.clearOverride("bob", "done");
+      m.override(FORCED_CLOSED, Duration.ZERO, "alice", "");
+      clock.advanceMillis(30_000);
+      OverrideResult late = m.clearOverride("bob", "done");
+
+      assertThat(early).isEqualTo(new OverrideResult(true, OPEN, "CLEARED", 3, FORCED_CLOSED));
+      assertThat(late).isEqualTo(new OverrideResult(true, HALF_OPEN, "CLEARED", 5, FORCED_CLOSED));
+      assertThat(causes())
+          .containsExactly(
+              FAILURE_THRESHOLD, OVERRIDE_SET, OVERRIDE_CLEARED, OVERRIDE_SET, OVERRIDE_CLEARED);
+      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("PROBE");
+    }
+
+    @Test
+    @DisplayName("clear without an override changes nothing")
+    void clearNothing() {
+      LocalStateMachine m = machine(BASE);
+
+      OverrideResult r = m.clearOverride("bob", "");
+
+      assertThat(r).isEqualTo(new OverrideResult(false, CLOSED, "NOT_OVERRIDDEN", 0, CLOSED));
+      assertThat(events).isEmpty();
+    }
+
+    @Test
+    @DisplayName("the same kind updates, another kind is set over it")
+    void updateAndReplace() {
+      LocalStateMachine m = machine(BASE);
+      m.override(FORCED_OPEN, Duration.ZERO, "alice", "a");
+
+      OverrideResult again = m.override(FORCED_OPEN, Duration.ofMinutes(1), "bob", "b");
+      OverrideResult other = m.override(METRICS_ONLY, Duration.ZERO, "bob", "c");
+
+      assertThat(again.outcome()).isEqualTo("UPDATED");
+      assertThat(other).isEqualTo(new OverrideResult(true, METRICS_ONLY, "SET", 3, FORCED_OPEN));
+      assertThat(events)
+          .extracting(LocalTransition::from, LocalTransition::to, LocalTransition::cause)
+          .containsExactly(
+              tuple(CLOSED, FORCED_OPEN, OVERRIDE_SET),
+              tuple(FORCED_OPEN, FORCED_OPEN, OVERRIDE_UPDATED),
+              tuple(FORCED_OPEN, METRICS_ONLY, OVERRIDE_SET));
+    }
+
+    @Test
+    @DisplayName("only the four overrides and non-negative durations are accepted")
+    void validation() {
+      LocalStateMachine m = machine(BASE);
+
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> m.override(OPEN, Duration.ZERO, "alice", ""))
+          .withMessageContaining("but was OPEN");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> m.override(FORCED_OPEN, Duration.ofSeconds(-1), "alice", ""))
+          .withMessageContaining("-1");
+    }
+  }
+
+  @Nested
+  @DisplayName("generations and adoption")
+  class Generations {
+
+    @Test
+    @DisplayName("a late result of an older generation changes nothing but the totals")
+    void lateResult() {
+      LocalStateMachine m = machine(BASE);
+      Admission admitted = m.tryAcquire(NODE);
+      m.record(3, 0, -1, admitted.generation(), null, NODE);
+
+      Result late = m.record(1, 0, -1, admitted.generation(), null, NODE);
+
+      assertThat(late)
+          .extracting(Result::state, Result::accepted, Result::reason, Result::generation)
+          .containsExactly(OPEN, false, "STALE_GENERATION", 1L);
+      assertThat(m.windowFailures()).isZero();
+      assertThat(m.failuresTotal()).isEqualTo(4);
+      assertThat(causes()).containsExactly(FAILURE_THRESHOLD);
+    }
+
+    @Test
+    @DisplayName("the closed fast path reads no clock")
+    void closedFastPath() {
+      Clock broken =
+          new Clock() {
+            @Override
+            public ZoneId getZone() {
+              return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+              return this;
+            }
+
+            @Override
+            public Instant instant() {
+              throw new AssertionError("clock read");
+            }
+          };
+      LocalStateMachine m = new LocalStateMachine(BASE, broken);
+
+      assertThat(m.tryAcquire(NODE)).isEqualTo(new Admission(true, CLOSED, "CLOSED", 0, null, 0));
+    }
+
+    @Test
+    @DisplayName("a closed machine adopts a shared OPEN and backs off from its length")
+    void adoptOpen() {
+      LocalStateMachine m = machine(BASE);
+      m.record(2, 0, -1, -1, null, NODE);
+
+      State s = m.adopt(OPEN, T0 + 20_000, 40_000);
+
+      assertThat(s).isEqualTo(OPEN);
+      assertThat(m.windowFailures()).isZero();
+      assertThat(m.tryAcquire(NODE))
+          .isEqualTo(new Admission(false, OPEN, "OPEN", 1, null, T0 + 20_000));
+      clock.advanceMillis(20_000);
+      probe(m, m.tryAcquire(NODE), true);
+      assertThat(m.openUntilMillis()).isEqualTo(clock.millis() + 80_000);
+      assertThat(events)
+          .extracting(LocalTransition::from, LocalTransition::to, LocalTransition::cause)
+          .containsExactly(
+              tuple(CLOSED, OPEN, FAILURE_THRESHOLD),
+              tuple(OPEN, HALF_OPEN, OPEN_WINDOW_ENDED),
+              tuple(HALF_OPEN, OPEN, PROBE_FAILED));
+    }
+
+    @Test
+    @DisplayName("adoption maps every machine change to a legal cause")
+    void adoptPaths() {
+      LocalStateMachine m = machine(BASE);
+      tripAndProbe(m);
+
+      assertThat(m.adopt(OPEN, clock.millis() + 1_000, 0)).isEqualTo(OPEN);
+      assertThat(m.adopt(OPEN, clock.millis() + 2_000, 0)).as("OPEN to OPEN").isEqualTo(OPEN);
+      assertThat(m.openUntilMillis()).isEqualTo(clock.millis() + 2_000);
+      assertThat(m.adopt(CLOSED, 0, 0)).isEqualTo(CLOSED);
+      assertThat(m.adopt(OPEN, clock.millis() - 1, 0)).as("ended window").isEqualTo(HALF_OPEN);
+
+      assertThat(causes())
+          .containsExactly(
+              FAILURE_THRESHOLD,
+              OPEN_WINDOW_ENDED,
+              PROBE_FAILED,
+              OPEN_WINDOW_ENDED,
+              PROBES_SUCCEEDED,
+              FAILURE_THRESHOLD,
+              OPEN_WINDOW_ENDED);
+    }
+
+    @Test
+    @DisplayName("under an override adoption records nothing; clearing resumes from it")
+    void adoptUnderOverride() {
+      LocalStateMachine m = machine(BASE);
+      m.override(FORCED_CLOSED, Duration.ZERO, "alice", "");
+
+      State s = m.adopt(OPEN, T0 + 10_000, 0);
+
+      assertThat(s).isEqualTo(FORCED_CLOSED);
+      assertThat(causes()).containsExactly(OVERRIDE_SET);
+      assertThat(m.clearOverride("alice", "").state()).isEqualTo(OPEN);
+    }
+
+    @Test
+    @DisplayName("a listener sees the new state and a failing listener harms nothing")
+    void listeners() {
+      LocalStateMachine m = machine(BASE);
+      List<State> seen = new ArrayList<>();
+      m.onTransition(
+          t -> {
+            throw new IllegalStateException("listener bug");
+          });
+      m.onTransition(t -> seen.add(m.state()));
+
+      Result r = m.record(3, 0, -1, -1, null, NODE);
+
+      assertThat(r.state()).isEqualTo(OPEN);
+      assertThat(seen).containsExactly(OPEN);
+    }
+
+    @Test
+    @DisplayName("8 threads x 1000 failures: one trip, every failure counted")
+    @Timeout(10)
+    void concurrentFailures() throws Exception {
+      LocalStateMachine m = machine(BASE.toBuilder().failureThreshold(500).build());
+      AtomicInteger won = new AtomicInteger();
+
+      runConcurrently(
+          8,
+          () -> {
+            for (int i = 0; i < 1000; i++) {
+              if (fail(m).transitioned()) {
+                won.incrementAndGet();
+              }
+            }
+          });
+
+      assertThat(won).hasValue(1);
+      assertThat(events)
+          .extracting(LocalTransition::from, LocalTransition::to, LocalTransition::windowFailures)
+          .containsExactly(tuple(CLOSED, OPEN, 500L));
+      assertThat(m.failuresTotal()).isEqualTo(8000);
+    }
+  }
+
+  private static void runConcurrently(int threads, Runnable body) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> futures = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  body.run();
+                  return null;
+                }));
+      }
+      start.countDown();
+      for (Future<?> f : futures) {
+        f.get(10, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
