@@ -246,14 +246,19 @@ class HybridRuntimeIT {
 
         ((DefaultBreakerRegistry) b).stopListening(); // node b misses the pub/sub message
         await(store.warm(id, id.toString(), 2, p.toBuilder().failureThreshold(4).build(), "ctl"));
-        until(Duration.ofSeconds(3), "node a runs version 2", () -> ba.view().policyVersion() == 2);
+        until(
+            Duration.ofSeconds(3),
+            "nodes a and c run version 2",
+            () -> ba.view().policyVersion() == 2 && bc.view().policyVersion() == 2);
 
         proxy.delay(Duration.ofMillis(400));
-        for (int i = 0; i < 3; i++) {
-          Permission pc = bc.tryAcquire();
-          pc.onFailure(new RuntimeException("down"), 1_000_000);
+        for (int i = 0; i < 2; i++) {
+          bc.tryAcquire().onFailure(new RuntimeException("down"), 1_000_000);
         }
-        until(Duration.ofSeconds(5), "node c degraded", c::degraded);
+        until(Duration.ofSeconds(5), "node c degraded (its records time out)", c::degraded);
+        for (int i = 0; i < 3; i++) {
+          bc.tryAcquire().onFailure(new RuntimeException("down"), 1_000_000);
+        }
         until(
             Duration.ofSeconds(3),
             "node c's local breaker trips on its own",
