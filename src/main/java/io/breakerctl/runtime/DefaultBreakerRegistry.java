@@ -79,6 +79,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return cfg.policySource;
   }
 
+  java.time.Duration commandTimeout() {
+    return cfg.commandTimeout;
+  }
+
   StoreGuard guard() {
     return guard;
   }
@@ -118,7 +122,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         k -> {
           DistributedBreaker b = new DistributedBreaker(k, this);
           if (cfg.mode != Mode.LOCAL) {
-            refreshSoon(b);
+            readNow(b);
           }
           return b;
         });
@@ -215,6 +219,24 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
             refreshQueued.remove(b.id());
             refresh(b);
           });
+    }
+  }
+
+  /**
+   * The first read of a new breaker, bounded by the command timeout, so a node that joins while the
+   * fleet is open does not admit calls until its first refresh.
+   */
+  private void readNow(DistributedBreaker b) {
+    RedisBreakerStore s = store;
+    if (s == null || !guard.up()) {
+      return;
+    }
+    try {
+      b.onSnapshot(RedisBreakerStore.await(s.state(b.id()), cfg.commandTimeout));
+      guard.success();
+    } catch (StoreException e) {
+      guard.failure(e);
+      refreshSoon(b);
     }
   }
 

@@ -162,7 +162,13 @@ final class DistributedBreaker implements CircuitBreaker {
   private Permission sharedAcquire() {
     RedisBreakerStore store = registry.store();
     try {
-      AcquireResult r = RedisBreakerStore.await(store.acquire(id, node(), resolved.policy()));
+      if (store == null) {
+        registry.guard().trip();
+        return degradedAcquire();
+      }
+      AcquireResult r =
+          RedisBreakerStore.await(
+              store.acquire(id, node(), resolved.policy()), registry.commandTimeout());
       registry.guard().success();
       learn(r);
       if (!r.allowed()) {

@@ -539,6 +539,27 @@ public final class RedisBreakerStore implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits at most {@code limit} for one of this store's futures: a caller's own deadline, precise
+   * even when the client's timeout fires late on a loaded machine.
+   *
+   * @throws StoreUnavailableException when the deadline passes
+   * @throws StoreException the failure
+   */
+  public static <T> T await(CompletableFuture<T> future, Duration limit) {
+    try {
+      return future.get(limit.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new StoreUnavailableException(
+          "Redis did not answer within " + limit.toMillis() + " ms", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreUnavailableException("interrupted waiting for Redis", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw StoreErrors.translate("Redis call", e);
+    }
+  }
+
   @Override
   public void close() {
     if (owned != null) {

@@ -1,0 +1,240 @@
+package io.breakerctl.runtime;
+
+import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.ChildJvm;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.RedisServerProcess;
+import io.breakerctl.testing.TcpProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Redis is never a reason to fail a call: killed, paused, delayed, dropped, reset. */
+@DisplayName("Runtime under Redis faults")
+class RuntimeFaultsIT {
+
+  @RegisterExtension final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+
+  private static final AtomicInteger SEQ = new AtomicInteger();
+  private static final Duration TIMEOUT = Duration.ofMillis(50);
+
+  /** Scheduling noise allowed on a shared 2-core machine on top of a bound. */
+  private static final long SLACK_MILLIS = 40;
+
+  private static BreakerId fresh(String name) {
+    return BreakerId.parse("faults-" + name + ":dep-" + SEQ.incrementAndGet());
+  }
+
+  private static void until(Duration limit, String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + limit + " waiting for " + what);
+      }
+      Fleet.sleep(5);
+    }
+  }
+
+  private BreakerRegistry node(String uri, String name, Mode mode, Policy p) {
+    return redis.manage(
+        BreakerRegistry.builder()
+            .redisUri(uri)
+            .nodeId(name)
+            .mode(mode)
+            .defaults(p)
+            .commandTimeout(TIMEOUT)
+            .flushInterval(Duration.ofMillis(100))
+            .refreshInterval(Duration.ofMillis(200))
+            .build());
+  }
+
+  /** Milliseconds one call spends in the breaker (acquire and report), not in the dependency. */
+  private static long overhead(CircuitBreaker cb, boolean fail) {
+    long start = System.nanoTime();
+    Permission p = cb.tryAcquire();
+    if (p.allowed()) {
+      if (fail) {
+        p.onFailure(new RuntimeException("dependency down"), 1_000_000);
+      } else {
+        p.onSuccess(1_000_000);
+      }
+    }
+    return (System.nanoTime() - start) / 1_000_000;
+  }
+
+  @Test
+  @DisplayName(
+      "Redis killed: calls continue, bounded by the timeout, then not waiting at all; local trips; restart reconciles")
+  void killedMidRun() {
+    BreakerId id = fresh("killed");
+    Policy p = Policy.builder().failureThreshold(5).open(Duration.ofSeconds(30)).build();
+    List<CircuitBreaker> nodes = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      nodes.add(node(redis.uri(), "k" + i, i == 0 ? Mode.SHARED : Mode.HYBRID, p).breaker(id));
+    }
+    for (CircuitBreaker cb : nodes) {
+      overhead(cb, false);
+    }
+    RedisServerProcess server = redis.server();
+    server.kill();
+
+    long worst = 0;
+    for (int round = 0; round < 20; round++) {
+      for (CircuitBreaker cb : nodes) {
+        worst = Math.max(worst, overhead(cb, false));
+      }
+    }
+    assertThat(worst)
+        .as("no call waits longer than the command timeout")
+        .isLessThanOrEqualTo(TIMEOUT.toMillis() + SLACK_MILLIS);
+    until(
+        Duration.ofSeconds(3),
+        "every node degraded",
+        () -> nodes.stream().allMatch(cb -> cb.view().degraded()));
+
+    long afterDetection = 0;
+    for (int round = 0; round < 10; round++) {
+      for (CircuitBreaker cb : nodes) {
+        afterDetection = Math.max(afterDetection, overhead(cb, true));
+      }
+    }
+    assertThat(afterDetection).as("after detection no call waits").isLessThan(SLACK_MILLIS);
+    assertThat(nodes)
+        .as("each local breaker tripped on its own")
+        .allSatisfy(
+            cb -> {
+              assertThat(cb.view().state()).isEqualTo(State.OPEN);
+              assertThat(cb.tryAcquire().allowed()).isFalse();
+            });
+
+    server.restart();
+    until(
+        Duration.ofSeconds(15),
+        "every node recovered",
+        () -> nodes.stream().noneMatch(cb -> cb.view().degraded()));
+    try (RedisBreakerStore store =
+        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      until(
+          Duration.ofSeconds(5),
+          "the local trips published to the shared state",
+          () -> await(store.snapshot(id, 0)).effectiveState() == State.OPEN);
+      until(
+          Duration.ofSeconds(5),
+          "nodes agree with the shared OPEN",
+          () -> nodes.stream().allMatch(cb -> cb.view().sharedState() == State.OPEN));
+    }
+  }
+
+  @Test
+  @DisplayName("CLIENT PAUSE 3 s: closed-state HYBRID calls are not delayed")
+  void paused() {
+    BreakerId id = fresh("paused");
+    CircuitBreaker cb = node(redis.uri(), "paused", Mode.HYBRID, Policy.DEFAULT).breaker(id);
+    until(Duration.ofSeconds(3), "the view is read", () -> !cb.view().generation().isEmpty());
+    redis.server().pause(Duration.ofSeconds(3));
+    long worst = 0;
+    long calls = 0;
+    long end = System.nanoTime() + Duration.ofMillis(2500).toNanos();
+    while (System.nanoTime() < end) {
+      worst = Math.max(worst, overhead(cb, false));
+      calls++;
+      Fleet.sleep(1);
+    }
+    assertThat(calls).isGreaterThan(100);
+    assertThat(worst).as("worst call during the pause, ms").isLessThan(SLACK_MILLIS);
+  }
+
+  @Test
+  @DisplayName(
+      "through a proxy that delays, drops or resets: calls keep their budget and nodes recover")
+  void proxyFaults() {
+    BreakerId id = fresh("proxy");
+    Policy p = Policy.builder().failureThreshold(1000).build();
+    try (TcpProxy proxy = TcpProxy.to(redis.server().port())) {
+      BreakerRegistry shared = node(proxy.uri(), "proxied-shared", Mode.SHARED, p);
+      BreakerRegistry hybrid = node(proxy.uri(), "proxied-hybrid", Mode.HYBRID, p);
+      List<CircuitBreaker> nodes = List.of(shared.breaker(id), hybrid.breaker(id));
+      for (Runnable fault :
+          List.<Runnable>of(() -> proxy.delay(Duration.ofMillis(300)), proxy::drop, proxy::reset)) {
+        fault.run();
+        long worst = 0;
+        for (int i = 0; i < 50; i++) {
+          for (CircuitBreaker cb : nodes) {
+            worst = Math.max(worst, overhead(cb, false));
+          }
+          Fleet.sleep(2);
+        }
+        assertThat(worst)
+            .as("worst call under %s", proxy.mode())
+            .isLessThanOrEqualTo(TIMEOUT.toMillis() + SLACK_MILLIS);
+        proxy.pass();
+        until(
+            Duration.ofSeconds(15),
+            "nodes recover after " + proxy.mode(),
+            () -> !shared.degraded() && !hybrid.degraded() && nodes.get(0).tryAcquire().allowed());
+      }
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "a node SIGKILLed while holding a probe lease: another node probes after the lease expires")
+  void killedProber() {
+    BreakerId id = fresh("prober");
+    Policy p =
+        Policy.builder()
+            .failureThreshold(1)
+            .open(Duration.ofMillis(300))
+            .probeLease(Duration.ofMillis(1500))
+            .build();
+    try (RedisBreakerStore store =
+        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      await(store.record(id, Outcome.failure("setup", ""), p));
+      ChildJvm doomed =
+          redis.manage(ChildJvm.start(LeaseHolderMain.class, redis.uri(), id.toString()));
+      until(
+          Duration.ofSeconds(20),
+          "the child holds the lease",
+          () -> doomed.stdout().stream().anyMatch(l -> l.startsWith("LEASED")));
+      doomed.kill();
+
+      CircuitBreaker survivor = node(redis.uri(), "survivor", Mode.HYBRID, p).breaker(id);
+      assertThat(survivor.tryAcquire().allowed()).as("the dead node's lease is live").isFalse();
+      Permission probe = null;
+      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      while (System.nanoTime() < deadline) {
+        Permission attempt = survivor.tryAcquire();
+        if (attempt.allowed()) {
+          probe = attempt;
+          break;
+        }
+        Fleet.sleep(20);
+      }
+      assertThat(probe).as("a probe lease after the dead one expired").isNotNull();
+      assertThat(probe.lease()).isNotEmpty();
+      probe.onSuccess(1_000_000);
+      until(
+          Duration.ofSeconds(3),
+          "the breaker closes",
+          () -> await(store.snapshot(id, 0)).effectiveState() == State.CLOSED);
+      List<BreakerEvent> events = await(store.eventsAfter(id, "", 100));
+      assertThat(events).extracting(BreakerEvent::cause).endsWith(TransitionCause.PROBES_SUCCEEDED);
+    }
+  }
+}
