@@ -19,11 +19,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code breakerctl status -o json} over N breakers (default 100,000) vs the raw-Redis floor, in
- * the same run: {@code redis-cli --scan | redis-cli --pipe} with HGETALL when redis-cli is on PATH,
- * else a Lettuce scan + pipelined HGETALL in this JVM (the line says which). breakerctl runs as its
- * own JVM (start-up included, as a user sees it) on this class path; its peak RSS is read from
- * {@code /usr/bin/time -v} when present, else by polling VmHWM. Targets: ratio &lt;= 3x, RSS &lt;=
- * 512 MB. Options: {@code --breakers N}, {@code --rounds R} (3), {@code --redis PATH}.
+ * the same run: {@code redis-cli --scan | redis-cli --pipe} with HGETALL (every key the bench
+ * writes is a breaker hash; redis-cli 7.0 has no {@code --type}) when redis-cli is on PATH, else a
+ * Lettuce scan + pipelined HGETALL in this JVM (the line says which). breakerctl runs as its own
+ * JVM (start-up included, as a user sees it) on this class path; its peak RSS is read from {@code
+ * /usr/bin/time -v} when present, else by polling VmHWM. Targets: ratio &lt;= 3x, RSS &lt;= 512 MB.
+ * Options: {@code --breakers N}, {@code --rounds R} (3), {@code --redis PATH}.
  */
 public final class StatusBench {
   private StatusBench() {}
@@ -60,7 +61,7 @@ public final class StatusBench {
       List<Double> ctl = new ArrayList<>();
       long rss = 0;
       for (int r = 0; r < rounds; r++) {
-        base.add(cli ? redisCli(redis) : lettuce(redis));
+        base.add(cli ? redisCli(redis, breakers) : lettuce(redis));
         long[] run = breakerctl(redis, breakers);
         ctl.add(run[0] / 1e3);
         rss = Math.max(rss, run[1]);
@@ -110,19 +111,21 @@ public final class StatusBench {
     }
   }
 
-  private static double redisCli(RedisServerProcess redis) throws Exception {
+  private static double redisCli(RedisServerProcess redis, int expected) throws Exception {
     String p = Integer.toString(redis.port());
     String sh =
         "redis-cli -p "
             + p
-            + " --scan --pattern 'cb:{*}' --type hash | sed 's/^/HGETALL /' | redis-cli -p "
+            + " --scan --pattern 'cb:{*}' | sed 's/^/HGETALL /' | redis-cli -p "
             + p
-            + " --pipe > /dev/null";
+            + " --pipe";
     long t0 = System.nanoTime();
     Process pr = new ProcessBuilder("sh", "-c", sh).redirectErrorStream(true).start();
-    pr.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-    if (!pr.waitFor(120, TimeUnit.SECONDS) || pr.exitValue() != 0) {
-      throw new IllegalStateException("baseline failed");
+    String out = new String(pr.getInputStream().readAllBytes());
+    if (!pr.waitFor(120, TimeUnit.SECONDS)
+        || pr.exitValue() != 0
+        || !out.contains("replies: " + expected)) {
+      throw new IllegalStateException("baseline failed: " + out);
     }
     return (System.nanoTime() - t0) / 1e9;
   }
