@@ -66,6 +66,7 @@ public interface BreakerRegistry extends AutoCloseable {
     Clock clock = Clock.systemUTC();
     boolean rejectionStackTraces;
     PolicySource policySource;
+    io.breakerctl.runtime.control.ControlConfig controlPlane;
 
     Builder() {}
 
@@ -167,6 +168,17 @@ public interface BreakerRegistry extends AutoCloseable {
      */
     public Builder policySource(PolicySource source) {
       this.policySource = source;
+      return this;
+    }
+
+    /**
+     * The MongoDB control plane: transitions this node wins are handed to it asynchronously, the
+     * node takes part in electing the fleet's history forwarder (a Redis lease), and breakers
+     * without a policy in Redis resolve one from it (own id, {@code caller:*}, {@code *:*}) and
+     * warm it. MongoDB being down never affects a call.
+     */
+    public Builder controlPlane(io.breakerctl.runtime.control.ControlConfig config) {
+      this.controlPlane = Objects.requireNonNull(config, "config");
       return this;
     }
 

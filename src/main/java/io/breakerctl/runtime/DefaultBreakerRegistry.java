@@ -36,6 +36,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private volatile RedisBreakerStore store;
   private volatile AutoCloseable subscription;
   private volatile Consumer<BreakerId> transitionsWon = id -> {};
+  private final ControlPlaneLink control;
 
   DefaultBreakerRegistry(BreakerRegistry.Builder cfg) {
     this.cfg = cfg;
@@ -59,6 +60,13 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       scheduler.scheduleWithFixedDelay(this::refreshAll, refresh, refresh, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::flushAll, flush, flush, TimeUnit.MILLISECONDS);
     }
+    ControlPlaneLink link = null;
+    if (cfg.controlPlane != null && cfg.mode != Mode.LOCAL) {
+      link = new ControlPlaneLink(cfg.controlPlane, this::store, cfg.nodeId, cfg.clock, scheduler);
+      ControlPlaneLink l = link;
+      transitionsWon = l::handOff;
+    }
+    this.control = link;
   }
 
   // ---- configuration read by breakers ---------------------------------------------------------
@@ -76,7 +84,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   PolicySource policySource() {
-    return cfg.policySource;
+    return cfg.policySource != null ? cfg.policySource : control;
   }
 
   java.time.Duration commandTimeout() {
@@ -315,6 +323,9 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       flushAll();
     }
     scheduler.shutdownNow();
+    if (control != null) {
+      control.close();
+    }
     try {
       AutoCloseable sub = subscription;
       if (sub != null) {

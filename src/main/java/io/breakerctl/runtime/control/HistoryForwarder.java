@@ -75,6 +75,17 @@ public final class HistoryForwarder {
     return new SyncResult(ids.size(), events, audits, failures);
   }
 
+  /**
+   * Forwards the events of one breaker (the runtime's hand-off of a transition it won).
+   *
+   * @return the events and audit records newly stored
+   * @throws RuntimeException when Redis or MongoDB fails; the next pass retries
+   */
+  public SyncResult syncBreaker(BreakerId id) {
+    int[] n = forward(id);
+    return new SyncResult(1, n[0], n[1], List.of());
+  }
+
   /** Forwards one breaker's events; returns {newly stored events, newly stored audits}. */
   private int[] forward(BreakerId id) {
     BreakerSnapshot snap = RedisBreakerStore.await(redis.snapshot(id, 0));

@@ -24,7 +24,9 @@ public enum BreakerScript {
   /** Writes a resolved policy version (monotonic). */
   WARM("warm.lua"),
   /** Advances the forwarded-events cursor. */
-  FORWARDED("forwarded.lua");
+  FORWARDED("forwarded.lua"),
+  /** Elects the fleet's history forwarder (one key, outside the breakers). */
+  FORWARDER_LEASE("forwarder-lease.lua");
 
   private static final String BASE = "/io/breakerctl/lua/";
 

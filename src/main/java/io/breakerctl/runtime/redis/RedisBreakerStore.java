@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -393,6 +394,30 @@ public final class RedisBreakerStore implements AutoCloseable {
         .thenApply(ForwardResult::of);
   }
 
+  /**
+   * Takes or renews the fleet's history-forwarder lease ({@code <prefix>:forwarder}) for {@code
+   * node}; returns the holder afterwards (equal to {@code node} when this node holds it).
+   */
+  public CompletableFuture<String> holdForwarderLease(String node, Duration lease) {
+    String[] k = {keys.prefix() + ":forwarder"};
+    List<String> args = new ArrayList<>();
+    args.add(node);
+    args.add(idleTtlMillis);
+    args.addAll(PolicyEncoding.NO_POLICY);
+    args.add(Long.toString(lease.toMillis()));
+    return evalsha(BreakerScript.FORWARDER_LEASE, k[0], k, args.toArray(new String[0]))
+        .thenApply(r -> Replies.str(r, 1));
+  }
+
+  /**
+   * The node holding the fleet's history-forwarder lease, if any (a plain GET: viewers may read).
+   */
+  public CompletableFuture<Optional<String>> forwarderLeaseHolder() {
+    return guard(
+        "read the forwarder lease",
+        commands.get(keys.prefix() + ":forwarder").thenApply(Optional::ofNullable));
+  }
+
   /** Reads everything stored about a breaker, with the newest {@code events} events. */
   public CompletableFuture<BreakerSnapshot> snapshot(BreakerId id, int events) {
     String hash = keys.hash(id);
@@ -513,6 +538,11 @@ public final class RedisBreakerStore implements AutoCloseable {
       args[2 + i] = policyArgs.get(i);
     }
     System.arraycopy(extra, 0, args, 2 + policyArgs.size(), extra.length);
+    return evalsha(script, id.toString(), k, args);
+  }
+
+  private CompletableFuture<List<Object>> evalsha(
+      BreakerScript script, String target, String[] k, String[] args) {
     RedisFuture<List<Object>> first =
         commands.evalsha(script.sha(), ScriptOutputType.MULTI, k, args);
     CompletableFuture<List<Object>> result =
@@ -527,7 +557,7 @@ public final class RedisBreakerStore implements AutoCloseable {
                   }
                   return CompletableFuture.failedFuture(e);
                 });
-    return guard(script.file().replace(".lua", "") + " " + id, result);
+    return guard(script.file().replace(".lua", "") + " " + target, result);
   }
 
   private static <T> CompletableFuture<T> guard(String action, CompletionStage<T> stage) {

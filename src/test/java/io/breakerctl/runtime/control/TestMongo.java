@@ -12,7 +12,7 @@ import java.util.UUID;
  * #database()} call returns a configuration for a fresh database, so tests never see each other's
  * data.
  */
-final class TestMongo implements AutoCloseable {
+public final class TestMongo implements AutoCloseable {
 
   private final MongoServer server;
   private final String uri;
@@ -22,7 +22,7 @@ final class TestMongo implements AutoCloseable {
     this.uri = uri;
   }
 
-  static TestMongo start() {
+  public static TestMongo start() {
     String external = System.getenv("BREAKERCTL_TEST_MONGO_URI");
     if (external != null && !external.isBlank()) {
       return new TestMongo(null, external);
@@ -33,12 +33,12 @@ final class TestMongo implements AutoCloseable {
     return new TestMongo(server, "mongodb://127.0.0.1:" + address.getPort());
   }
 
-  String uri() {
+  public String uri() {
     return uri;
   }
 
   /** A configuration for a fresh database with a short timeout. */
-  ControlConfig database() {
+  public ControlConfig database() {
     return ControlConfig.builder()
         .uri(uri)
         .database("bt_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12))

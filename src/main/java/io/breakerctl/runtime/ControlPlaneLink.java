@@ -1,0 +1,123 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.control.ControlConfig;
+import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.control.HistoryForwarder;
+import io.breakerctl.runtime.control.PolicyControl;
+import io.breakerctl.runtime.control.PolicyVersion;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.WarmResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A registry's link to the MongoDB control plane (only when one is configured): the history
+ * hand-off of transitions this node won, the fleet forwarder this node runs while it holds the
+ * forwarder lease, and policy resolution when Redis holds no policy for a breaker.
+ *
+ * <p>Nothing here is on a call's path: the hand-off queue is bounded and {@link #handOff} never
+ * blocks (a dropped id is caught by the fleet forwarder's next pass, since the stream keeps every
+ * unforwarded event). MongoDB being down only delays history.
+ */
+final class ControlPlaneLink implements PolicySource, AutoCloseable {
+  /** How long the forwarder lease lasts; the holder renews it every third of that. */
+  static final Duration LEASE = Duration.ofSeconds(15);
+
+  private final ControlDatabase db;
+  private final Supplier<RedisBreakerStore> store;
+  private final String node;
+  private final Clock clock;
+  private final BlockingQueue<BreakerId> queue = new ArrayBlockingQueue<>(1024);
+  private final Thread worker;
+  private volatile boolean closed;
+
+  ControlPlaneLink(
+      ControlConfig config,
+      Supplier<RedisBreakerStore> store,
+      String node,
+      Clock clock,
+      ScheduledExecutorService scheduler) {
+    this.db = ControlDatabase.connect(config);
+    this.store = store;
+    this.node = node;
+    this.clock = clock;
+    this.worker = new Thread(this::drain, "breakerctl-history-" + node);
+    worker.setDaemon(true);
+    worker.start();
+    long every = LEASE.toMillis() / 3;
+    scheduler.scheduleWithFixedDelay(this::forwardIfLeader, 0, every, TimeUnit.MILLISECONDS);
+  }
+
+  /** Queues a breaker whose transition this node won; never blocks (false when full). */
+  boolean handOff(BreakerId id) {
+    return queue.offer(id);
+  }
+
+  private void drain() {
+    while (!closed) {
+      try {
+        BreakerId id = queue.poll(500, TimeUnit.MILLISECONDS);
+        RedisBreakerStore s = store.get();
+        if (id != null && s != null) {
+          new HistoryForwarder(db, s, node, clock).syncBreaker(id);
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        // MongoDB or Redis down: the event stays in the stream for the next pass
+      }
+    }
+  }
+
+  /** Runs one fleet-wide forwarding pass when this node holds (or takes) the forwarder lease. */
+  void forwardIfLeader() {
+    RedisBreakerStore s = store.get();
+    if (closed || s == null) {
+      return;
+    }
+    try {
+      String holder = RedisBreakerStore.await(s.holdForwarderLease(node, LEASE));
+      if (node.equals(holder)) {
+        new HistoryForwarder(db, s, node, clock).syncOnce();
+      }
+    } catch (RuntimeException e) {
+      // retried on the next tick
+    }
+  }
+
+  @Override
+  public Optional<WarmedPolicy> resolveAndWarm(BreakerId id) {
+    RedisBreakerStore s = store.get();
+    if (s == null) {
+      return Optional.empty();
+    }
+    try {
+      Optional<PolicyVersion> v = new PolicyControl(db, s, clock).resolve(id).map(r -> r.value());
+      if (v.isEmpty()) {
+        return Optional.empty();
+      }
+      PolicyVersion pv = v.get();
+      WarmResult w =
+          RedisBreakerStore.await(
+              s.warm(id, pv.policyId().toString(), pv.version(), pv.policy(), node));
+      return Optional.of(new WarmedPolicy(w.policyId(), w.policyVersion(), pv.policy()));
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    worker.interrupt();
+    db.close();
+  }
+}
