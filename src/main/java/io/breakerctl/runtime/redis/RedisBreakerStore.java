@@ -8,6 +8,8 @@ import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -15,6 +17,7 @@ import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
@@ -79,7 +82,10 @@ public final class RedisBreakerStore implements AutoCloseable {
 
   /**
    * Connects to Redis as configured. One URI that points at a cluster node connects to the whole
-   * cluster; several URIs are cluster seed nodes.
+   * cluster; several URIs are cluster seed nodes; a {@code redis-sentinel://} URI connects to the
+   * master the sentinels name. {@code rediss://} uses TLS, trusting {@link StoreConfig#caFile()}
+   * when set; {@link StoreConfig#username()} and {@link StoreConfig#password()} replace the URI's
+   * credentials when set.
    *
    * @throws StoreUnavailableException when no server answers within the timeout
    * @throws StorePermissionException when the credentials are refused
@@ -94,12 +100,32 @@ public final class RedisBreakerStore implements AutoCloseable {
         throw new IllegalArgumentException("bad Redis URI '" + u + "': " + e.getMessage(), e);
       }
       uri.setTimeout(config.timeout());
+      if (config.username() != null || config.password() != null) {
+        RedisCredentials given =
+            uri.getCredentialsProvider() == null
+                ? null
+                : uri.getCredentialsProvider().resolveCredentials().block(Duration.ofSeconds(1));
+        String user =
+            config.username() != null
+                ? config.username()
+                : given != null && given.hasUsername() ? given.getUsername() : null;
+        char[] password =
+            config.password() != null
+                ? config.password().toCharArray()
+                : given != null && given.hasPassword() ? given.getPassword() : null;
+        RedisCredentials credentials = RedisCredentials.just(user, password);
+        uri.setCredentialsProvider(RedisCredentialsProvider.from(() -> credentials));
+      }
       uris.add(uri);
     }
     String where = String.join(",", config.uris());
     SocketOptions socket =
         SocketOptions.builder().connectTimeout(config.timeout()).keepAlive(true).build();
     TimeoutOptions timeouts = TimeoutOptions.enabled(config.timeout());
+    SslOptions ssl =
+        config.caFile() == null
+            ? SslOptions.create()
+            : SslOptions.builder().jdkSslProvider().trustManager(config.caFile().toFile()).build();
     try {
       if (uris.size() == 1) {
         RedisClient client = RedisClient.create(uris.get(0));
@@ -108,6 +134,7 @@ public final class RedisBreakerStore implements AutoCloseable {
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .socketOptions(socket)
                 .timeoutOptions(timeouts)
+                .sslOptions(ssl)
                 .build());
         StatefulRedisConnection<String, String> c;
         try {
@@ -138,6 +165,7 @@ public final class RedisBreakerStore implements AutoCloseable {
               .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
               .socketOptions(socket)
               .timeoutOptions(timeouts)
+              .sslOptions(ssl)
               .topologyRefreshOptions(
                   ClusterTopologyRefreshOptions.builder()
                       .enableAllAdaptiveRefreshTriggers()

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -7,13 +8,24 @@ import java.util.Objects;
 /**
  * How to reach the shared store. Immutable; build with {@link #builder()}.
  *
- * @param uris one URI for a standalone server (a cluster node is detected and the cluster used), or
- *     several seed nodes of a Redis Cluster
+ * @param uris one URI for a standalone server (a cluster node is detected and the cluster used), a
+ *     Sentinel URI ({@code redis-sentinel://host:port[,host:port]?sentinelMasterId=NAME}), or
+ *     several seed nodes of a Redis Cluster; {@code rediss://} connects with TLS
  * @param timeout bounds connecting and every command (the runtime uses 50 ms, the CLI 5 s)
  * @param prefix the key prefix ({@link BreakerKeys#DEFAULT_PREFIX} by default)
  * @param idleTtl how long an unused breaker's keys live (7 days by default)
+ * @param username the ACL user, or null for the URI's (or {@code default})
+ * @param password the password, or null for the URI's (or none)
+ * @param caFile PEM file of the CA certificates trusted for TLS, or null for the JDK's trust store
  */
-public record StoreConfig(List<String> uris, Duration timeout, String prefix, Duration idleTtl) {
+public record StoreConfig(
+    List<String> uris,
+    Duration timeout,
+    String prefix,
+    Duration idleTtl,
+    String username,
+    String password,
+    Path caFile) {
 
   /** Default command and connect timeout: 5 s. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
@@ -37,6 +49,31 @@ public record StoreConfig(List<String> uris, Duration timeout, String prefix, Du
     }
   }
 
+  /** A configuration without credentials or a CA file (those of the URI apply). */
+  public StoreConfig(List<String> uris, Duration timeout, String prefix, Duration idleTtl) {
+    this(uris, timeout, prefix, idleTtl, null, null, null);
+  }
+
+  /** Never prints the password. */
+  @Override
+  public String toString() {
+    return "StoreConfig[uris="
+        + uris
+        + ", timeout="
+        + timeout
+        + ", prefix="
+        + prefix
+        + ", idleTtl="
+        + idleTtl
+        + ", username="
+        + username
+        + ", password="
+        + (password == null ? "null" : "***")
+        + ", caFile="
+        + caFile
+        + "]";
+  }
+
   /** A builder with defaults: redis://127.0.0.1:6379, 5 s, prefix cb, 7 days. */
   public static Builder builder() {
     return new Builder();
@@ -48,12 +85,18 @@ public record StoreConfig(List<String> uris, Duration timeout, String prefix, Du
     private Duration timeout = DEFAULT_TIMEOUT;
     private String prefix = BreakerKeys.DEFAULT_PREFIX;
     private Duration idleTtl = DEFAULT_IDLE_TTL;
+    private String username;
+    private String password;
+    private Path caFile;
 
     private Builder() {}
 
-    /** One URI, or several comma-separated seed nodes. */
+    /**
+     * One URI, or several comma-separated seed nodes (a {@code redis-sentinel://} URI is one URI:
+     * its commas separate sentinels).
+     */
     public Builder uri(String uri) {
-      this.uris = List.of(uri.split(","));
+      this.uris = uri.startsWith("redis-sentinel") ? List.of(uri) : List.of(uri.split(","));
       return this;
     }
 
@@ -81,9 +124,27 @@ public record StoreConfig(List<String> uris, Duration timeout, String prefix, Du
       return this;
     }
 
+    /** ACL user name (null: the URI's). */
+    public Builder username(String username) {
+      this.username = username;
+      return this;
+    }
+
+    /** Password (null: the URI's). */
+    public Builder password(String password) {
+      this.password = password;
+      return this;
+    }
+
+    /** PEM file of trusted CA certificates for {@code rediss://} (null: the JDK's trust store). */
+    public Builder caFile(Path caFile) {
+      this.caFile = caFile;
+      return this;
+    }
+
     /** Builds the configuration. */
     public StoreConfig build() {
-      return new StoreConfig(uris, timeout, prefix, idleTtl);
+      return new StoreConfig(uris, timeout, prefix, idleTtl, username, password, caFile);
     }
   }
 }

@@ -1,0 +1,219 @@
+package io.breakerctl.cli;
+
+import io.breakerctl.cli.commands.ConfigCommand;
+import io.breakerctl.cli.commands.DescribeCommand;
+import io.breakerctl.cli.commands.DoctorCommand;
+import io.breakerctl.cli.commands.ForceCommand;
+import io.breakerctl.cli.commands.StatusCommand;
+import io.breakerctl.cli.commands.VersionCommand;
+import io.breakerctl.cli.output.Style;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/** The root command: global options, the subcommands and the one error policy. */
+@Command(
+    name = "breakerctl",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionCommand.Provider.class,
+    sortOptions = false,
+    usageHelpAutoWidth = true,
+    description = {
+      "Operate the distributed circuit breakers whose state lives in Redis, with the MongoDB"
+          + " control plane."
+    },
+    subcommands = {
+      StatusCommand.class,
+      DescribeCommand.class,
+      ForceCommand.class,
+      DoctorCommand.class,
+      ConfigCommand.class,
+      VersionCommand.class,
+      HelpCommand.class
+    },
+    footerHeading = "%nEnvironment:%n",
+    footer = {
+      "  BREAKERCTL_CONTEXT, BREAKERCTL_REDIS, BREAKERCTL_MONGO, BREAKERCTL_PREFIX,"
+          + " BREAKERCTL_TIMEOUT, BREAKERCTL_REDIS_USER, BREAKERCTL_REDIS_PASSWORD,"
+          + " BREAKERCTL_REDIS_PASSWORD_FILE, BREAKERCTL_REDIS_CA_FILE: settings (a flag wins,"
+          + " then the environment, then the config file's context, then the default).",
+      "  BREAKERCTL_CONFIG: the config file (default $XDG_CONFIG_HOME/breakerctl/config.yaml,"
+          + " else ~/.config/breakerctl/config.yaml).",
+      "  NO_COLOR: no colour. COLUMNS: table width."
+    })
+public final class BreakerCtl implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = "--context",
+      scope = ScopeType.INHERIT,
+      paramLabel = "NAME",
+      description =
+          "Config file context to use (default: BREAKERCTL_CONTEXT, else current-context).")
+  String context;
+
+  @Option(
+      names = "--redis",
+      scope = ScopeType.INHERIT,
+      paramLabel = "URI",
+      description =
+          "Redis: redis://, rediss:// (TLS), redis-sentinel://H:P[,H:P]?sentinelMasterId=M, or"
+              + " comma-separated Cluster seeds (default: redis://127.0.0.1:6379).")
+  String redis;
+
+  @Option(
+      names = "--mongo",
+      scope = ScopeType.INHERIT,
+      paramLabel = "URI",
+      description = "MongoDB control plane (default: mongodb://127.0.0.1:27017).")
+  String mongo;
+
+  @Option(
+      names = "--prefix",
+      scope = ScopeType.INHERIT,
+      paramLabel = "PREFIX",
+      description = "Redis key prefix (default: cb).")
+  String prefix;
+
+  @Option(
+      names = "--timeout",
+      scope = ScopeType.INHERIT,
+      paramLabel = "DURATION",
+      converter = Durations.class,
+      description = "Bounds every Redis and MongoDB call, e.g. 500ms, 5s (default: 5s).")
+  Duration timeout;
+
+  @Option(
+      names = "--redis-user",
+      scope = ScopeType.INHERIT,
+      paramLabel = "USER",
+      description = "Redis ACL user (the password comes from BREAKERCTL_REDIS_PASSWORD or a file).")
+  String redisUser;
+
+  @Option(
+      names = "--redis-password-file",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      description = "File holding the Redis password.")
+  Path redisPasswordFile;
+
+  @Option(
+      names = "--redis-ca-file",
+      scope = ScopeType.INHERIT,
+      paramLabel = "FILE",
+      description = "PEM file of the CA certificates trusted for rediss://.")
+  Path redisCaFile;
+
+  @Option(
+      names = "--no-color",
+      scope = ScopeType.INHERIT,
+      description = "No colour (also when NO_COLOR is set or stdout is not a terminal).")
+  boolean noColor;
+
+  @Option(
+      names = {"-v", "--verbose"},
+      scope = ScopeType.INHERIT,
+      description = "Diagnostics: library warnings and stack traces on stderr.")
+  boolean verbose;
+
+  private final Environment env;
+  private ServiceFactory services;
+
+  BreakerCtl(Environment env) {
+    this.env = env;
+  }
+
+  /** A ready command line on the real environment. */
+  public static CommandLine commandLine() {
+    return commandLine(Environment.system());
+  }
+
+  /** A ready command line: the command model, the error policy and lazy services. */
+  public static CommandLine commandLine(Environment env) {
+    BreakerCtl root = new BreakerCtl(env);
+    CommandLine cl = new CommandLine(root);
+    ErrorPolicy policy = new ErrorPolicy(root);
+    cl.setExecutionExceptionHandler(policy);
+    cl.setParameterExceptionHandler(policy);
+    cl.setExitCodeExceptionMapper(policy);
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
+    cl.setExecutionStrategy(
+        parseResult -> {
+          Logging.configure(root.verbose);
+          try {
+            return new CommandLine.RunLast().execute(parseResult);
+          } finally {
+            root.closeServices();
+          }
+        });
+    documentExitCodes(cl);
+    return cl;
+  }
+
+  private static void documentExitCodes(CommandLine cl) {
+    cl.getCommandSpec()
+        .usageMessage()
+        .exitCodeListHeading("%nExit codes:%n")
+        .exitCodeList(ExitCode.helpList());
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      documentExitCodes(sub);
+    }
+  }
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    spec.commandLine().getErr().println("error: a command is required");
+    return ExitCode.USAGE;
+  }
+
+  /** The settings flags as given on the command line. */
+  public Settings.Flags flags() {
+    return new Settings.Flags(
+        context, redis, mongo, prefix, timeout, redisUser, redisPasswordFile, redisCaFile);
+  }
+
+  /** Connections on demand. */
+  public ServiceFactory services() {
+    if (services == null) {
+      services = new ServiceFactory(() -> Settings.resolve(flags(), env), env);
+    }
+    return services;
+  }
+
+  /** The environment. */
+  public Environment env() {
+    return env;
+  }
+
+  /** Whether -v was given. */
+  public boolean verbose() {
+    return verbose;
+  }
+
+  /** Colour, width and time formatting for this run. */
+  public Style style() {
+    boolean colour = env.interactive() && !noColor && env.get("NO_COLOR") == null;
+    return Style.of(colour, env.interactive(), env.get("COLUMNS"), env.clock());
+  }
+
+  private void closeServices() {
+    if (services != null) {
+      services.close();
+      services = null;
+    }
+  }
+
+  /** The root of a command's command line. */
+  public static BreakerCtl of(CommandSpec spec) {
+    return (BreakerCtl) spec.root().userObject();
+  }
+}

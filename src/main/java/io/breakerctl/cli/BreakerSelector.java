@@ -1,0 +1,93 @@
+package io.breakerctl.cli;
+
+import io.breakerctl.runtime.model.BreakerId;
+import java.util.regex.Pattern;
+
+/**
+ * Which breakers a command addresses: an exact id, a glob on ids ({@code *}, {@code ?}), and globs
+ * on the caller and the dependency segment. Everything null selects every breaker.
+ *
+ * @param pattern an id or a glob on ids, or null
+ * @param caller a glob on the caller segment, or null
+ * @param dependency a glob on the dependency segment, or null
+ */
+public record BreakerSelector(String pattern, String caller, String dependency) {
+  private static final Pattern GLOB = Pattern.compile("[a-z0-9._:*?-]{1,200}");
+
+  /**
+   * Validates the globs.
+   *
+   * @throws IllegalArgumentException naming the bad value
+   */
+  public BreakerSelector {
+    check("pattern", pattern);
+    check("--caller", caller);
+    check("--dependency", dependency);
+    if (pattern != null && !isGlob(pattern)) {
+      BreakerId.parse(pattern);
+    }
+  }
+
+  private static void check(String what, String glob) {
+    if (glob != null && !GLOB.matcher(glob).matches()) {
+      throw new IllegalArgumentException(
+          what
+              + " '"
+              + glob
+              + "' must be a breaker id or a glob of [a-z0-9._:-] with * and ? (e.g."
+              + " 'claims:*')");
+    }
+  }
+
+  private static boolean isGlob(String s) {
+    return s.contains("*") || s.contains("?");
+  }
+
+  /** The single breaker named exactly, when that is all that is selected. */
+  public BreakerId exactId() {
+    if (pattern != null && !isGlob(pattern) && caller == null && dependency == null) {
+      return BreakerId.parse(pattern);
+    }
+    return null;
+  }
+
+  /** The SCAN MATCH glob of the state hashes under {@code prefix}. */
+  public String scanGlob(String prefix) {
+    String inner =
+        pattern != null ? pattern : caller != null && !caller.contains(":") ? caller + ":*" : "*";
+    return prefix + ":{" + inner + "}";
+  }
+
+  /** Whether {@code id} is selected. */
+  public boolean matches(BreakerId id) {
+    return (pattern == null || regex(pattern).matcher(id.toString()).matches())
+        && (caller == null || regex(caller).matcher(id.caller()).matches())
+        && (dependency == null || regex(dependency).matcher(id.dependency()).matches());
+  }
+
+  private static Pattern regex(String glob) {
+    StringBuilder b = new StringBuilder();
+    for (char c : glob.toCharArray()) {
+      if (c == '*') {
+        b.append(".*");
+      } else if (c == '?') {
+        b.append('.');
+      } else {
+        b.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(b.toString());
+  }
+
+  /** A short description for messages, e.g. {@code 'claims:*' (caller=claims)}. */
+  public String describe() {
+    StringBuilder b = new StringBuilder(pattern == null ? "*" : pattern);
+    if (caller != null) {
+      b.append(" --caller ").append(caller);
+    }
+    if (dependency != null) {
+      b.append(" --dependency ").append(dependency);
+    }
+    return b.toString();
+  }
+}

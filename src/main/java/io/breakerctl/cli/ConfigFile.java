@@ -1,0 +1,140 @@
+package io.breakerctl.cli;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The config file ({@code $XDG_CONFIG_HOME/breakerctl/config.yaml}): kubectl-style named contexts
+ * and the current one. Secrets are never stored in it, only the path of a password file.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
+@JsonPropertyOrder({"apiVersion", "kind", "current-context", "contexts"})
+public final class ConfigFile {
+
+  static final ObjectMapper YAML =
+      new ObjectMapper(
+          new YAMLFactory()
+              .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+
+  /** Always {@code breakerctl/v1}. */
+  public String apiVersion = "breakerctl/v1";
+
+  /** Always {@code Config}. */
+  public String kind = "Config";
+
+  /** The context used when neither --context nor BREAKERCTL_CONTEXT names one. */
+  @JsonProperty("current-context")
+  public String currentContext;
+
+  /** The named contexts. */
+  public List<Context> contexts = new ArrayList<>();
+
+  /** One named environment. Unset fields fall back to the defaults. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  @JsonPropertyOrder({
+    "name",
+    "redis",
+    "mongo",
+    "prefix",
+    "timeout",
+    "redisUser",
+    "redisPasswordFile",
+    "redisCaFile"
+  })
+  public static final class Context {
+    /** The context's name. */
+    public String name;
+
+    /** Redis URI(s). */
+    public String redis;
+
+    /** MongoDB URI. */
+    public String mongo;
+
+    /** Key prefix. */
+    public String prefix;
+
+    /** Timeout, e.g. 5s. */
+    public String timeout;
+
+    /** Redis ACL user. */
+    public String redisUser;
+
+    /** File holding the Redis password. */
+    public String redisPasswordFile;
+
+    /** PEM CA file for rediss://. */
+    public String redisCaFile;
+  }
+
+  /** The context named {@code name}. */
+  public Optional<Context> context(String name) {
+    return contexts.stream().filter(c -> name.equals(c.name)).findFirst();
+  }
+
+  /** Reads {@code path}; a missing file is an empty config. */
+  public static ConfigFile load(Path path) {
+    if (!Files.exists(path)) {
+      return new ConfigFile();
+    }
+    try {
+      ConfigFile f = YAML.readValue(path.toFile(), ConfigFile.class);
+      if (f == null) {
+        return new ConfigFile();
+      }
+      if (f.contexts == null) {
+        f.contexts = new ArrayList<>();
+      }
+      return f;
+    } catch (IOException e) {
+      throw CliException.usage("cannot read config file " + path + ": " + e.getMessage());
+    }
+  }
+
+  /** Writes {@code path} atomically, readable by the owner only. */
+  public void save(Path path) {
+    try {
+      Files.createDirectories(path.toAbsolutePath().getParent());
+      Path tmp = Files.createTempFile(path.toAbsolutePath().getParent(), ".config", ".yaml");
+      try {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException e) {
+        // not a POSIX file system: keep the default permissions
+      }
+      YAML.writeValue(tmp.toFile(), this);
+      try {
+        Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      throw CliException.usage("cannot write config file " + path + ": " + e.getMessage());
+    }
+  }
+
+  /** This config as YAML. */
+  public String toYaml() {
+    try {
+      return YAML.writeValueAsString(this);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package io.breakerctl.cli;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
+
+/** Parses durations written like {@code 500ms}, {@code 5s}, {@code 30m}, {@code 2h}, {@code 1d}. */
+public final class Durations implements ITypeConverter<Duration> {
+  private static final Pattern FORMAT = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)?");
+
+  @Override
+  public Duration convert(String value) {
+    return parse(value);
+  }
+
+  /**
+   * Parses a duration; a bare number is seconds.
+   *
+   * @throws IllegalArgumentException quoting the bad value
+   */
+  public static Duration parse(String value) {
+    Matcher m = FORMAT.matcher(value == null ? "" : value.trim());
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "invalid duration '" + value + "' (expected e.g. 500ms, 5s, 30m, 2h, 1d)");
+    }
+    long n = Long.parseLong(m.group(1));
+    String unit = m.group(2) == null ? "s" : m.group(2);
+    return switch (unit) {
+      case "ms" -> Duration.ofMillis(n);
+      case "m" -> Duration.ofMinutes(n);
+      case "h" -> Duration.ofHours(n);
+      case "d" -> Duration.ofDays(n);
+      default -> Duration.ofSeconds(n);
+    };
+  }
+
+  /** The shortest spelling {@link #parse} reads back, e.g. {@code 30m}. */
+  public static String format(Duration d) {
+    long ms = d.toMillis();
+    if (ms % 86_400_000 == 0 && ms > 0) {
+      return ms / 86_400_000 + "d";
+    }
+    if (ms % 3_600_000 == 0 && ms > 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms % 60_000 == 0 && ms > 0) {
+      return ms / 60_000 + "m";
+    }
+    if (ms % 1000 == 0) {
+      return ms / 1000 + "s";
+    }
+    return ms + "ms";
+  }
+}

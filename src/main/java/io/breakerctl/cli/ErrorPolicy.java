@@ -1,0 +1,105 @@
+package io.breakerctl.cli;
+
+import com.mongodb.MongoSecurityException;
+import io.breakerctl.runtime.control.ControlException;
+import io.breakerctl.runtime.control.ControlUnavailableException;
+import io.breakerctl.runtime.redis.StorePermissionException;
+import io.breakerctl.runtime.redis.StoreUnavailableException;
+import java.io.PrintWriter;
+import java.util.concurrent.CancellationException;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IExitCodeExceptionMapper;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * The one error policy of breakerctl: every exception becomes a documented exit code ({@link
+ * ExitCode}) and one message on stderr; the stack trace only with {@code -v}.
+ */
+final class ErrorPolicy
+    implements IExecutionExceptionHandler, IParameterExceptionHandler, IExitCodeExceptionMapper {
+
+  private final BreakerCtl root;
+
+  ErrorPolicy(BreakerCtl root) {
+    this.root = root;
+  }
+
+  @Override
+  public int handleParseException(ParameterException ex, String[] args) {
+    CommandLine cmd = ex.getCommandLine();
+    PrintWriter err = cmd.getErr();
+    err.println("error: " + ex.getMessage());
+    if (ex instanceof UnmatchedArgumentException u) {
+      UnmatchedArgumentException.printSuggestions(u, err);
+    }
+    err.println(usageHint(cmd));
+    err.flush();
+    return ExitCode.USAGE;
+  }
+
+  @Override
+  public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
+    PrintWriter err = cmd.getErr();
+    int code = getExitCode(ex);
+    if (code == ExitCode.INTERNAL) {
+      err.println("error: internal error (a bug): " + ex);
+      if (!root.verbose()) {
+        err.println("Run again with -v for the stack trace, and please report it.");
+      }
+    } else {
+      err.println("error: " + message(ex));
+    }
+    if (code == ExitCode.USAGE) {
+      err.println(usageHint(cmd));
+    }
+    if (root.verbose()) {
+      ex.printStackTrace(err);
+    }
+    err.flush();
+    return code;
+  }
+
+  @Override
+  public int getExitCode(Throwable ex) {
+    if (ex instanceof CliException c) {
+      return c.exitCode();
+    }
+    if (ex instanceof ParameterException || ex instanceof IllegalArgumentException) {
+      return ExitCode.USAGE;
+    }
+    if (ex instanceof StorePermissionException) {
+      return ExitCode.PERMISSION;
+    }
+    if (ex instanceof StoreUnavailableException || ex instanceof ControlUnavailableException) {
+      return ExitCode.UNAVAILABLE;
+    }
+    if (ex instanceof ControlException && hasCause(ex, MongoSecurityException.class)) {
+      return ExitCode.PERMISSION;
+    }
+    if (ex instanceof CancellationException || ex instanceof InterruptedException) {
+      return ExitCode.CANCELLED;
+    }
+    return ExitCode.INTERNAL;
+  }
+
+  private static String message(Throwable ex) {
+    return ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
+  }
+
+  private static boolean hasCause(Throwable ex, Class<? extends Throwable> type) {
+    for (Throwable t = ex; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static String usageHint(CommandLine cmd) {
+    return "Run '" + cmd.getCommandSpec().qualifiedName() + " --help' for usage.";
+  }
+}

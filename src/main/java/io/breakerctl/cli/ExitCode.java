@@ -1,0 +1,51 @@
+package io.breakerctl.cli;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The documented exit codes of every breakerctl command (BRIEF section 7). */
+public final class ExitCode {
+  /** Success; a dry run of a mutation that would succeed. */
+  public static final int OK = 0;
+
+  /** A check found something (status --check: a breaker open or forced open). */
+  public static final int CHECK_FAILED = 1;
+
+  /** Usage or validation error. */
+  public static final int USAGE = 2;
+
+  /** Conflict: an illegal transition, a dry run that would be rejected. */
+  public static final int CONFLICT = 3;
+
+  /** Authentication or authorization (Redis ACL NOPERM, wrong password, MongoDB auth). */
+  public static final int PERMISSION = 4;
+
+  /** Cancelled: prompt declined, interrupted. */
+  public static final int CANCELLED = 5;
+
+  /** Redis or MongoDB unavailable within --timeout. */
+  public static final int UNAVAILABLE = 6;
+
+  /** Not found. */
+  public static final int NOT_FOUND = 7;
+
+  /** Internal error (a bug). */
+  public static final int INTERNAL = 9;
+
+  private ExitCode() {}
+
+  /** The table printed under "Exit codes:" in every command's help. */
+  public static Map<String, String> helpList() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("0", "Success; a --dry-run of a mutation that would succeed.");
+    m.put("1", "A check found something (status --check: a breaker OPEN or FORCED_OPEN).");
+    m.put("2", "Usage or validation error.");
+    m.put("3", "Conflict: an illegal transition, a --dry-run that would be rejected.");
+    m.put("4", "Authentication or authorization (Redis NOPERM, wrong password, MongoDB auth).");
+    m.put("5", "Cancelled (prompt declined, interrupted).");
+    m.put("6", "Redis or MongoDB unavailable within --timeout.");
+    m.put("7", "Not found.");
+    m.put("9", "Internal error (a bug: the message says so; -v shows the stack trace).");
+    return m;
+  }
+}

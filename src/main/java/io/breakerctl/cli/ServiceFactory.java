@@ -1,0 +1,89 @@
+package io.breakerctl.cli;
+
+import io.breakerctl.runtime.control.BreakerOverrides;
+import io.breakerctl.runtime.control.ControlConfig;
+import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * Connections on demand: a command that needs no server (config, version, help) never opens one.
+ * Every connection is bounded by the resolved {@code --timeout}; closed when the command ends.
+ */
+public final class ServiceFactory implements AutoCloseable {
+
+  private final Supplier<Settings> settingsSupplier;
+  private final Environment env;
+  private Settings settings;
+  private RedisBreakerStore redis;
+  private ControlDatabase control;
+
+  ServiceFactory(Supplier<Settings> settings, Environment env) {
+    this.settingsSupplier = settings;
+    this.env = env;
+  }
+
+  /** The resolved settings (resolving reads the config file, never the network). */
+  public Settings settings() {
+    if (settings == null) {
+      settings = settingsSupplier.get();
+    }
+    return settings;
+  }
+
+  /** The environment. */
+  public Environment env() {
+    return env;
+  }
+
+  /** The Redis store, connected on first use. */
+  public RedisBreakerStore redis() {
+    if (redis == null) {
+      Settings s = settings();
+      redis =
+          RedisBreakerStore.connect(
+              StoreConfig.builder()
+                  .uri(s.redis())
+                  .timeout(s.timeout())
+                  .prefix(s.prefix())
+                  .username(s.redisUser())
+                  .password(s.redisPassword())
+                  .caFile(s.redisCaFile())
+                  .build());
+    }
+    return redis;
+  }
+
+  /** The control plane; the client contacts MongoDB on its first operation. */
+  public ControlDatabase control() {
+    if (control == null) {
+      control = control(settings().timeout());
+    }
+    return control;
+  }
+
+  /** A separate control-plane client with its own timeout (the caller closes it). */
+  public ControlDatabase control(Duration timeout) {
+    Settings s = settings();
+    return ControlDatabase.connect(ControlConfig.builder().uri(s.mongo()).timeout(timeout).build());
+  }
+
+  /** Audited overrides on {@link #redis()} and {@code control}. */
+  public BreakerOverrides overrides(ControlDatabase control) {
+    return new BreakerOverrides(redis(), control, env.clock());
+  }
+
+  @Override
+  public void close() {
+    if (redis != null) {
+      redis.close();
+      redis = null;
+    }
+    if (control != null) {
+      control.close();
+      control = null;
+    }
+  }
+}

@@ -1,0 +1,150 @@
+package io.breakerctl.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The resolved connection settings: flag, then {@code BREAKERCTL_*} environment, then the config
+ * file's context, then the defaults.
+ *
+ * @param context the context in use, or null
+ * @param redis Redis URI(s), comma-separated for cluster seeds
+ * @param mongo MongoDB URI
+ * @param prefix key prefix
+ * @param timeout bounds every backend call
+ * @param redisUser Redis ACL user, or null
+ * @param redisPassword Redis password, or null (never printed)
+ * @param redisCaFile PEM CA file for rediss://, or null
+ * @param configPath the config file consulted
+ */
+public record Settings(
+    String context,
+    String redis,
+    String mongo,
+    String prefix,
+    Duration timeout,
+    String redisUser,
+    String redisPassword,
+    Path redisCaFile,
+    Path configPath) {
+
+  /** Default Redis. */
+  public static final String DEFAULT_REDIS = "redis://127.0.0.1:6379";
+
+  /** Default MongoDB. */
+  public static final String DEFAULT_MONGO = "mongodb://127.0.0.1:27017";
+
+  /** Default prefix. */
+  public static final String DEFAULT_PREFIX = "cb";
+
+  /** Default timeout. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** The flags that may override everything else; null fields are unset. */
+  public record Flags(
+      String context,
+      String redis,
+      String mongo,
+      String prefix,
+      Duration timeout,
+      String redisUser,
+      Path redisPasswordFile,
+      Path redisCaFile) {}
+
+  /** Never prints the password. */
+  @Override
+  public String toString() {
+    return "Settings[context=" + context + ", redis=" + redis + ", mongo=" + mongo + "]";
+  }
+
+  /** The config file: BREAKERCTL_CONFIG, else $XDG_CONFIG_HOME or ~/.config /breakerctl. */
+  public static Path configPath(Environment env) {
+    String explicit = env.get("BREAKERCTL_CONFIG");
+    if (explicit != null) {
+      return Path.of(explicit);
+    }
+    String xdg = env.get("XDG_CONFIG_HOME");
+    Path base =
+        xdg != null
+            ? Path.of(xdg)
+            : Path.of(
+                env.get("HOME") != null ? env.get("HOME") : System.getProperty("user.home"),
+                ".config");
+    return base.resolve("breakerctl").resolve("config.yaml");
+  }
+
+  /**
+   * Resolves the settings.
+   *
+   * @throws CliException (usage) for a context that does not exist or an unreadable file
+   */
+  public static Settings resolve(Flags flags, Environment env) {
+    Path path = configPath(env);
+    ConfigFile file = ConfigFile.load(path);
+    String contextName = first(flags.context(), env.get("BREAKERCTL_CONTEXT"), file.currentContext);
+    ConfigFile.Context ctx = new ConfigFile.Context();
+    if (contextName != null) {
+      ctx =
+          file.context(contextName)
+              .orElseThrow(
+                  () ->
+                      CliException.usage(
+                          "context '"
+                              + contextName
+                              + "' is not defined in "
+                              + path
+                              + " (see 'breakerctl config get-contexts')"));
+    }
+    String timeoutText = first(null, env.get("BREAKERCTL_TIMEOUT"), ctx.timeout);
+    Duration timeout =
+        flags.timeout() != null
+            ? flags.timeout()
+            : timeoutText != null ? Durations.parse(timeoutText) : DEFAULT_TIMEOUT;
+    if (timeout.isZero()) {
+      throw CliException.usage("--timeout must be > 0");
+    }
+    String passwordFile =
+        first(
+            flags.redisPasswordFile() == null ? null : flags.redisPasswordFile().toString(),
+            env.get("BREAKERCTL_REDIS_PASSWORD_FILE"),
+            ctx.redisPasswordFile);
+    String password = env.get("BREAKERCTL_REDIS_PASSWORD");
+    if (flags.redisPasswordFile() != null || password == null) {
+      password = passwordFile == null ? null : readSecret(Path.of(passwordFile));
+    }
+    String ca =
+        first(
+            flags.redisCaFile() == null ? null : flags.redisCaFile().toString(),
+            env.get("BREAKERCTL_REDIS_CA_FILE"),
+            ctx.redisCaFile);
+    return new Settings(
+        contextName,
+        first(flags.redis(), env.get("BREAKERCTL_REDIS"), ctx.redis, DEFAULT_REDIS),
+        first(flags.mongo(), env.get("BREAKERCTL_MONGO"), ctx.mongo, DEFAULT_MONGO),
+        first(flags.prefix(), env.get("BREAKERCTL_PREFIX"), ctx.prefix, DEFAULT_PREFIX),
+        timeout,
+        first(flags.redisUser(), env.get("BREAKERCTL_REDIS_USER"), ctx.redisUser),
+        password,
+        ca == null ? null : Path.of(ca),
+        path);
+  }
+
+  private static String readSecret(Path file) {
+    try {
+      return Files.readString(file).strip();
+    } catch (IOException e) {
+      throw CliException.usage("cannot read password file " + file + ": " + e.getMessage());
+    }
+  }
+
+  private static String first(String... values) {
+    for (String v : values) {
+      if (v != null && !v.isEmpty()) {
+        return v;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,84 @@
+package io.breakerctl.cli.commands;
+
+import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliException;
+import io.breakerctl.cli.Settings;
+import io.breakerctl.cli.output.BreakerDetailView;
+import io.breakerctl.cli.output.BreakerTables;
+import io.breakerctl.cli.output.BreakerViews;
+import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.OutputFormat;
+import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code breakerctl describe ID}: everything stored about one breaker, read-only. */
+@Command(
+    name = "describe",
+    sortOptions = false,
+    description = {
+      "Show one breaker: shared state, probe leases, override, the policy in force (warmed into"
+          + " Redis), each node's heartbeat and the last transitions.",
+      "Reads only: works for the viewer ACL. A breaker without keys is not found (exit 7)."
+    })
+public final class DescribeCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(paramLabel = "ID", description = "The breaker id, caller:dependency[:scope].")
+  String id;
+
+  @Option(
+      names = "--events",
+      paramLabel = "N",
+      defaultValue = "10",
+      description = "How many of the last events to show (default: ${DEFAULT-VALUE}).")
+  int events;
+
+  @Mixin OutputOptions output;
+
+  @Override
+  public Integer call() {
+    BreakerId breaker = BreakerId.parse(id);
+    if (events < 0 || events > 10_000) {
+      throw CliException.usage("--events must be 0..10000 but was " + events);
+    }
+    BreakerCtl root = BreakerCtl.of(spec);
+    RedisBreakerStore store = root.services().redis();
+    BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(breaker, events));
+    if (!s.exists() && s.nodes().isEmpty() && s.recentEvents().isEmpty()) {
+      Settings settings = root.services().settings();
+      throw CliException.notFound(
+          "breaker '"
+              + breaker
+              + "' not found: no keys "
+              + store.keys().hash(breaker)
+              + " on "
+              + settings.redis()
+              + " (prefix '"
+              + settings.prefix()
+              + "')");
+    }
+    BreakerDetailView view = BreakerViews.detail(s);
+    PrintWriter out = spec.commandLine().getOut();
+    OutputFormat format = output.format();
+    if (format.isTable()) {
+      BreakerTables.describe(view, root.style(), out);
+    } else if (format == OutputFormat.NAME) {
+      out.println(view.id());
+      out.flush();
+    } else {
+      Documents.single(format, "Breaker", view, out);
+    }
+    return 0;
+  }
+}

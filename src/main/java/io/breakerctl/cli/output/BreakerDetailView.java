@@ -1,0 +1,128 @@
+package io.breakerctl.cli.output;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One breaker in {@code describe} output ({@code kind: Breaker}). A versioned view: fields may be
+ * added, never renamed or removed. Times are RFC 3339 UTC (Redis time).
+ *
+ * @param id the breaker id
+ * @param state the state in force
+ * @param storedState the machine state as stored
+ * @param epoch the incarnation of the keys
+ * @param generation bumped by every transition
+ * @param failures the sliding window
+ * @param open the current or last open window, null if never opened
+ * @param leases live probe leases
+ * @param override the live override, else null
+ * @param policy the policy in force (warmed), else null
+ * @param nodes every node's last heartbeat
+ * @param events the newest events, newest first
+ * @param eventsDropped events lost to the stream's hard cap
+ * @param redisTime the Redis time of the read
+ */
+@JsonPropertyOrder({
+  "id",
+  "state",
+  "storedState",
+  "epoch",
+  "generation",
+  "failures",
+  "open",
+  "leases",
+  "override",
+  "policy",
+  "nodes",
+  "events",
+  "eventsDropped",
+  "redisTime"
+})
+public record BreakerDetailView(
+    String id,
+    String state,
+    String storedState,
+    String epoch,
+    long generation,
+    BreakerView.Failures failures,
+    OpenWindow open,
+    List<BreakerView.Lease> leases,
+    BreakerView.Override override,
+    PolicyView policy,
+    List<NodeView> nodes,
+    List<EventView> events,
+    long eventsDropped,
+    String redisTime) {
+
+  /**
+   * The open window.
+   *
+   * @param openedAt when it opened
+   * @param until when it ends
+   * @param millis its length (doubles per failed probe)
+   */
+  @JsonPropertyOrder({"openedAt", "until", "millis"})
+  public record OpenWindow(String openedAt, String until, long millis) {}
+
+  /**
+   * The policy in force.
+   *
+   * @param id the policy id
+   * @param version its version
+   * @param spec the warmed spec, field name to value
+   */
+  @JsonPropertyOrder({"id", "version", "spec"})
+  public record PolicyView(String id, long version, Map<String, Object> spec) {}
+
+  /**
+   * A node's last heartbeat.
+   *
+   * @param node the node id
+   * @param state its local view
+   * @param policyId the policy it runs
+   * @param policyVersion the version it runs
+   * @param degraded whether it lost Redis
+   * @param lastSeen its last heartbeat
+   * @param disagrees whether its state differs from the shared state
+   * @param oldPolicy whether it runs an older version than the warmed one
+   */
+  @JsonPropertyOrder({
+    "node",
+    "state",
+    "policyId",
+    "policyVersion",
+    "degraded",
+    "lastSeen",
+    "disagrees",
+    "oldPolicy"
+  })
+  public record NodeView(
+      String node,
+      String state,
+      String policyId,
+      long policyVersion,
+      boolean degraded,
+      String lastSeen,
+      boolean disagrees,
+      boolean oldPolicy) {}
+
+  /**
+   * One event of the stream.
+   *
+   * @param streamId the stream entry id
+   * @param at Redis time of the transition
+   * @param from the state before
+   * @param to the state after
+   * @param cause why
+   * @param fields every other field as stored (node, actor, reason, counts, thresholds, ...)
+   */
+  @JsonPropertyOrder({"streamId", "at", "from", "to", "cause", "fields"})
+  public record EventView(
+      String streamId,
+      String at,
+      String from,
+      String to,
+      String cause,
+      Map<String, String> fields) {}
+}

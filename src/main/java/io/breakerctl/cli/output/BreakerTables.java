@@ -1,0 +1,214 @@
+package io.breakerctl.cli.output;
+
+import io.breakerctl.runtime.model.State;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** The human (table) rendering of the breaker views. */
+public final class BreakerTables {
+  private BreakerTables() {}
+
+  /** The status table; {@code wide} adds lease owners, node names and the override reason. */
+  public static Table status(List<BreakerView> views, boolean wide, Style style) {
+    Table t =
+        wide
+            ? new Table(
+                "ID",
+                "STATE",
+                "FAILURES",
+                "OPEN UNTIL",
+                "LEASES",
+                "OVERRIDE",
+                "POLICY",
+                "NODES",
+                "DISAGREE",
+                "DEGRADED",
+                "OLD POLICY",
+                "REASON")
+            : new Table(
+                "ID",
+                "STATE",
+                "FAILURES",
+                "OPEN UNTIL",
+                "LEASES",
+                "OVERRIDE",
+                "POLICY",
+                "NODES",
+                "DISAGREE",
+                "DEGRADED",
+                "OLD POLICY");
+    t.stateColumn(1).flexible(0, 5, 6);
+    if (wide) {
+      t.flexible(4, 8, 9, 10, 11);
+    }
+    for (BreakerView v : views) {
+      long now = millis(v.redisTime());
+      String leases =
+          v.leases().isEmpty()
+              ? "-"
+              : wide
+                  ? v.leases().stream()
+                      .map(l -> l.owner() + " " + since(l.acquiredAt(), now, style))
+                      .collect(Collectors.joining(","))
+                  : Integer.toString(v.leases().size());
+      String override =
+          v.override() == null
+              ? "-"
+              : v.override().actor()
+                  + ", "
+                  + (v.override().until() == null
+                      ? "until cleared"
+                      : "until " + style.time(millis(v.override().until()), now));
+      BreakerView.Nodes n = v.nodes();
+      String[] cells = {
+        v.id(),
+        v.state(),
+        failures(v.failures()),
+        v.openUntil() == null ? "-" : style.time(millis(v.openUntil()), now),
+        leases,
+        override,
+        v.policy() == null ? "-" : v.policy().id() + " v" + v.policy().version(),
+        Integer.toString(n.reporting()),
+        names(n.disagreeing(), wide),
+        names(n.degraded(), wide),
+        names(n.oldPolicy(), wide)
+      };
+      if (wide) {
+        String[] w = java.util.Arrays.copyOf(cells, cells.length + 1);
+        w[cells.length] = v.override() == null ? "-" : v.override().reason();
+        cells = w;
+      }
+      t.row(State.fromCode(v.state()), cells);
+    }
+    return t;
+  }
+
+  /** The describe text: sections of "Key: value" lines and small tables. */
+  public static void describe(BreakerDetailView v, Style style, PrintWriter out) {
+    long now = millis(v.redisTime());
+    State state = State.fromCode(v.state());
+    String stored = v.storedState().equals(v.state()) ? "" : " (stored " + v.storedState() + ")";
+    out.println("Id:            " + v.id());
+    out.println("State:         " + style.paint(v.state(), state) + stored);
+    out.println("Epoch:         " + (v.epoch().isEmpty() ? "-" : v.epoch()));
+    out.println("Generation:    " + v.generation());
+    out.println(
+        "Failures:      " + failures(v.failures()) + " (calls " + v.failures().calls() + ")");
+    if (v.open() != null) {
+      out.println(
+          "Open window:   "
+              + style.time(millis(v.open().openedAt()), now)
+              + " to "
+              + style.time(millis(v.open().until()), now)
+              + " ("
+              + Style.age(v.open().millis())
+              + ")");
+    }
+    BreakerView.Override o = v.override();
+    out.println(
+        "Override:      "
+            + (o == null
+                ? "none"
+                : o.state()
+                    + " by "
+                    + o.actor()
+                    + ": \""
+                    + o.reason()
+                    + "\" since "
+                    + style.time(millis(o.at()), now)
+                    + (o.until() == null
+                        ? ", until cleared"
+                        : ", until " + style.time(millis(o.until()), now))
+                    + " (correlation "
+                    + o.correlationId()
+                    + ")"));
+    if (v.policy() == null) {
+      out.println("Policy:        none warmed (nodes use their registry defaults)");
+    } else {
+      out.println("Policy:        " + v.policy().id() + " v" + v.policy().version());
+      for (Map.Entry<String, Object> e : v.policy().spec().entrySet()) {
+        if (e.getValue() != null) {
+          out.println("  " + e.getKey() + ": " + e.getValue());
+        }
+      }
+    }
+    out.println("Leases:" + (v.leases().isEmpty() ? "        none" : ""));
+    if (!v.leases().isEmpty()) {
+      Table t = new Table("  ID", "OWNER", "ACQUIRED", "EXPIRES");
+      for (BreakerView.Lease l : v.leases()) {
+        t.row(
+            null,
+            "  " + l.id(),
+            l.owner(),
+            since(l.acquiredAt(), now, style),
+            style.time(millis(l.expiresAt()), now));
+      }
+      t.print(out, style, true);
+    }
+    out.println("Nodes:" + (v.nodes().isEmpty() ? "         none reporting" : ""));
+    if (!v.nodes().isEmpty()) {
+      Table t = new Table("  NODE", "STATE", "POLICY", "DEGRADED", "LAST SEEN", "NOTE");
+      t.stateColumn(1);
+      for (BreakerDetailView.NodeView n : v.nodes()) {
+        String note = (n.disagrees() ? "disagrees " : "") + (n.oldPolicy() ? "old-policy" : "");
+        t.row(
+            State.fromCode(n.state()),
+            "  " + n.node(),
+            n.state(),
+            (n.policyId().isEmpty() ? "-" : n.policyId()) + " v" + n.policyVersion(),
+            n.degraded() ? "yes" : "no",
+            style.time(millis(n.lastSeen()), now),
+            note.isBlank() ? "-" : note.trim());
+      }
+      t.print(out, style, true);
+    }
+    out.println("Events:" + (v.events().isEmpty() ? "        none" : " (newest first)"));
+    if (!v.events().isEmpty()) {
+      Table t = new Table("  AT", "FROM", "TO", "CAUSE", "DETAIL");
+      t.flexible(4);
+      for (BreakerDetailView.EventView e : v.events()) {
+        String detail =
+            e.fields().entrySet().stream()
+                .filter(f -> !f.getValue().isEmpty() && !f.getKey().equals("epoch"))
+                .map(f -> f.getKey() + "=" + f.getValue())
+                .collect(Collectors.joining(" "));
+        t.row(null, "  " + style.time(millis(e.at()), now), e.from(), e.to(), e.cause(), detail);
+      }
+      t.print(out, style, true);
+    }
+    if (v.eventsDropped() > 0) {
+      out.println("Events dropped by the stream cap: " + v.eventsDropped());
+    }
+    out.flush();
+  }
+
+  private static String failures(BreakerView.Failures f) {
+    String s = f.window() + "/" + (f.threshold() == null ? "-" : f.threshold());
+    if (f.rateThreshold() != null) {
+      s += " " + trim(f.rate()) + "%/" + trim(f.rateThreshold()) + "%";
+    }
+    return s;
+  }
+
+  private static String trim(Double d) {
+    return d == Math.rint(d) ? Long.toString(d.longValue()) : d.toString();
+  }
+
+  private static String names(List<String> names, boolean wide) {
+    if (names.isEmpty()) {
+      return "-";
+    }
+    return wide ? String.join(",", names) : Integer.toString(names.size());
+  }
+
+  private static String since(String at, long now, Style style) {
+    return at == null ? "-" : style.time(millis(at), now);
+  }
+
+  private static long millis(String rfc3339) {
+    return rfc3339 == null ? 0 : Instant.parse(rfc3339).toEpochMilli();
+  }
+}

@@ -1,0 +1,104 @@
+package io.breakerctl.cli.output;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.List;
+
+/**
+ * One breaker in {@code status} output ({@code kind: BreakerList} items). A versioned view: fields
+ * may be added, never renamed or removed. Times are RFC 3339 UTC (Redis time).
+ *
+ * @param id the breaker id
+ * @param state the state in force (the shared effective-state function at the read's Redis time)
+ * @param storedState the machine state as stored
+ * @param failures the sliding window's counts and thresholds
+ * @param openUntil when the open window ends (only while OPEN), else null
+ * @param leases live half-open probe leases
+ * @param override the live override, else null
+ * @param policy the warmed policy, else null
+ * @param nodes what the fleet's nodes report
+ * @param redisTime the Redis time of the read
+ */
+@JsonPropertyOrder({
+  "id",
+  "state",
+  "storedState",
+  "failures",
+  "openUntil",
+  "leases",
+  "override",
+  "policy",
+  "nodes",
+  "redisTime"
+})
+public record BreakerView(
+    String id,
+    String state,
+    String storedState,
+    Failures failures,
+    String openUntil,
+    List<Lease> leases,
+    Override override,
+    PolicyRef policy,
+    Nodes nodes,
+    String redisTime) {
+
+  /**
+   * The sliding window.
+   *
+   * @param window failures in the window
+   * @param calls calls in the window
+   * @param threshold failures that trip the breaker, null without a warmed policy
+   * @param rate failures / calls when a failure-rate threshold is configured, else null
+   * @param rateThreshold the failure-rate threshold (0..1), else null
+   * @param total every failure ever recorded in this incarnation
+   */
+  @JsonPropertyOrder({"window", "calls", "threshold", "rate", "rateThreshold", "total"})
+  public record Failures(
+      long window, long calls, Integer threshold, Double rate, Double rateThreshold, long total) {}
+
+  /**
+   * A live probe lease.
+   *
+   * @param id the lease id
+   * @param owner the node holding it
+   * @param acquiredAt when it was granted (from its expiry and the policy), null if unknown
+   * @param expiresAt when its slot returns
+   */
+  @JsonPropertyOrder({"id", "owner", "acquiredAt", "expiresAt"})
+  public record Lease(String id, String owner, String acquiredAt, String expiresAt) {}
+
+  /**
+   * A live operator override.
+   *
+   * @param state the forced state
+   * @param actor who set it
+   * @param reason why
+   * @param at when it was set
+   * @param until when it expires, null until cleared
+   * @param correlationId its audit record
+   */
+  @JsonPropertyOrder({"state", "actor", "reason", "at", "until", "correlationId"})
+  public record Override(
+      String state, String actor, String reason, String at, String until, String correlationId) {}
+
+  /**
+   * The policy warmed into the breaker's keys.
+   *
+   * @param id the policy id (a breaker id or a default such as {@code caller:*})
+   * @param version its version
+   */
+  @JsonPropertyOrder({"id", "version"})
+  public record PolicyRef(String id, long version) {}
+
+  /**
+   * The fleet view from the nodes' heartbeats.
+   *
+   * @param reporting how many nodes report
+   * @param disagreeing nodes whose local state differs from the shared state
+   * @param degraded nodes that lost Redis and run on their local machine
+   * @param oldPolicy nodes running an older policy version than the warmed one
+   */
+  @JsonPropertyOrder({"reporting", "disagreeing", "degraded", "oldPolicy"})
+  public record Nodes(
+      int reporting, List<String> disagreeing, List<String> degraded, List<String> oldPolicy) {}
+}

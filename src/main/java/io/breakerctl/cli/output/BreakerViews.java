@@ -1,0 +1,177 @@
+package io.breakerctl.cli.output;
+
+import io.breakerctl.runtime.control.policy.PolicySpec;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
+import io.breakerctl.runtime.redis.ProbeLease;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Turns snapshots of the shared state into the versioned views printed by the commands. */
+public final class BreakerViews {
+  private static final Set<String> EVENT_HEADER = Set.of("from", "to", "cause", "at");
+
+  private BreakerViews() {}
+
+  /** The status row of a breaker. */
+  public static BreakerView status(BreakerSnapshot s) {
+    State state = s.effectiveState();
+    Optional<WarmedPolicy> warmed = s.warmedPolicy();
+    return new BreakerView(
+        s.id().toString(),
+        state.code(),
+        s.storedState().code(),
+        failures(s, warmed),
+        state == State.OPEN ? time(s.number("openUntil")) : null,
+        leases(s, warmed),
+        override(s, state),
+        warmed.map(w -> new BreakerView.PolicyRef(w.policyId(), w.version())).orElse(null),
+        nodes(s, state, warmed),
+        time(s.redisTimeMillis()));
+  }
+
+  /** The describe document of a breaker. */
+  public static BreakerDetailView detail(BreakerSnapshot s) {
+    State state = s.effectiveState();
+    Optional<WarmedPolicy> warmed = s.warmedPolicy();
+    long openedAt = s.number("openedAt");
+    List<BreakerDetailView.NodeView> nodes = new ArrayList<>();
+    for (NodeHeartbeat n : s.nodes()) {
+      nodes.add(
+          new BreakerDetailView.NodeView(
+              n.node(),
+              n.state().code(),
+              n.policyId(),
+              n.policyVersion(),
+              n.degraded(),
+              time(n.atMillis()),
+              n.state() != state,
+              isOld(n, warmed)));
+    }
+    List<BreakerDetailView.EventView> events = new ArrayList<>();
+    for (BreakerEvent e : s.recentEvents()) {
+      Map<String, String> rest = new LinkedHashMap<>();
+      e.fields().entrySet().stream()
+          .filter(f -> !EVENT_HEADER.contains(f.getKey()))
+          .sorted(Map.Entry.comparingByKey())
+          .forEach(f -> rest.put(f.getKey(), f.getValue()));
+      events.add(
+          new BreakerDetailView.EventView(
+              e.streamId(),
+              time(e.atMillis()),
+              e.field("from"),
+              e.field("to"),
+              e.field("cause"),
+              rest));
+    }
+    return new BreakerDetailView(
+        s.id().toString(),
+        state.code(),
+        s.storedState().code(),
+        s.epoch(),
+        s.number("generation"),
+        failures(s, warmed),
+        openedAt > 0
+            ? new BreakerDetailView.OpenWindow(
+                time(openedAt), time(s.number("openUntil")), s.number("openMillis"))
+            : null,
+        leases(s, warmed),
+        override(s, state),
+        warmed
+            .map(
+                w ->
+                    new BreakerDetailView.PolicyView(
+                        w.policyId(), w.version(), PolicySpec.toMap(w.policy())))
+            .orElse(null),
+        nodes,
+        events,
+        s.number("eventsDropped"),
+        time(s.redisTimeMillis()));
+  }
+
+  private static BreakerView.Failures failures(BreakerSnapshot s, Optional<WarmedPolicy> warmed) {
+    long failures = s.number("winFailures");
+    long calls = s.number("winCalls");
+    Integer threshold = warmed.map(w -> w.policy().failureThreshold()).orElse(null);
+    Double rateThreshold =
+        warmed
+            .map(WarmedPolicy::policy)
+            .filter(p -> p.failureRateThreshold().isPresent())
+            .map(p -> p.failureRateThreshold().getAsDouble())
+            .orElse(null);
+    Double rate =
+        rateThreshold == null
+            ? null
+            : calls == 0 ? 0.0 : Math.round(1000.0 * failures / calls) / 10.0;
+    return new BreakerView.Failures(
+        failures, calls, threshold, rate, rateThreshold, s.number("failuresTotal"));
+  }
+
+  private static List<BreakerView.Lease> leases(BreakerSnapshot s, Optional<WarmedPolicy> warmed) {
+    List<BreakerView.Lease> out = new ArrayList<>();
+    long leaseMillis = warmed.map(w -> w.policy().probeLease().toMillis()).orElse(0L);
+    for (ProbeLease l : s.liveLeases()) {
+      out.add(
+          new BreakerView.Lease(
+              l.leaseId(),
+              l.owner(),
+              leaseMillis > 0 ? time(l.expiresAtMillis() - leaseMillis) : null,
+              time(l.expiresAtMillis())));
+    }
+    return out;
+  }
+
+  private static BreakerView.Override override(BreakerSnapshot s, State state) {
+    if (!state.isOverride()) {
+      return null;
+    }
+    long until = s.number("overrideUntil");
+    return new BreakerView.Override(
+        state.code(),
+        s.fields().getOrDefault("overrideActor", ""),
+        s.fields().getOrDefault("overrideReason", ""),
+        time(s.number("overrideAt")),
+        until > 0 ? time(until) : null,
+        s.fields().getOrDefault("overrideCorrelationId", ""));
+  }
+
+  private static BreakerView.Nodes nodes(
+      BreakerSnapshot s, State state, Optional<WarmedPolicy> warmed) {
+    List<String> disagreeing = new ArrayList<>();
+    List<String> degraded = new ArrayList<>();
+    List<String> old = new ArrayList<>();
+    for (NodeHeartbeat n : s.nodes()) {
+      if (n.state() != state) {
+        disagreeing.add(n.node());
+      }
+      if (n.degraded()) {
+        degraded.add(n.node());
+      }
+      if (isOld(n, warmed)) {
+        old.add(n.node());
+      }
+    }
+    return new BreakerView.Nodes(s.nodes().size(), disagreeing, degraded, old);
+  }
+
+  private static boolean isOld(NodeHeartbeat n, Optional<WarmedPolicy> warmed) {
+    return warmed.isPresent() && n.policyVersion() < warmed.get().version();
+  }
+
+  /** The policy spec map (shared with describe's text output). */
+  public static Map<String, Object> spec(Policy p) {
+    return PolicySpec.toMap(p);
+  }
+
+  private static String time(long epochMillis) {
+    return epochMillis > 0 ? Style.rfc3339(epochMillis) : null;
+  }
+}

@@ -1,0 +1,121 @@
+package io.breakerctl.cli.output;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+
+/**
+ * Writes machine output: one versioned document ({@code apiVersion: breakerctl/v1}, a {@code kind}
+ * and, for lists, {@code items}) in JSON or YAML, or one object a line (jsonl), or names. Lists are
+ * streamed item by item, so memory stays flat however many breakers there are.
+ */
+public final class Documents {
+  /** The API version of every document. */
+  public static final String API_VERSION = "breakerctl/v1";
+
+  static final ObjectMapper JSON =
+      new ObjectMapper()
+          .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+          .disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
+  static final ObjectMapper YAML =
+      new ObjectMapper(
+              new YAMLFactory()
+                  .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                  .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                  .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR))
+          .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+          .disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
+
+  private Documents() {}
+
+  /** Writes one document of {@code kind} whose fields are the view's. */
+  public static void single(OutputFormat format, String kind, Object view, PrintWriter out) {
+    ObjectNode doc = JSON.createObjectNode();
+    doc.put("apiVersion", API_VERSION);
+    doc.put("kind", kind);
+    doc.setAll((ObjectNode) JSON.valueToTree(view));
+    try {
+      switch (format) {
+        case YAML -> out.print(YAML.writeValueAsString(doc));
+        case JSONL -> out.println(JSON.writeValueAsString(doc));
+        default -> out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(doc));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    out.flush();
+  }
+
+  /** Starts a streamed list document of {@code kind}. */
+  public static ListWriter list(OutputFormat format, String kind, PrintWriter out) {
+    return new ListWriter(format, kind, out);
+  }
+
+  /** A list document being written; {@link #close()} ends it. */
+  public static final class ListWriter implements AutoCloseable {
+    private final OutputFormat format;
+    private final PrintWriter out;
+    private final JsonGenerator gen;
+    private final ObjectMapper mapper;
+
+    private ListWriter(OutputFormat format, String kind, PrintWriter out) {
+      this.format = format;
+      this.out = out;
+      try {
+        if (format == OutputFormat.JSON || format == OutputFormat.YAML) {
+          mapper = format == OutputFormat.JSON ? JSON : YAML;
+          gen = mapper.getFactory().createGenerator(out);
+          if (format == OutputFormat.JSON) {
+            gen.useDefaultPrettyPrinter();
+          }
+          gen.writeStartObject();
+          gen.writeStringField("apiVersion", API_VERSION);
+          gen.writeStringField("kind", kind);
+          gen.writeFieldName("items");
+          gen.writeStartArray();
+        } else {
+          mapper = JSON;
+          gen = null;
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    /** Writes one item; {@code name} is what {@code -o name} prints. */
+    public void item(Object view, String name) {
+      try {
+        switch (format) {
+          case JSON, YAML -> mapper.writeValue(gen, view);
+          case JSONL -> out.println(JSON.writeValueAsString(view));
+          default -> out.println(name);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    @Override
+    public void close() {
+      try {
+        if (gen != null) {
+          gen.writeEndArray();
+          gen.writeEndObject();
+          gen.close();
+          if (format == OutputFormat.JSON) {
+            out.println();
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      out.flush();
+    }
+  }
+}
