@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -214,10 +215,42 @@ public final class Sandbox {
             "-XX:TieredStopAtLevel=1",
             "-Dslf4j.internal.verbosity=ERROR",
             "-cp",
-            System.getProperty("java.class.path"),
+            daemonClassPath(),
             SandboxDaemon.class.getName(),
             dir.toString()));
     return command;
+  }
+
+  /**
+   * The class path for the daemon. A jar is copied into the sandbox directory first: the daemon
+   * outlives this process, and a rebuild that replaces the jar under a running JVM breaks it.
+   */
+  private String daemonClassPath() {
+    String cp = System.getProperty("java.class.path");
+    Path jar = Path.of(cp);
+    if (cp.contains(File.pathSeparator) || !cp.endsWith(".jar") || !Files.isRegularFile(jar)) {
+      return cp;
+    }
+    Path copy = dir.resolve("lib").resolve("breakerctl-sandbox.jar");
+    try {
+      if (!Files.exists(copy)
+          || Files.size(copy) != Files.size(jar)
+          || !Files.getLastModifiedTime(copy).equals(Files.getLastModifiedTime(jar))) {
+        Files.createDirectories(copy.getParent());
+        Path tmp = Files.createTempFile(copy.getParent(), "breakerctl", ".tmp");
+        try {
+          Files.copy(
+              jar, tmp, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.COPY_ATTRIBUTES);
+          Files.move(
+              tmp, copy, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+          Files.deleteIfExists(tmp);
+        }
+      }
+      return copy.toString();
+    } catch (IOException e) {
+      return cp;
+    }
   }
 
   private static Optional<String> setsid() {
