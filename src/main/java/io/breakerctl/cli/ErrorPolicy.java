@@ -54,6 +54,9 @@ final class ErrorPolicy
       }
     } else {
       err.println("error: " + message(ex));
+      if (code == ExitCode.PERMISSION && !(ex instanceof StorePermissionException)) {
+        err.println("error: Redis refused the credentials (check the user and its password)");
+      }
     }
     if (code == ExitCode.USAGE) {
       err.println(usageHint(cmd));
@@ -76,7 +79,7 @@ final class ErrorPolicy
     if (ex instanceof ParameterException || ex instanceof IllegalArgumentException) {
       return ExitCode.USAGE;
     }
-    if (ex instanceof StorePermissionException) {
+    if (ex instanceof StorePermissionException || refusedCredentials(ex)) {
       return ExitCode.PERMISSION;
     }
     if (ex instanceof StoreUnavailableException
@@ -91,6 +94,17 @@ final class ErrorPolicy
       return ExitCode.CANCELLED;
     }
     return ExitCode.INTERNAL;
+  }
+
+  /** A connect failure caused by WRONGPASS/NOAUTH/NOPERM is an authentication failure. */
+  private static boolean refusedCredentials(Throwable ex) {
+    for (Throwable t = ex; t != null; t = t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (m.startsWith("WRONGPASS") || m.startsWith("NOAUTH") || m.startsWith("NOPERM")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String message(Throwable ex) {

@@ -29,18 +29,8 @@ public final class BreakerTables {
                 "OLD POLICY",
                 "REASON")
             : new Table(
-                "ID",
-                "STATE",
-                "FAILURES",
-                "OPEN UNTIL",
-                "LEASES",
-                "OVERRIDE",
-                "POLICY",
-                "NODES",
-                "DISAGREE",
-                "DEGRADED",
-                "OLD POLICY");
-    t.stateColumn(1).flexible(0, 5, 6);
+                "ID", "STATE", "FAILURES", "OPEN UNTIL", "LEASES", "OVERRIDE", "POLICY", "NODES");
+    t.stateColumn(1).flexible(0, 2, 5, 6, 7);
     if (wide) {
       t.flexible(4, 8, 9, 10, 11);
     }
@@ -71,15 +61,24 @@ public final class BreakerTables {
         leases,
         override,
         v.policy() == null ? "-" : v.policy().id() + " v" + v.policy().version(),
-        Integer.toString(n.reporting()),
-        names(n.disagreeing(), wide),
-        names(n.degraded(), wide),
-        names(n.oldPolicy(), wide)
+        wide ? Integer.toString(n.reporting()) : nodes(n),
       };
       if (wide) {
-        String[] w = java.util.Arrays.copyOf(cells, cells.length + 1);
-        w[cells.length] = v.override() == null ? "-" : v.override().reason();
-        cells = w;
+        cells =
+            new String[] {
+              cells[0],
+              cells[1],
+              cells[2],
+              cells[3],
+              cells[4],
+              cells[5],
+              cells[6],
+              cells[7],
+              names(n.disagreeing()),
+              names(n.degraded()),
+              names(n.oldPolicy()),
+              v.override() == null ? "-" : v.override().reason()
+            };
       }
       t.row(State.fromCode(v.state()), cells);
     }
@@ -197,11 +196,22 @@ public final class BreakerTables {
     return d == Math.rint(d) ? Long.toString(d.longValue()) : d.toString();
   }
 
-  private static String names(List<String> names, boolean wide) {
-    if (names.isEmpty()) {
-      return "-";
+  private static String nodes(BreakerView.Nodes n) {
+    List<String> notes = new java.util.ArrayList<>();
+    if (!n.disagreeing().isEmpty()) {
+      notes.add(n.disagreeing().size() + " disagree");
     }
-    return wide ? String.join(",", names) : Integer.toString(names.size());
+    if (!n.degraded().isEmpty()) {
+      notes.add(n.degraded().size() + " degraded");
+    }
+    if (!n.oldPolicy().isEmpty()) {
+      notes.add(n.oldPolicy().size() + " old policy");
+    }
+    return n.reporting() + (notes.isEmpty() ? "" : " (" + String.join(", ", notes) + ")");
+  }
+
+  private static String names(List<String> names) {
+    return names.isEmpty() ? "-" : String.join(",", names);
   }
 
   private static String since(String at, long now, Style style) {

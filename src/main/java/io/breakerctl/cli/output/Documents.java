@@ -28,6 +28,7 @@ public final class Documents {
               new YAMLFactory()
                   .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                   .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+                  .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
                   .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR))
           .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
           .disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);

@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A plain-text table: columns separated by three spaces, fitted to the style's width by shortening
+ * A plain-text table: columns separated by two spaces, fitted to the style's width by shortening
  * the flexible columns (with "..."), the state column coloured.
  */
 public final class Table {
-  private static final int GAP = 3;
-  private static final int MIN_FLEX = 8;
+  private static final int GAP = 2;
+  private static final int MIN_FLEX = 6;
 
   private final List<String> headers;
   private final Set<Integer> flexible = new HashSet<>();

@@ -1,0 +1,461 @@
+package io.breakerctl.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisClusterProcess;
+import io.breakerctl.testing.RedisServerProcess;
+import io.breakerctl.testing.TcpProxy;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The CLI contract: the packaged jar as a process ({@code NO_COLOR=1}, an isolated config dir,
+ * stdin not a terminal) against real redis-server processes and the MongoDB-wire server; exit code,
+ * stdout and stderr asserted apart.
+ */
+@DisplayName("breakerctl contract (packaged jar)")
+class CliContractIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  static RedisServerProcess redis;
+  static MongoServer mongo;
+  static MemoryBackend mongoBackend;
+  static int mongoPort;
+  static RedisBreakerStore store;
+  static CliProcess cli;
+  @TempDir static Path home;
+
+  @BeforeAll
+  static void start() {
+    redis = RedisServerProcess.start(RedisBinary.embedded());
+    mongoBackend = new MemoryBackend();
+    mongo = new MongoServer(mongoBackend);
+    mongo.bind("127.0.0.1", 0);
+    mongoPort = mongo.getLocalAddress().getPort();
+    store = RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build());
+    cli =
+        new CliProcess(home)
+            .env("BREAKERCTL_REDIS", redis.uri())
+            .env("BREAKERCTL_MONGO", "mongodb://127.0.0.1:" + mongoPort)
+            .env("BREAKERCTL_TIMEOUT", "2s");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (store != null) {
+      store.close();
+    }
+    if (mongo != null) {
+      mongo.shutdownNow();
+    }
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  private static boolean exists(RedisServerProcess server, String key) {
+    return ((Long) server.call("EXISTS", key)) == 1L;
+  }
+
+  @Test
+  @DisplayName("status and describe show heartbeats of real nodes, including a disagreeing one")
+  void heartbeats() throws Exception {
+    BreakerId id = BreakerId.parse("fleet:hb");
+    RedisBreakerStore.await(store.warm(id, "fleet:*", 2, Policy.DEFAULT, "test"));
+    beat(id, "node-a", State.CLOSED, 2, false);
+    beat(id, "node-b", State.OPEN, 2, false);
+    beat(id, "node-c", State.CLOSED, 1, true);
+
+    CliProcess.Result json = cli.run("status", "fleet:hb", "-o", "json");
+    assertThat(json.code()).as(json.toString()).isZero();
+    assertThat(json.err()).isEmpty();
+    JsonNode doc = JSON.readTree(json.out());
+    assertThat(doc.path("apiVersion").asText()).isEqualTo("breakerctl/v1");
+    assertThat(doc.path("kind").asText()).isEqualTo("BreakerList");
+    JsonNode nodes = doc.path("items").get(0).path("nodes");
+    assertThat(nodes.path("reporting").asInt()).isEqualTo(3);
+    assertThat(nodes.path("disagreeing").toString()).isEqualTo("[\"node-b\"]");
+    assertThat(nodes.path("degraded").toString()).isEqualTo("[\"node-c\"]");
+    assertThat(nodes.path("oldPolicy").toString()).isEqualTo("[\"node-c\"]");
+    assertThat(doc.path("items").get(0).path("policy").path("version").asLong()).isEqualTo(2);
+
+    CliProcess.Result table = cli.run("status", "fleet:*", "-o", "wide");
+    assertThat(table.code()).as(table.toString()).isZero();
+    assertThat(table.out()).contains("DISAGREE").contains("fleet:hb").contains("node-b");
+    CliProcess.Result narrow = cli.run("status", "fleet:hb");
+    assertThat(narrow.out()).contains("3 (1 disagree, 1 degraded, 1 old policy)");
+    assertThat(table.out()).doesNotContain("\u001b[");
+
+    CliProcess.Result describe = cli.run("describe", "fleet:hb");
+    assertThat(describe.code()).as(describe.toString()).isZero();
+    assertThat(describe.out())
+        .contains("node-b")
+        .contains("disagrees")
+        .contains("old-policy")
+        .contains("fleet:* v2");
+  }
+
+  private static void beat(BreakerId id, String node, State s, long version, boolean degraded) {
+    RedisBreakerStore.await(
+        store.record(
+            id,
+            Outcome.successes(node, 1),
+            Policy.DEFAULT,
+            new NodeHeartbeat(node, s, "fleet:*", version, degraded, 0)));
+  }
+
+  @Test
+  @DisplayName("unknown breaker: 7; bad id or flag: 2 with a usage hint")
+  void notFoundAndUsage() {
+    CliProcess.Result unknown = cli.run("describe", "nobody:nothing");
+    assertThat(unknown.code()).as(unknown.toString()).isEqualTo(7);
+    assertThat(unknown.out()).isEmpty();
+    assertThat(unknown.err()).contains("not found");
+
+    CliProcess.Result badId = cli.run("describe", "Bad_Id");
+    assertThat(badId.code()).as(badId.toString()).isEqualTo(2);
+    assertThat(badId.out()).isEmpty();
+    assertThat(badId.err()).contains("breaker id").contains("Run 'breakerctl describe --help'");
+
+    CliProcess.Result badFlag = cli.run("status", "--bogus");
+    assertThat(badFlag.code()).as(badFlag.toString()).isEqualTo(2);
+    assertThat(badFlag.out()).isEmpty();
+    assertThat(badFlag.err()).contains("--bogus").contains("Run 'breakerctl status --help'");
+
+    CliProcess.Result noMatch = cli.run("force", "open", "zzz:*", "--reason", "x", "--yes");
+    assertThat(noMatch.code()).as(noMatch.toString()).isEqualTo(7);
+  }
+
+  @Test
+  @DisplayName(
+      "force: without --yes off a terminal 2 and nothing written; --dry-run writes nothing")
+  void forceConfirmationAndDryRun() {
+    CliProcess.Result noYes = cli.run("force", "open", "pre:empt", "--reason", "incident 42");
+    assertThat(noYes.code()).as(noYes.toString()).isEqualTo(2);
+    assertThat(noYes.err()).contains("--yes");
+    assertThat(exists(redis, "cb:{pre:empt}")).isFalse();
+
+    CliProcess.Result dry =
+        cli.run(
+            "force", "open", "pre:empt", "--reason", "incident 42", "--for", "30m", "--dry-run");
+    assertThat(dry.code()).as(dry.toString()).isZero();
+    assertThat(dry.out()).contains("WOULD_SET").contains("FORCED_OPEN");
+    CliProcess.Result dryClear =
+        cli.run("force", "clear", "pre:empt", "--reason", "over", "--dry-run", "-o", "json");
+    assertThat(dryClear.code()).as(dryClear.toString()).isEqualTo(3);
+    assertThat(dryClear.out()).contains("NOT_OVERRIDDEN");
+    assertThat(exists(redis, "cb:{pre:empt}")).isFalse();
+    assertThat(exists(redis, "cb:{pre:empt}:ev")).isFalse();
+  }
+
+  @Test
+  @DisplayName("force applies with an audit; MongoDB down: reads work, force applies and warns")
+  void forceAndMongoDown() throws Exception {
+    CliProcess.Result forced =
+        cli.run("force", "open", "pay:ledger", "--reason", "incident 7", "--for", "30m", "--yes");
+    assertThat(forced.code()).as(forced.toString()).isZero();
+    assertThat(forced.err()).isEmpty();
+    assertThat(forced.out()).contains("pay:ledger").contains("FORCED_OPEN").contains("SET");
+    assertThat(redis.call("HGET", "cb:{pay:ledger}", "override")).isEqualTo("FORCED_OPEN");
+    assertThat(auditCount()).isEqualTo(1);
+
+    CliProcess.Result check = cli.run("status", "pay:*", "--check");
+    assertThat(check.code()).as(check.toString()).isEqualTo(1);
+
+    mongo.shutdownNow();
+    try {
+      CliProcess.Result read = cli.run("status", "pay:ledger", "-o", "name");
+      assertThat(read.code()).as(read.toString()).isZero();
+      assertThat(read.out()).isEqualTo("pay:ledger\n");
+      CliProcess.Result down =
+          cli.run("force", "closed", "pay:ledger", "--reason", "recovered", "--yes");
+      assertThat(down.code()).as(down.toString()).isZero();
+      assertThat(down.err()).contains("warning").contains("event stream");
+      assertThat(redis.call("HGET", "cb:{pay:ledger}", "override")).isEqualTo("FORCED_CLOSED");
+    } finally {
+      mongo = new MongoServer(mongoBackend);
+      mongo.bind("127.0.0.1", mongoPort);
+    }
+    CliProcess.Result back = cli.run("force", "clear", "pay:ledger", "--reason", "done", "--yes");
+    assertThat(back.code()).as(back.toString()).isZero();
+    assertThat(back.err()).isEmpty();
+    // the memory backend starts empty again after a shutdown: the new record is there
+    assertThat(auditCount("done")).isEqualTo(1);
+  }
+
+  private static long auditCount() {
+    try (MongoClient c = MongoClients.create("mongodb://127.0.0.1:" + mongoPort)) {
+      return c.getDatabase("breakerctl").getCollection("audit").countDocuments();
+    }
+  }
+
+  private static long auditCount(String reason) {
+    try (MongoClient c = MongoClients.create("mongodb://127.0.0.1:" + mongoPort)) {
+      return c.getDatabase("breakerctl")
+          .getCollection("audit")
+          .countDocuments(com.mongodb.client.model.Filters.eq("reason", reason));
+    }
+  }
+
+  @Test
+  @DisplayName("Redis down or silent: 6 within --timeout, never a hang")
+  void redisDown() throws Exception {
+    int closed;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    CliProcess.Result refused =
+        cli.run("status", "--redis", "redis://127.0.0.1:" + closed, "--timeout", "1s");
+    assertThat(refused.code()).as(refused.toString()).isEqualTo(6);
+    assertThat(refused.err()).contains("unavailable");
+    try (TcpProxy proxy = TcpProxy.to(redis.port())) {
+      proxy.drop();
+      CliProcess.Result silent =
+          cli.run("describe", "a:b", "--redis", proxy.uri(), "--timeout", "1s");
+      assertThat(silent.code()).as(silent.toString()).isEqualTo(6);
+      assertThat(silent.took()).isLessThan(Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
+  @DisplayName("viewer ACL: status, describe and doctor work; force exits 4 naming the command")
+  void viewerAcl() throws Exception {
+    try (RedisServerProcess acl =
+        RedisServerProcess.builder(RedisBinary.embedded())
+            .config("user viewer on >viewer-secret ~* &* -@all +@read +@connection +time +info\n")
+            .start()) {
+      try (RedisBreakerStore admin =
+          RedisBreakerStore.connect(StoreConfig.builder().uri(acl.uri()).build())) {
+        RedisBreakerStore.await(
+            admin.override(
+                BreakerId.parse("acl:seen"),
+                new OverrideRequest(OverrideKind.FORCED_OPEN, "admin", "test", Duration.ZERO, "")));
+      }
+      Path pw = home.resolve("viewer.pw");
+      Files.writeString(pw, "viewer-secret\n");
+      Map<String, String> env = Map.of("BREAKERCTL_REDIS", acl.uri());
+      String[] as = {"--redis-user", "viewer", "--redis-password-file", pw.toString()};
+      CliProcess.Result status = cli.run(env, concat(new String[] {"status"}, as));
+      assertThat(status.code()).as(status.toString()).isZero();
+      assertThat(status.out()).contains("acl:seen").contains("FORCED_OPEN");
+      CliProcess.Result describe = cli.run(env, concat(new String[] {"describe", "acl:seen"}, as));
+      assertThat(describe.code()).as(describe.toString()).isZero();
+      CliProcess.Result doctor = cli.run(env, concat(new String[] {"doctor"}, as));
+      assertThat(doctor.code()).as(doctor.toString()).isZero();
+      assertThat(doctor.out()).contains("acl read").contains("read-only user");
+      CliProcess.Result force =
+          cli.run(
+              env,
+              concat(new String[] {"force", "clear", "acl:seen", "--reason", "x", "--yes"}, as));
+      assertThat(force.code()).as(force.toString()).isEqualTo(4);
+      assertThat(force.err()).contains("NOPERM").containsIgnoringCase("evalsha");
+      CliProcess.Result wrong =
+          cli.run(
+              Map.of("BREAKERCTL_REDIS", acl.uri(), "BREAKERCTL_REDIS_PASSWORD", "wrong"),
+              "status",
+              "--redis-user",
+              "viewer");
+      assertThat(wrong.code()).as(wrong.toString()).isEqualTo(4);
+    }
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    List<String> all = new ArrayList<>(List.of(a));
+    all.addAll(List.of(b));
+    return all.toArray(new String[0]);
+  }
+
+  @Test
+  @DisplayName("TLS: rediss:// with the test CA works; without it the handshake fails (6)")
+  void tls(@TempDir Path dir) throws Exception {
+    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl not found");
+    Path ca = dir.resolve("ca.crt");
+    sh(
+        dir,
+        "openssl",
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=breakerctl-test-ca");
+    sh(
+        dir,
+        "openssl",
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=localhost");
+    Files.writeString(dir.resolve("san.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+    sh(
+        dir,
+        "openssl",
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "1",
+        "-extfile",
+        "san.ext");
+    int tlsPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      tlsPort = s.getLocalPort();
+    }
+    try (RedisServerProcess tls =
+        RedisServerProcess.builder(RedisBinary.embedded())
+            .args(
+                "--tls-port", Integer.toString(tlsPort),
+                "--tls-cert-file", dir.resolve("server.crt").toString(),
+                "--tls-key-file", dir.resolve("server.key").toString(),
+                "--tls-ca-cert-file", ca.toString(),
+                "--tls-auth-clients", "no")
+            .start()) {
+      String uri = "rediss://127.0.0.1:" + tlsPort;
+      CliProcess.Result ok =
+          cli.run(
+              "force",
+              "open",
+              "tls:dep",
+              "--reason",
+              "tls",
+              "--yes",
+              "--redis",
+              uri,
+              "--redis-ca-file",
+              ca.toString(),
+              "--mongo",
+              "mongodb://127.0.0.1:" + mongoPort);
+      assertThat(ok.code()).as(ok.toString()).isZero();
+      CliProcess.Result status =
+          cli.run("status", "--redis", uri, "--redis-ca-file", ca.toString(), "-o", "name");
+      assertThat(status.code()).as(status.toString()).isZero();
+      assertThat(status.out()).isEqualTo("tls:dep\n");
+      assertThat(tls.call("HGET", "cb:{tls:dep}", "override")).isEqualTo("FORCED_OPEN");
+      CliProcess.Result untrusted = cli.run("status", "--redis", uri, "--timeout", "2s");
+      assertThat(untrusted.code()).as(untrusted.toString()).isEqualTo(6);
+    }
+  }
+
+  private static void sh(Path dir, String... cmd) throws Exception {
+    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+  }
+
+  @Test
+  @DisplayName("status on a 3-master cluster lists breakers from every master")
+  void cluster() throws Exception {
+    try (RedisClusterProcess cluster = RedisClusterProcess.start(RedisBinary.embedded());
+        RedisBreakerStore c =
+            RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
+      Set<String> expected = new HashSet<>();
+      Set<Integer> masters = new HashSet<>();
+      for (int i = 0; i < 30; i++) {
+        BreakerId id = BreakerId.parse("svc" + i + ":db");
+        RedisBreakerStore.await(c.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
+        expected.add(id.toString());
+        masters.add(cluster.masterFor("cb:{" + id + "}").port());
+      }
+      assertThat(masters).hasSize(3);
+      CliProcess.Result r = cli.run("status", "-o", "name", "--redis", cluster.uri());
+      assertThat(r.code()).as(r.toString()).isZero();
+      assertThat(Set.of(r.out().split("\n"))).isEqualTo(expected);
+      CliProcess.Result one =
+          cli.run(
+              "status",
+              "--redis",
+              cluster.nodes().get(0).uri(),
+              "--caller",
+              "svc1*",
+              "-o",
+              "name",
+              "--sort",
+              "id");
+      assertThat(one.code()).as(one.toString()).isZero();
+      assertThat(one.out().split("\n")).hasSize(11);
+      CliProcess.Result doctor = cli.run("doctor", "--redis", cluster.uri());
+      assertThat(doctor.code()).as(doctor.toString()).isZero();
+      assertThat(doctor.out()).contains("3 master(s), 16384/16384 slots covered");
+    }
+  }
+
+  @Test
+  @DisplayName("doctor, version, help and contexts")
+  void doctorVersionContexts() {
+    CliProcess.Result doctor = cli.run("doctor");
+    assertThat(doctor.code()).as(doctor.toString()).isZero();
+    assertThat(doctor.out()).contains("redis").contains("mongodb").contains("acl mutate");
+    assertThat(doctor.err()).isEmpty();
+
+    CliProcess.Result version = cli.run("version");
+    assertThat(version.code()).isZero();
+    assertThat(version.out()).matches("breakerctl \\d+\\.\\d+\\.\\d+.*\n");
+
+    CliProcess.Result help = cli.run("--help");
+    assertThat(help.code()).isZero();
+    assertThat(help.out()).contains("Exit codes:").contains("BREAKERCTL_REDIS");
+
+    Map<String, String> noEnv = Map.of("BREAKERCTL_REDIS", "", "BREAKERCTL_MONGO", "");
+    CliProcess.Result set =
+        cli.run(noEnv, "config", "set-context", "lab", "--redis", redis.uri(), "--current");
+    assertThat(set.code()).as(set.toString()).isZero();
+    CliProcess.Result viaContext = cli.run(noEnv, "status", "-o", "name");
+    assertThat(viaContext.code()).as(viaContext.toString()).isZero();
+    CliProcess.Result missing = cli.run(noEnv, "--context", "nope", "status");
+    assertThat(missing.code()).as(missing.toString()).isEqualTo(2);
+    CliProcess.Result current = cli.run(noEnv, "config", "current-context");
+    assertThat(current.out()).isEqualTo("lab\n");
+  }
+}

@@ -1,0 +1,203 @@
+package io.breakerctl.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisServerProcess;
+import java.io.BufferedReader;
+import java.io.PrintWriter;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The run layer: commands executed in-process with captured stdout/stderr on real servers. */
+@DisplayName("breakerctl commands (in-process, real servers)")
+class CliRunIT {
+  static RedisServerProcess redis;
+  static MongoServer mongo;
+  static String mongoUri;
+  @TempDir static Path home;
+
+  record Run(int code, String out, String err) {}
+
+  @BeforeAll
+  static void start() {
+    redis =
+        RedisServerProcess.builder(RedisBinary.embedded())
+            .config(
+                "user operator on >op-secret ~* &* -@all +@read +@write +@connection +time +info"
+                    + " +evalsha +eval +publish\n")
+            .start();
+    mongo = new MongoServer(new MemoryBackend());
+    mongo.bind("127.0.0.1", 0);
+    mongoUri = "mongodb://127.0.0.1:" + mongo.getLocalAddress().getPort();
+    try (RedisBreakerStore s =
+        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      for (String id : new String[] {"claims:members", "claims:billing", "web:search:query"}) {
+        RedisBreakerStore.await(
+            s.record(BreakerId.parse(id), Outcome.failure("n1", ""), Policy.DEFAULT));
+      }
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    mongo.shutdownNow();
+    redis.close();
+  }
+
+  static Run run(String stdin, boolean interactive, String... args) {
+    Map<String, String> env = new HashMap<>();
+    env.put("XDG_CONFIG_HOME", home.toString());
+    env.put("BREAKERCTL_REDIS", redis.uri());
+    env.put("BREAKERCTL_MONGO", mongoUri);
+    env.put("BREAKERCTL_TIMEOUT", "2s");
+    env.put("BREAKERCTL_REDIS_PASSWORD", "op-secret");
+    Environment e =
+        new Environment(
+            env,
+            interactive,
+            Clock.systemUTC(),
+            new BufferedReader(new StringReader(stdin)),
+            "tester");
+    CommandLine cl = BreakerCtl.commandLine(e);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int code = cl.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  static Run run(String... args) {
+    return run("", false, args);
+  }
+
+  @Nested
+  @DisplayName("status")
+  class Status {
+    @Test
+    @DisplayName("filters by caller, dependency and state; sorts; -o name")
+    void filters() {
+      assertThat(run("status", "--caller", "claims", "-o", "name", "--sort", "id").out())
+          .isEqualTo("claims:billing\nclaims:members\n");
+      assertThat(run("status", "--dependency", "search", "-o", "name").out())
+          .isEqualTo("web:search:query\n");
+      assertThat(run("status", "--state", "OPEN", "-o", "name").out()).isEmpty();
+      assertThat(run("status", "--state", "closed", "-o", "name", "--sort", "id").out())
+          .isEqualTo("claims:billing\nclaims:members\nweb:search:query\n");
+    }
+
+    @Test
+    @DisplayName("--watch renders again every interval, bounded by --watch-count")
+    void watch() {
+      Run r =
+          run(
+              "status",
+              "claims:*",
+              "-w",
+              "--interval",
+              "100ms",
+              "--watch-count",
+              "2",
+              "-o",
+              "name",
+              "--sort",
+              "id");
+      assertThat(r.code()).isZero();
+      assertThat(r.out())
+          .isEqualTo("claims:billing\nclaims:members\n\nclaims:billing\nclaims:members\n");
+    }
+
+    @Test
+    @DisplayName("yaml and jsonl are versioned / one object a line; tables have headers")
+    void formats() {
+      Run yaml = run("status", "claims:members", "-o", "yaml");
+      assertThat(yaml.out()).startsWith("apiVersion: breakerctl/v1\nkind: BreakerList\nitems:\n");
+      Run jsonl = run("status", "claims:*", "-o", "jsonl");
+      assertThat(jsonl.out().split("\n")).hasSize(2).allMatch(l -> l.startsWith("{\"id\":"));
+      Run table = run("status", "--no-headers", "claims:members");
+      assertThat(table.out()).startsWith("claims:members").doesNotContain("STATE");
+    }
+  }
+
+  @Nested
+  @DisplayName("force")
+  class Force {
+    @Test
+    @DisplayName("on a terminal the prompt lists the breakers; declining exits 5")
+    void promptDeclined() {
+      Run r = run("n\n", true, "force", "open", "claims:*", "--reason", "drill");
+      assertThat(r.code()).isEqualTo(5);
+      assertThat(r.err()).contains("claims:billing").contains("claims:members").contains("[y/N]");
+      assertThat(redis.call("HGET", "cb:{claims:members}", "override")).isNull();
+    }
+
+    @Test
+    @DisplayName("accepting applies to every selected breaker, as the operator ACL user")
+    void promptAcceptedAsOperator() {
+      Run r =
+          run(
+              "y\n",
+              true,
+              "force",
+              "metrics-only",
+              "--caller",
+              "claims",
+              "--reason",
+              "drill",
+              "--for",
+              "1m",
+              "-o",
+              "json",
+              "--redis-user",
+              "operator",
+              "--timeout",
+              "2s");
+      assertThat(r.code()).as(r.err()).isZero();
+      assertThat(r.out()).contains("\"kind\" : \"OverrideList\"").contains("claims:billing");
+      assertThat(redis.call("HGET", "cb:{claims:members}", "override")).isEqualTo("METRICS_ONLY");
+      assertThat(redis.call("HGET", "cb:{claims:members}", "overrideActor")).isEqualTo("tester");
+      Run clear = run("force", "clear", "claims:*", "--reason", "drill over", "--yes");
+      assertThat(clear.code()).as(clear.err()).isZero();
+    }
+
+    @Test
+    @DisplayName("disable then clear; clearing again is a conflict (3)")
+    void clearTwice() {
+      Run set = run("force", "disable", "web:search:query", "--reason", "r", "--yes");
+      assertThat(set.code()).as(set.err()).isZero();
+      Run clear = run("force", "clear", "web:search:query", "--reason", "r", "--yes");
+      assertThat(clear.code()).as(clear.err()).isZero();
+      Run again = run("force", "clear", "web:search:query", "--reason", "r", "--yes");
+      assertThat(again.code()).isEqualTo(3);
+      assertThat(again.err()).contains("no override to clear");
+    }
+  }
+
+  @Test
+  @DisplayName("describe -o yaml is one versioned Breaker document")
+  void describeYaml() {
+    Run r = run("describe", "claims:members", "-o", "yaml");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .startsWith("apiVersion: breakerctl/v1\nkind: Breaker\nid: claims:members\n");
+  }
+}

@@ -1,0 +1,183 @@
+package io.breakerctl.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.cli.output.BreakerTables;
+import io.breakerctl.cli.output.BreakerViews;
+import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.OutputFormat;
+import io.breakerctl.cli.output.Style;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.ProbeLease;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins the versioned machine output (json, yaml) and the plain table to golden files under {@code
+ * src/test/resources/golden/}. After an intended change, regenerate with {@code mvn test
+ * -Dtest=OutputGoldenTest -Dgolden.update=true} and review the diff: fields may be added, never
+ * renamed or removed.
+ */
+@DisplayName("output golden files")
+class OutputGoldenTest {
+  static final long NOW = 1_796_000_000_000L;
+  static final Path GOLDEN = Path.of("src/test/resources/golden");
+
+  static BreakerSnapshot halfOpen() {
+    Map<String, String> f = new LinkedHashMap<>();
+    f.put("epoch", "1795999000000000");
+    f.put("state", "OPEN");
+    f.put("generation", "4");
+    f.put("openedAt", Long.toString(NOW - 40_000));
+    f.put("openUntil", Long.toString(NOW - 10_000));
+    f.put("openMillis", "30000");
+    f.put("winFailures", "6");
+    f.put("winCalls", "20");
+    f.put("failuresTotal", "17");
+    f.put("policyId", "claims:*");
+    f.put("policyVersion", "3");
+    f.put("p.failureThreshold", "5");
+    f.put("p.failureRate", "50");
+    f.put("p.probeLeaseMillis", "10000");
+    List<ProbeLease> leases = List.of(new ProbeLease("7", "node-a", NOW + 6_000));
+    List<NodeHeartbeat> nodes =
+        List.of(
+            new NodeHeartbeat("node-a", State.HALF_OPEN, "claims:*", 3, false, NOW - 2_000),
+            new NodeHeartbeat("node-b", State.OPEN, "claims:*", 3, false, NOW - 1_000),
+            new NodeHeartbeat("node-c", State.CLOSED, "claims:*", 2, true, NOW - 500));
+    Map<String, String> ev = new LinkedHashMap<>();
+    ev.put("epoch", "1795999000000000");
+    ev.put("from", "CLOSED");
+    ev.put("to", "OPEN");
+    ev.put("cause", "FAILURE_THRESHOLD");
+    ev.put("at", Long.toString(NOW - 40_000));
+    ev.put("failures", "5");
+    ev.put("threshold", "5");
+    ev.put("node", "node-b");
+    BreakerId id = BreakerId.parse("claims:members");
+    return new BreakerSnapshot(
+        id, f, leases, List.of(new BreakerEvent(id, "1796000000000-0", ev)), nodes, NOW);
+  }
+
+  static BreakerSnapshot forced() {
+    Map<String, String> f = new LinkedHashMap<>();
+    f.put("epoch", "1795990000000000");
+    f.put("state", "CLOSED");
+    f.put("generation", "1");
+    f.put("override", "FORCED_OPEN");
+    f.put("overrideUntil", Long.toString(NOW + 1_800_000));
+    f.put("overrideActor", "alice");
+    f.put("overrideReason", "incident 42");
+    f.put("overrideAt", Long.toString(NOW - 60_000));
+    f.put("overrideCorrelationId", "c0ffee");
+    return new BreakerSnapshot(
+        BreakerId.parse("pay:ledger"), f, List.of(), List.of(), List.of(), NOW);
+  }
+
+  private static String render(Consumer<PrintWriter> body) {
+    StringWriter w = new StringWriter();
+    PrintWriter out = new PrintWriter(w);
+    body.accept(out);
+    out.flush();
+    return w.toString();
+  }
+
+  private static String list(OutputFormat format) {
+    return render(
+        out -> {
+          try (Documents.ListWriter l = Documents.list(format, "BreakerList", out)) {
+            for (BreakerSnapshot s : List.of(halfOpen(), forced())) {
+              l.item(BreakerViews.status(s), s.id().toString());
+            }
+          }
+        });
+  }
+
+  static void assertGolden(String name, String actual) throws Exception {
+    Path file = GOLDEN.resolve(name);
+    if (Boolean.getBoolean("golden.update")) {
+      Files.createDirectories(GOLDEN);
+      Files.writeString(file, actual, StandardCharsets.UTF_8);
+    }
+    assertThat(file).as("golden file (regenerate with -Dgolden.update=true)").exists();
+    assertThat(actual).isEqualTo(Files.readString(file, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void statusJson() throws Exception {
+    assertGolden("status.json", list(OutputFormat.JSON));
+  }
+
+  @Test
+  void statusYaml() throws Exception {
+    assertGolden("status.yaml", list(OutputFormat.YAML));
+  }
+
+  @Test
+  void describeJson() throws Exception {
+    assertGolden(
+        "describe.json",
+        render(
+            out ->
+                Documents.single(
+                    OutputFormat.JSON, "Breaker", BreakerViews.detail(halfOpen()), out)));
+  }
+
+  @Test
+  void tablesOffATerminal() throws Exception {
+    Style plain = Style.plain(Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC));
+    String table =
+        render(
+            out ->
+                BreakerTables.status(
+                        List.of(BreakerViews.status(halfOpen()), BreakerViews.status(forced())),
+                        true,
+                        plain)
+                    .print(out, plain, true));
+    String describe =
+        render(out -> BreakerTables.describe(BreakerViews.detail(halfOpen()), plain, out));
+    assertGolden("status-wide.txt", table);
+    assertGolden("describe.txt", describe);
+  }
+
+  @Test
+  @DisplayName("on a terminal: relative times, colour by state, fitted to the width")
+  void terminalStyle() {
+    for (String columns : List.of("200", "80")) {
+      Style tty =
+          Style.of(true, true, columns, Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC));
+      String table =
+          render(
+              out ->
+                  BreakerTables.status(
+                          List.of(BreakerViews.status(halfOpen()), BreakerViews.status(forced())),
+                          false,
+                          tty)
+                      .print(out, tty, true));
+      assertThat(table).contains("\u001b[31;1mFORCED_OPEN\u001b[0m");
+      if (columns.equals("200")) {
+        assertThat(table).contains("until in 30m").contains("3 (2 disagree, 1 degraded");
+      }
+      for (String line : table.split("\n")) {
+        assertThat(line.replaceAll("\u001b\\[[0-9;]*m", "").length())
+            .isLessThanOrEqualTo(Integer.parseInt(columns));
+      }
+    }
+  }
+}
