@@ -9,12 +9,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 /**
  * The local sandbox: a detached daemon JVM ({@link SandboxDaemon}) running a real redis-server and
@@ -226,7 +228,12 @@ public final class Sandbox {
    * outlives this process, and a rebuild that replaces the jar under a running JVM breaks it.
    */
   private String daemonClassPath() {
-    String cp = System.getProperty("java.class.path");
+    // Absolute entries: the daemon runs in the sandbox directory.
+    String cp =
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(e -> !e.isEmpty())
+            .map(e -> Path.of(e).toAbsolutePath().toString())
+            .collect(Collectors.joining(File.pathSeparator));
     Path jar = Path.of(cp);
     if (cp.contains(File.pathSeparator) || !cp.endsWith(".jar") || !Files.isRegularFile(jar)) {
       return cp;
