@@ -1,9 +1,13 @@
 package io.breakerctl.cli;
 
+import io.breakerctl.cli.commands.CompleteCommand;
 import io.breakerctl.cli.commands.ConfigCommand;
+import io.breakerctl.cli.commands.DemoCommand;
 import io.breakerctl.cli.commands.DescribeCommand;
 import io.breakerctl.cli.commands.DoctorCommand;
 import io.breakerctl.cli.commands.ForceCommand;
+import io.breakerctl.cli.commands.HelpCommand;
+import io.breakerctl.cli.commands.SandboxCommand;
 import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.commands.VersionCommand;
 import io.breakerctl.cli.output.Style;
@@ -12,7 +16,6 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
@@ -35,8 +38,11 @@ import picocli.CommandLine.Spec;
       ForceCommand.class,
       DoctorCommand.class,
       ConfigCommand.class,
+      SandboxCommand.class,
+      DemoCommand.class,
       VersionCommand.class,
-      HelpCommand.class
+      HelpCommand.class,
+      CompleteCommand.class
     },
     footerHeading = "%nEnvironment:%n",
     footer = {
@@ -145,6 +151,8 @@ public final class BreakerCtl implements Callable<Integer> {
     cl.setParameterExceptionHandler(policy);
     cl.setExitCodeExceptionMapper(policy);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
+    // `--context sandbox`: a context may be named like a subcommand (sandbox up writes that one).
+    cl.setAllowSubcommandsAsOptionParameters(true);
     cl.setExecutionStrategy(
         parseResult -> {
           Logging.configure(root.verbose);

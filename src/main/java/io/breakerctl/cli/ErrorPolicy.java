@@ -5,7 +5,9 @@ import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.redis.StorePermissionException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
+import io.breakerctl.sandbox.SandboxException;
 import java.io.PrintWriter;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -59,6 +61,9 @@ final class ErrorPolicy
     if (code == ExitCode.USAGE) {
       err.println(usageHint(cmd));
     }
+    if (code == ExitCode.UNAVAILABLE && !(ex instanceof SandboxException)) {
+      sandboxHint().ifPresent(err::println);
+    }
     if (root.verbose()) {
       ex.printStackTrace(err);
     }
@@ -77,7 +82,9 @@ final class ErrorPolicy
     if (ex instanceof StorePermissionException || refusedCredentials(ex)) {
       return ExitCode.PERMISSION;
     }
-    if (ex instanceof StoreUnavailableException || ex instanceof ControlUnavailableException) {
+    if (ex instanceof StoreUnavailableException
+        || ex instanceof ControlUnavailableException
+        || ex instanceof SandboxException) {
       return ExitCode.UNAVAILABLE;
     }
     if (ex instanceof ControlException && hasCause(ex, MongoSecurityException.class)) {
@@ -111,6 +118,26 @@ final class ErrorPolicy
       }
     }
     return false;
+  }
+
+  /**
+   * With no context configured and the default servers unreachable, the likely cause is that
+   * nothing was set up yet: say how to start the local sandbox.
+   */
+  private Optional<String> sandboxHint() {
+    try {
+      Settings s = root.services().settings();
+      if (s.context() == null
+          && (Settings.DEFAULT_REDIS.equals(s.redis())
+              || Settings.DEFAULT_MONGO.equals(s.mongo()))) {
+        return Optional.of(
+            "hint: no context is configured and nothing answers on the default ports; start a"
+                + " local sandbox with 'breakerctl sandbox up' (or try './scripts/breakerctl demo')");
+      }
+    } catch (RuntimeException e) {
+      // settings that do not resolve have their own error; no hint
+    }
+    return Optional.empty();
   }
 
   static String usageHint(CommandLine cmd) {

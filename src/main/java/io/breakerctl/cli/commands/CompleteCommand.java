@@ -1,0 +1,77 @@
+package io.breakerctl.cli.commands;
+
+import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.ConfigFile;
+import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.Settings;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code breakerctl __complete KIND [PREFIX]}: live candidates for the shell completion scripts,
+ * one a line; prints nothing (and exits 0) when the backend cannot be reached quickly.
+ */
+@Command(name = "__complete", hidden = true, description = "Live completion candidates.")
+public final class CompleteCommand implements Callable<Integer> {
+
+  static final int LIMIT = 1000;
+  private static final Duration BOUND = Duration.ofSeconds(1);
+
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "KIND", description = "breaker-ids or contexts")
+  String kind;
+
+  @Parameters(index = "1", arity = "0..1", paramLabel = "PREFIX", defaultValue = "")
+  String prefix;
+
+  @Override
+  public Integer call() {
+    BreakerCtl root = BreakerCtl.of(spec);
+    TreeSet<String> candidates = new TreeSet<>();
+    try {
+      if ("contexts".equals(kind)) {
+        ConfigFile.load(Settings.configPath(root.env())).contexts.stream()
+            .map(c -> c.name)
+            .filter(n -> n != null && n.startsWith(prefix))
+            .forEach(candidates::add);
+      } else if ("breaker-ids".equals(kind)) {
+        Settings s = root.services().settings();
+        Duration timeout = s.timeout().compareTo(BOUND) < 0 ? s.timeout() : BOUND;
+        try (RedisBreakerStore store =
+            RedisBreakerStore.connect(
+                StoreConfig.builder()
+                    .uri(s.redis())
+                    .timeout(timeout)
+                    .prefix(s.prefix())
+                    .username(s.redisUser())
+                    .password(s.redisPassword())
+                    .caFile(s.redisCaFile())
+                    .build())) {
+          store.forEachBreaker(
+              (BreakerId id) -> {
+                if (candidates.size() < LIMIT && id.toString().startsWith(prefix)) {
+                  candidates.add(id.toString());
+                }
+              });
+        }
+      }
+    } catch (RuntimeException e) {
+      if (root.verbose()) {
+        e.printStackTrace(spec.commandLine().getErr());
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    candidates.forEach(out::println);
+    return ExitCode.OK;
+  }
+}

@@ -1,0 +1,74 @@
+package io.breakerctl.cli.commands;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Help;
+import picocli.CommandLine.IHelpCommandInitializable2;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code breakerctl help [COMMAND...|exit-codes|environment]}. */
+@Command(
+    name = "help",
+    helpCommand = true,
+    description = {
+      "Show help for a command (e.g. 'help force open'), or a topic:",
+      "  exit-codes    the exit codes every command uses",
+      "  environment   the environment variables breakerctl reads"
+    })
+public final class HelpCommand implements IHelpCommandInitializable2, Callable<Integer> {
+
+  /** The topics besides commands. */
+  public static final List<String> TOPICS = List.of("exit-codes", "environment");
+
+  @Spec CommandSpec spec;
+
+  @Parameters(paramLabel = "COMMAND|TOPIC", arity = "0..*", description = "A command or topic.")
+  List<String> words = List.of();
+
+  private CommandLine self;
+  private PrintWriter out;
+  private Help.ColorScheme colors;
+
+  @Override
+  public void init(
+      CommandLine helpCommandLine, Help.ColorScheme colorScheme, PrintWriter out, PrintWriter err) {
+    this.self = helpCommandLine;
+    this.colors = colorScheme;
+    this.out = out;
+  }
+
+  @Override
+  public Integer call() {
+    PrintWriter w = out != null ? out : spec.commandLine().getOut();
+    CommandLine parent = (self != null ? self : spec.commandLine()).getParent();
+    if (words.size() == 1 && words.get(0).equals("exit-codes")) {
+      w.print(HelpTopics.exitCodes());
+    } else if (words.size() == 1 && words.get(0).equals("environment")) {
+      w.print(HelpTopics.environmentText());
+    } else {
+      CommandLine target = parent;
+      for (String word : words) {
+        CommandLine next = target.getSubcommands().get(word);
+        if (next == null) {
+          throw new ParameterException(
+              spec.commandLine(),
+              "unknown command or topic '"
+                  + word
+                  + "' (topics: "
+                  + String.join(", ", TOPICS)
+                  + ")");
+        }
+        target = next;
+      }
+      target.usage(w, colors != null ? colors : Help.defaultColorScheme(Help.Ansi.AUTO));
+    }
+    w.flush();
+    return 0;
+  }
+}

@@ -1,0 +1,85 @@
+package io.breakerctl.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * SLOW (about 1-2 minutes; bounded at 6): the README's first command on a fresh clone. Clones this
+ * repository's committed HEAD into a temporary directory and runs {@code ./scripts/breakerctl demo}
+ * there with an empty {@code HOME} and XDG directories in the temporary directory; it builds the
+ * jar in the clone (reusing the local Maven repository) and must end with a status table. The only
+ * test of its kind: keep it that way.
+ */
+class SandboxCleanCloneDemoIT {
+
+  static final Path REPO = Path.of("").toAbsolutePath();
+
+  @Test
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
+  void readmeFirstCommandOnAFreshCloneEndsWithAStatusTable() throws Exception {
+    Path tmp = Files.createTempDirectory("breakerctl-clone");
+    Path clone = tmp.resolve("breakerctl");
+    Path home = Files.createDirectories(tmp.resolve("home"));
+    Map<String, String> env =
+        Map.of(
+            "HOME", home.toString(),
+            "XDG_CONFIG_HOME", tmp.resolve("config").toString(),
+            "XDG_STATE_HOME", tmp.resolve("state").toString(),
+            "XDG_CACHE_HOME", tmp.resolve("cache").toString(),
+            "NO_COLOR", "1",
+            // the clone builds with the local repository instead of downloading into the empty HOME
+            "MAVEN_OPTS",
+                "-Dmaven.repo.local="
+                    + Path.of(System.getProperty("user.home"), ".m2", "repository"));
+    run(tmp, env, 60, "git", "clone", "--quiet", REPO.toString(), clone.toString());
+    try {
+      Result demo = run(clone, env, 300, "./scripts/breakerctl", "demo");
+
+      assertThat(demo.code).as(demo.output).isZero();
+      List<String> lines = demo.stdout.lines().filter(l -> !l.isBlank()).toList();
+      assertThat(lines).as(demo.output).isNotEmpty();
+      assertThat(lines.get(0)).as(demo.output).startsWith("ID").contains("STATE");
+      assertThat(demo.stdout)
+          .contains("checkout:payments")
+          .contains("claims:members")
+          .contains("CLOSED");
+      assertThat(demo.stderr).contains("CLOSED -> OPEN").contains("HALF_OPEN -> CLOSED");
+    } finally {
+      run(clone, env, 60, "./scripts/breakerctl", "sandbox", "down");
+    }
+  }
+
+  record Result(int code, String stdout, String stderr, String output) {}
+
+  private static Result run(Path dir, Map<String, String> env, int seconds, String... command)
+      throws Exception {
+    Path out = Files.createTempFile("clone-demo", ".out");
+    Path err = Files.createTempFile("clone-demo", ".err");
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    pb.environment().putAll(env);
+    pb.environment().keySet().removeIf(k -> k.startsWith("BREAKERCTL_"));
+    Process p = pb.start();
+    if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      throw new AssertionError(String.join(" ", command) + " took over " + seconds + " s");
+    }
+    String o = Files.readString(out, StandardCharsets.UTF_8);
+    String e = Files.readString(err, StandardCharsets.UTF_8);
+    return new Result(p.exitValue(), o, e, "stdout:\n" + o + "\nstderr:\n" + e);
+  }
+}
