@@ -10,8 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * on Redis until a background check sees it answer again.
  */
 final class StoreGuard {
-  /** Consecutive unavailable answers that mark Redis as down. */
-  static final int TRIP_AFTER = 2;
+  /**
+   * Consecutive unavailable answers that mark Redis as down. Refused connections fail at once, so
+   * a dead Redis is detected within three calls; a single slow answer on a CPU-starved machine does
+   * not degrade the node.
+   */
+  static final int TRIP_AFTER = 3;
 
   private final AtomicBoolean down = new AtomicBoolean();
   private final AtomicInteger consecutive = new AtomicInteger();

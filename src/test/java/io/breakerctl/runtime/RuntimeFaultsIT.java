@@ -88,8 +88,10 @@ class RuntimeFaultsIT {
     for (int i = 0; i < 3; i++) {
       nodes.add(node(redis.uri(), "k" + i, i == 0 ? Mode.SHARED : Mode.HYBRID, p).breaker(id));
     }
+    List<CircuitEvent.Type> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (CircuitBreaker cb : nodes) {
       overhead(cb, false);
+      cb.onEvent(e -> seen.add(e.type()));
     }
     RedisServerProcess server = redis.server();
     server.kill();
