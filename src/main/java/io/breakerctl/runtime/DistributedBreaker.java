@@ -106,20 +106,13 @@ final class DistributedBreaker implements CircuitBreaker {
 
   @Override
   public <T> T call(Supplier<T> call) {
-    Permission p = tryAcquire();
-    if (!p.allowed()) {
-      throw rejection(p);
-    }
-    long start = System.nanoTime();
-    T result;
     try {
-      result = call.get();
+      return callChecked(call::get);
     } catch (RuntimeException | Error e) {
-      p.onFailure(e, System.nanoTime() - start);
       throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("a Supplier threw a checked exception", e);
     }
-    p.onSuccess(System.nanoTime() - start);
-    return result;
   }
 
   private CallNotPermittedException rejection(Permission p) {

@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class StoreGuard {
   /**
-   * Consecutive unavailable answers that mark Redis as down. Refused connections fail at once, so
-   * a dead Redis is detected within three calls; a single slow answer on a CPU-starved machine does
+   * Consecutive unavailable answers that mark Redis as down. Refused connections fail at once, so a
+   * dead Redis is detected within three calls; a single slow answer on a CPU-starved machine does
    * not degrade the node.
    */
   static final int TRIP_AFTER = 3;

@@ -9,13 +9,13 @@ import io.breakerctl.runtime.control.TestMongo;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,16 +26,6 @@ class HistoryHandOffIT {
 
   @RegisterExtension
   static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
-
-  private static void until(Duration limit, String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + limit.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + limit + " waiting for " + what);
-      }
-      Fleet.sleep(20);
-    }
-  }
 
   @Test
   @DisplayName(
@@ -66,16 +56,16 @@ class HistoryHandOffIT {
         for (int i = 0; i < 2; i++) {
           cb.tryAcquire().onFailure(new RuntimeException("down"), 1_000_000);
         }
-        until(Duration.ofSeconds(3), "the trip", () -> cb.view().state() == State.OPEN);
+        Poll.until(Duration.ofSeconds(3), "the trip", () -> cb.view().state() == State.OPEN);
 
-        until(
+        Poll.until(
             Duration.ofSeconds(10),
             "the transition in MongoDB history",
             () ->
                 db.collection(ControlDatabase.HISTORY)
                         .countDocuments(eq("breakerId", id.toString()))
                     == 1);
-        until(
+        Poll.until(
             Duration.ofSeconds(5),
             "the stream cursor to advance",
             () -> {

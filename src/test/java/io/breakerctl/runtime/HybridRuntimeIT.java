@@ -11,6 +11,7 @@ import io.breakerctl.runtime.redis.NodeHeartbeat;
 import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
@@ -21,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -50,16 +50,6 @@ class HybridRuntimeIT {
 
   private static BreakerId fresh(String name) {
     return BreakerId.parse("hybrid-" + name + ":dep-" + SEQ.incrementAndGet());
-  }
-
-  private static void until(Duration limit, String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + limit.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + limit + " waiting for " + what);
-      }
-      Fleet.sleep(2);
-    }
   }
 
   private static List<BreakerRegistry> nodes(int n, String prefix, Policy p) {
@@ -117,7 +107,7 @@ class HybridRuntimeIT {
     List<BreakerRegistry> fleet = nodes(20, "p", p);
     try {
       List<CircuitBreaker> breakers = fleet.stream().map(r -> r.breaker(id)).toList();
-      until(
+      Poll.until(
           Duration.ofSeconds(5),
           "every node has read the shared view",
           () -> breakers.stream().allMatch(b -> !b.view().generation().isEmpty()));
@@ -128,7 +118,7 @@ class HybridRuntimeIT {
       }
       List<Long> trip = awaitAll(breakers, State.OPEN, tripAt);
 
-      until(
+      Poll.until(
           Duration.ofSeconds(3),
           "the window to end",
           () -> await(store.snapshot(id, 0)).effectiveState() == State.HALF_OPEN);
@@ -179,7 +169,7 @@ class HybridRuntimeIT {
 
       await(store.warm(id, "hybrid-adopt:*", 7, two, "ctl"));
 
-      until(
+      Poll.until(
           Duration.ofSeconds(3),
           "every node runs version 7",
           () -> breakers.stream().allMatch(b -> b.view().policyVersion() == 7));
@@ -192,7 +182,7 @@ class HybridRuntimeIT {
       assertThat(adopted)
           .hasSize(3)
           .allSatisfy(e -> assertThat(e.detail()).isEqualTo("hybrid-adopt:*@7"));
-      until(
+      Poll.until(
           Duration.ofSeconds(3),
           "heartbeats report version 7",
           () -> {
@@ -239,14 +229,14 @@ class HybridRuntimeIT {
         CircuitBreaker ba = a.breaker(id);
         CircuitBreaker bb = b.breaker(id);
         CircuitBreaker bc = c.breaker(id);
-        until(
+        Poll.until(
             Duration.ofSeconds(3),
             "all run version 1",
             () -> List.of(ba, bb, bc).stream().allMatch(x -> x.view().policyVersion() == 1));
 
         ((DefaultBreakerRegistry) b).stopListening(); // node b misses the pub/sub message
         await(store.warm(id, id.toString(), 2, p.toBuilder().failureThreshold(4).build(), "ctl"));
-        until(
+        Poll.until(
             Duration.ofSeconds(3),
             "nodes a and c run version 2",
             () -> ba.view().policyVersion() == 2 && bc.view().policyVersion() == 2);
@@ -255,16 +245,16 @@ class HybridRuntimeIT {
         for (int i = 0; i < 2; i++) {
           bc.tryAcquire().onFailure(new RuntimeException("down"), 1_000_000);
         }
-        until(Duration.ofSeconds(5), "node c degraded (its records time out)", c::degraded);
+        Poll.until(Duration.ofSeconds(5), "node c degraded (its records time out)", c::degraded);
         for (int i = 0; i < 3; i++) {
           bc.tryAcquire().onFailure(new RuntimeException("down"), 1_000_000);
         }
-        until(
+        Poll.until(
             Duration.ofSeconds(3),
             "node c's local breaker trips on its own",
             () -> bc.view().state() == State.OPEN);
 
-        until(
+        Poll.until(
             Duration.ofSeconds(10),
             "the stored heartbeats show the fleet",
             () -> {

@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,16 +25,6 @@ class RuntimeApiIT {
   static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
 
   private static final AtomicInteger SEQ = new AtomicInteger();
-
-  private static void until(Duration limit, String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + limit.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + limit + " waiting for " + what);
-      }
-      Fleet.sleep(5);
-    }
-  }
 
   private BreakerRegistry registry(Mode mode, Policy p) {
     return redis.manage(
@@ -67,7 +57,7 @@ class RuntimeApiIT {
                       }))
           .isInstanceOf(IllegalStateException.class);
     }
-    until(
+    Poll.until(
         Duration.ofSeconds(3),
         "the shared trip reaches this node",
         () -> cb.view().state() == State.OPEN);
@@ -101,10 +91,10 @@ class RuntimeApiIT {
     List<CircuitEvent> events = new CopyOnWriteArrayList<>();
     cb.onEvent(events::add);
     cb.tryAcquire().onFailure(new RuntimeException("down"), 1_000_000);
-    until(Duration.ofSeconds(3), "open", () -> cb.view().state() == State.OPEN);
+    Poll.until(Duration.ofSeconds(3), "open", () -> cb.view().state() == State.OPEN);
 
     AtomicInteger realCalls = new AtomicInteger();
-    until(
+    Poll.until(
         Duration.ofSeconds(5),
         "the probe closes the breaker",
         () -> {

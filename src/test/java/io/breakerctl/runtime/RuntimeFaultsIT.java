@@ -9,6 +9,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.ChildJvm;
@@ -20,7 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,16 +39,6 @@ class RuntimeFaultsIT {
 
   private static BreakerId fresh(String name) {
     return BreakerId.parse("faults-" + name + ":dep-" + SEQ.incrementAndGet());
-  }
-
-  private static void until(Duration limit, String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + limit.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + limit + " waiting for " + what);
-      }
-      Fleet.sleep(5);
-    }
   }
 
   private BreakerRegistry node(String uri, String name, Mode mode, Policy p) {
@@ -105,7 +95,7 @@ class RuntimeFaultsIT {
     assertThat(worst)
         .as("no call waits longer than the command timeout")
         .isLessThanOrEqualTo(TIMEOUT.toMillis() + SLACK_MILLIS);
-    until(
+    Poll.until(
         Duration.ofSeconds(3),
         "every node degraded",
         () -> nodes.stream().allMatch(cb -> cb.view().degraded()));
@@ -126,17 +116,17 @@ class RuntimeFaultsIT {
             });
 
     server.restart();
-    until(
+    Poll.until(
         Duration.ofSeconds(15),
         "every node recovered",
         () -> nodes.stream().noneMatch(cb -> cb.view().degraded()));
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      until(
+      Poll.until(
           Duration.ofSeconds(5),
           "the local trips published to the shared state",
           () -> await(store.snapshot(id, 0)).effectiveState() == State.OPEN);
-      until(
+      Poll.until(
           Duration.ofSeconds(5),
           "nodes agree with the shared OPEN",
           () -> nodes.stream().allMatch(cb -> cb.view().sharedState() == State.OPEN));
@@ -148,7 +138,7 @@ class RuntimeFaultsIT {
   void paused() {
     BreakerId id = fresh("paused");
     CircuitBreaker cb = node(redis.uri(), "paused", Mode.HYBRID, Policy.DEFAULT).breaker(id);
-    until(Duration.ofSeconds(3), "the view is read", () -> !cb.view().generation().isEmpty());
+    Poll.until(Duration.ofSeconds(3), "the view is read", () -> !cb.view().generation().isEmpty());
     redis.server().pause(Duration.ofSeconds(3));
     long worst = 0;
     long calls = 0;
@@ -186,7 +176,7 @@ class RuntimeFaultsIT {
             .as("worst call under %s", proxy.mode())
             .isLessThanOrEqualTo(TIMEOUT.toMillis() + SLACK_MILLIS);
         proxy.pass();
-        until(
+        Poll.until(
             Duration.ofSeconds(15),
             "nodes recover after " + proxy.mode(),
             () -> !shared.degraded() && !hybrid.degraded() && nodes.get(0).tryAcquire().allowed());
@@ -210,7 +200,7 @@ class RuntimeFaultsIT {
       await(store.record(id, Outcome.failure("setup", ""), p));
       ChildJvm doomed =
           redis.manage(ChildJvm.start(LeaseHolderMain.class, redis.uri(), id.toString()));
-      until(
+      Poll.until(
           Duration.ofSeconds(20),
           "the child holds the lease",
           () -> doomed.stdout().stream().anyMatch(l -> l.startsWith("LEASED")));
@@ -231,7 +221,7 @@ class RuntimeFaultsIT {
       assertThat(probe).as("a probe lease after the dead one expired").isNotNull();
       assertThat(probe.lease()).isNotEmpty();
       probe.onSuccess(1_000_000);
-      until(
+      Poll.until(
           Duration.ofSeconds(3),
           "the breaker closes",
           () -> await(store.snapshot(id, 0)).effectiveState() == State.CLOSED);

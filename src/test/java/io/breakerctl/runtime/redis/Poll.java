@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
 /** Bounded polling for integration tests: a condition with a deadline, never a bare sleep. */
-final class Poll {
+public final class Poll {
   private Poll() {}
 
   /** Waits until {@code condition} holds, failing with {@code what} after {@code limit}. */
-  static void until(Duration limit, String what, BooleanSupplier condition) {
+  public static void until(Duration limit, String what, BooleanSupplier condition) {
     long deadline = System.nanoTime() + limit.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
