@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
     name = "demo",
     description = {
       "Start the sandbox when it is not running (and make its context current), let three"
-          + " simulated nodes drive five breakers through the runtime's Lua scripts, one of them"
+          + " simulated HYBRID nodes (embedded runtime registries) call five breakers, one of them"
           + " tripping fleet-wide, electing one probe and recovering, then print 'status'.",
       "Stop the sandbox afterwards with 'breakerctl sandbox down'."
     })
@@ -39,7 +39,7 @@ public final class DemoCommand implements Callable<Integer> {
                 .uri(start.state().redisUri())
                 .timeout(Duration.ofSeconds(5))
                 .build())) {
-      new DemoFleet(store, err).run(Duration.ofSeconds(30));
+      new DemoFleet(start.state().redisUri(), store, err).run(Duration.ofSeconds(30));
     }
     err.println();
     err.flush();

@@ -1,0 +1,258 @@
+package io.breakerctl.runtime.metrics;
+
+import io.breakerctl.runtime.BreakerRegistry;
+import io.breakerctl.runtime.CircuitBreaker;
+import io.breakerctl.runtime.CircuitEvent;
+import io.breakerctl.runtime.model.State;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Micrometer meters of one {@link CircuitBreaker}, as this node sees it.
+ *
+ * <p>Gauges (read from {@link CircuitBreaker#view()} when the registry polls):
+ *
+ * <ul>
+ *   <li>{@value #STATE}: one gauge per {@link State} with tag {@code state} ({@code CLOSED}, {@code
+ *       OPEN}, {@code HALF_OPEN}, {@code FORCED_OPEN}, {@code FORCED_CLOSED}, {@code DISABLED},
+ *       {@code METRICS_ONLY}); the one for the state the node acts on now is 1, the others 0;
+ *   <li>{@value #DEGRADED}: 1 while Redis is unreachable and the node decides alone, else 0;
+ *   <li>{@value #PENDING_SUCCESSES}: successes counted locally and not yet flushed to Redis;
+ *   <li>{@value #POLICY_VERSION}: the version of the policy in force (0: the registry's defaults).
+ * </ul>
+ *
+ * <p>Counters (from the breaker's {@linkplain CircuitBreaker#onEvent events}):
+ *
+ * <ul>
+ *   <li>{@value #REJECTIONS}, tag {@code reason} ({@code OPEN}, {@code FORCED_OPEN}, {@code
+ *       PROBES_BUSY}, {@code PROBE_PENDING}, ...): calls this node rejected;
+ *   <li>{@value #TRANSITIONS}, tags {@code from} and {@code to}: state changes this node saw (won
+ *       here or learned from the fleet: every node counts a fleet-wide trip once, so sum over nodes
+ *       with care; the breaker's event stream is the fleet's history);
+ *   <li>{@value #PROBES}, tag {@code outcome} ({@code success}, {@code failure}): half-open probes
+ *       this node ran.
+ * </ul>
+ *
+ * <p>Every meter carries {@code breaker=<id>} and, when known, {@code node=<node id>}, plus any
+ * extra tags given. Bind once per breaker and meter registry:
+ *
+ * <pre>{@code
+ * CircuitBreaker members = registry.breaker("claims-service:member-service");
+ * BreakerMetrics.bind(registry, members, meterRegistry);   // tags breaker and node
+ * }</pre>
+ *
+ * <p>or let {@link BreakerRegistryMetrics} bind every breaker a node obtains through it. {@link
+ * #close()} removes the event listener and the meters. Gauges hold the breaker strongly until then.
+ */
+public final class BreakerMetrics implements MeterBinder, AutoCloseable {
+
+  /** Gauge: 1 for the state in force, 0 for the others (tag {@code state}). */
+  public static final String STATE = "breakerctl.breaker.state";
+
+  /** Gauge: 1 while the node is degraded (Redis unreachable), else 0. */
+  public static final String DEGRADED = "breakerctl.breaker.degraded";
+
+  /** Gauge: successes not yet flushed to Redis. */
+  public static final String PENDING_SUCCESSES = "breakerctl.breaker.pending.successes";
+
+  /** Gauge: the version of the policy in force (0: the registry's defaults). */
+  public static final String POLICY_VERSION = "breakerctl.breaker.policy.version";
+
+  /** Counter: rejected calls (tag {@code reason}). */
+  public static final String REJECTIONS = "breakerctl.breaker.rejections";
+
+  /** Counter: state changes seen by this node (tags {@code from}, {@code to}). */
+  public static final String TRANSITIONS = "breakerctl.breaker.transitions";
+
+  /** Counter: probes this node ran (tag {@code outcome}: {@code success} or {@code failure}). */
+  public static final String PROBES = "breakerctl.breaker.probes";
+
+  private final CircuitBreaker breaker;
+  private final Tags tags;
+  private final List<Meter> meters = new CopyOnWriteArrayList<>();
+  private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+  private volatile MeterRegistry registry;
+  private volatile AutoCloseable listener;
+  private volatile boolean closed;
+
+  private BreakerMetrics(CircuitBreaker breaker, String nodeId, Iterable<Tag> extraTags) {
+    this.breaker = Objects.requireNonNull(breaker, "breaker");
+    Tags t = Tags.of("breaker", breaker.id().toString());
+    if (nodeId != null && !nodeId.isBlank()) {
+      t = t.and("node", nodeId);
+    }
+    this.tags = t.and(extraTags == null ? Tags.empty() : extraTags);
+  }
+
+  /** A binder for {@code breaker} tagged {@code breaker=<id>} only. Call {@link #bindTo}. */
+  public static BreakerMetrics of(CircuitBreaker breaker) {
+    return new BreakerMetrics(breaker, null, Tags.empty());
+  }
+
+  /**
+   * A binder for {@code breaker} tagged {@code breaker=<id>}, {@code node=<nodeId>} (omitted when
+   * null or blank) and {@code extraTags}. Call {@link #bindTo}.
+   */
+  public static BreakerMetrics of(CircuitBreaker breaker, String nodeId, Iterable<Tag> extraTags) {
+    return new BreakerMetrics(breaker, nodeId, extraTags);
+  }
+
+  /** Binds {@code breaker}'s meters (tag {@code breaker}) to {@code meters}. */
+  public static BreakerMetrics bind(CircuitBreaker breaker, MeterRegistry meters) {
+    BreakerMetrics m = of(breaker);
+    m.bindTo(meters);
+    return m;
+  }
+
+  /**
+   * Binds the meters of {@code breaker}, obtained from {@code node}, to {@code meters}, tagged with
+   * the breaker's id and the node's id.
+   */
+  public static BreakerMetrics bind(
+      BreakerRegistry node, CircuitBreaker breaker, MeterRegistry meters) {
+    BreakerMetrics m = of(breaker, node.nodeId(), Tags.empty());
+    m.bindTo(meters);
+    return m;
+  }
+
+  /** The tags every meter of this binder carries. */
+  public Tags tags() {
+    return tags;
+  }
+
+  /**
+   * Registers the gauges and starts counting events. A binder binds to one meter registry once.
+   *
+   * @throws IllegalStateException when already bound or closed
+   */
+  @Override
+  public synchronized void bindTo(MeterRegistry meters) {
+    Objects.requireNonNull(meters, "meters");
+    if (registry != null || closed) {
+      throw new IllegalStateException(
+          "metrics of " + breaker.id() + " are already bound or closed");
+    }
+    registry = meters;
+    for (State s : State.values()) {
+      gauge(
+          STATE,
+          "1 for the state the node acts on now, 0 for the others",
+          Tags.of("state", s.name()),
+          b -> b.view().state() == s ? 1 : 0);
+    }
+    gauge(
+        DEGRADED,
+        "1 while Redis is unreachable and the node decides alone",
+        Tags.empty(),
+        b -> b.view().degraded() ? 1 : 0);
+    gauge(
+        PENDING_SUCCESSES,
+        "successes counted locally, not yet flushed to Redis",
+        Tags.empty(),
+        b -> b.view().pendingSuccesses());
+    gauge(
+        POLICY_VERSION,
+        "version of the policy in force (0: the registry's defaults)",
+        Tags.empty(),
+        b -> b.view().policyVersion());
+    counter(PROBES, "outcome", "success");
+    counter(PROBES, "outcome", "failure");
+    listener = breaker.onEvent(this::onEvent);
+  }
+
+  private void gauge(
+      String name, String description, Tags extra, ToDoubleFunction<CircuitBreaker> value) {
+    meters.add(
+        Gauge.builder(name, breaker, value)
+            .description(description)
+            .tags(tags.and(extra))
+            .strongReference(true)
+            .register(registry));
+  }
+
+  private void onEvent(CircuitEvent e) {
+    switch (e.type()) {
+      case REJECTED -> increment(REJECTIONS, "reason", e.detail());
+      case TRANSITION -> increment(TRANSITIONS, "from", e.from().name(), "to", e.to().name());
+      case PROBE_SUCCEEDED -> increment(PROBES, "outcome", "success");
+      case PROBE_FAILED -> increment(PROBES, "outcome", "failure");
+      default -> {
+        // DEGRADED, RECOVERED, POLICY_ADOPTED: visible in the gauges
+      }
+    }
+  }
+
+  private void increment(String name, String... keyValues) {
+    Counter c = counters.get(key(name, keyValues));
+    if (c == null) {
+      c = counter(name, keyValues);
+    }
+    if (c != null) {
+      c.increment();
+    }
+  }
+
+  private static String key(String name, String... keyValues) {
+    return name + '|' + String.join("|", keyValues);
+  }
+
+  /** Registers a counter (rare: once per tag combination); null once closed. */
+  private synchronized Counter counter(String name, String... keyValues) {
+    if (closed) {
+      return null;
+    }
+    return counters.computeIfAbsent(
+        key(name, keyValues),
+        k -> {
+          Counter created =
+              Counter.builder(name)
+                  .description(description(name))
+                  .tags(tags.and(keyValues))
+                  .register(registry);
+          meters.add(created);
+          return created;
+        });
+  }
+
+  private static String description(String counter) {
+    return switch (counter) {
+      case REJECTIONS -> "calls the breaker rejected on this node";
+      case TRANSITIONS -> "state changes this node saw (won here or learned from the fleet)";
+      default -> "half-open probes this node ran";
+    };
+  }
+
+  /** Stops counting events and removes every meter of this binder from its registry. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    AutoCloseable l = listener;
+    if (l != null) {
+      try {
+        l.close();
+      } catch (Exception e) {
+        // removing a listener cannot fail in practice; nothing to do
+      }
+    }
+    MeterRegistry r = registry;
+    if (r != null) {
+      meters.forEach(r::remove);
+    }
+    meters.clear();
+    counters.clear();
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Micrometer meters of the runtime's breakers: {@link io.breakerctl.runtime.metrics.BreakerMetrics}
+ * binds one breaker, {@link io.breakerctl.runtime.metrics.BreakerRegistryMetrics} every breaker a
+ * node obtains through it.
+ *
+ * <p>Each breaker gets, tagged {@code breaker=<id>} and {@code node=<node id>}:
+ *
+ * <table>
+ *   <caption>meters</caption>
+ *   <tr><th>meter</th><th>type</th><th>tags</th><th>value</th></tr>
+ *   <tr><td>{@code breakerctl.breaker.state}</td><td>gauge</td><td>{@code state}</td>
+ *       <td>1 for the state the node acts on now, 0 for the six others</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.degraded}</td><td>gauge</td><td></td>
+ *       <td>1 while Redis is unreachable and the node decides alone</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.pending.successes}</td><td>gauge</td><td></td>
+ *       <td>successes not yet flushed to Redis (HYBRID batches them)</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.policy.version}</td><td>gauge</td><td></td>
+ *       <td>version of the policy in force (0: the registry's defaults)</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.rejections}</td><td>counter</td><td>{@code reason}</td>
+ *       <td>calls rejected on this node</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.transitions}</td><td>counter</td>
+ *       <td>{@code from}, {@code to}</td><td>state changes this node saw</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.probes}</td><td>counter</td><td>{@code outcome}</td>
+ *       <td>half-open probes this node ran ({@code success}, {@code failure})</td></tr>
+ * </table>
+ *
+ * <p>Gauges read {@link io.breakerctl.runtime.CircuitBreaker#view()} when the meter registry polls;
+ * counters follow {@link io.breakerctl.runtime.CircuitBreaker#onEvent}. Nothing here touches Redis.
+ * Counters are per node: a fleet-wide trip is counted once by every node that sees it, so the
+ * fleet's authoritative history is the breaker's event stream ({@code breakerctl history}).
+ */
+package io.breakerctl.runtime.metrics;

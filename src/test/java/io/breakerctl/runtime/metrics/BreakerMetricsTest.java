@@ -1,0 +1,296 @@
+package io.breakerctl.runtime.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.breakerctl.runtime.BreakerRegistry;
+import io.breakerctl.runtime.BreakerView;
+import io.breakerctl.runtime.CallNotPermittedException;
+import io.breakerctl.runtime.CircuitBreaker;
+import io.breakerctl.runtime.CircuitEvent;
+import io.breakerctl.runtime.Mode;
+import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The Micrometer binder on a LOCAL-mode registry (no Redis) and on a scripted breaker. */
+class BreakerMetricsTest {
+
+  private static final String ID = "checkout:payments";
+  private static final Policy POLICY =
+      Policy.builder().failureThreshold(3).open(Duration.ofSeconds(10)).halfOpenPermits(1).build();
+
+  private final TestClock clock = new TestClock(1_700_000_000_000L);
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+  private BreakerRegistry registry;
+
+  @BeforeEach
+  void setUp() {
+    registry =
+        BreakerRegistry.builder()
+            .mode(Mode.LOCAL)
+            .nodeId("node-1")
+            .defaults(POLICY)
+            .clock(clock)
+            .build();
+  }
+
+  @AfterEach
+  void tearDown() {
+    registry.close();
+    meters.close();
+  }
+
+  @Test
+  void gaugesAndCountersFollowTripRejectionsAndRecovery() {
+    BreakerRegistryMetrics metrics = BreakerRegistryMetrics.bind(registry, meters);
+    CircuitBreaker cb = metrics.breaker(ID);
+    assertThat(metrics.breaker(ID)).isSameAs(cb);
+
+    assertThat(meters.find(BreakerMetrics.STATE).gauges()).hasSize(State.values().length);
+    assertStateIs(State.CLOSED);
+    assertThat(gauge(BreakerMetrics.DEGRADED)).isZero();
+    assertThat(gauge(BreakerMetrics.PENDING_SUCCESSES)).isZero();
+    assertThat(gauge(BreakerMetrics.POLICY_VERSION)).isZero();
+    assertThat(probes("success")).isZero();
+    assertThat(probes("failure")).isZero();
+
+    cb.call(() -> "ok");
+    for (int i = 0; i < 3; i++) {
+      assertThatThrownBy(() -> cb.call(fail())).isInstanceOf(IllegalStateException.class);
+    }
+    assertStateIs(State.OPEN);
+    assertThat(transitions(State.CLOSED, State.OPEN)).isEqualTo(1);
+
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(() -> cb.call(() -> "never"))
+          .isInstanceOf(CallNotPermittedException.class);
+    }
+    assertThat(rejections("OPEN")).isEqualTo(2);
+
+    clock.advance(Duration.ofSeconds(10));
+    Permission probe = cb.tryAcquire();
+    assertThat(probe.allowed()).isTrue();
+    assertThat(probe.lease()).isNotEmpty();
+    assertStateIs(State.HALF_OPEN);
+    assertThat(transitions(State.OPEN, State.HALF_OPEN)).isEqualTo(1);
+
+    Permission busy = cb.tryAcquire();
+    assertThat(busy.allowed()).isFalse();
+    assertThat(rejections(busy.reason())).isEqualTo(1);
+    assertThat(busy.reason()).isEqualTo("PROBES_BUSY");
+
+    probe.onSuccess(1_000_000);
+    assertStateIs(State.CLOSED);
+    assertThat(transitions(State.HALF_OPEN, State.CLOSED)).isEqualTo(1);
+    assertThat(meters.find(BreakerMetrics.TRANSITIONS).counters()).hasSize(3);
+
+    Meter any = meters.get(BreakerMetrics.REJECTIONS).tag("reason", "OPEN").counter();
+    assertThat(any.getId().getTags())
+        .contains(Tag.of("breaker", ID), Tag.of("node", "node-1"), Tag.of("reason", "OPEN"));
+
+    metrics.close();
+    assertThat(meters.getMeters()).isEmpty();
+    assertThatThrownBy(() -> cb.call(fail())).isInstanceOf(IllegalStateException.class);
+    assertThat(meters.getMeters()).as("no meter comes back after close").isEmpty();
+    assertThatThrownBy(() -> metrics.breaker(ID)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void bindingOneBreakerTagsItsIdOnlyAndBindsOnce() {
+    CircuitBreaker cb = registry.breaker("claims:members");
+    BreakerMetrics m = BreakerMetrics.bind(cb, meters);
+
+    assertThat(m.tags()).containsExactly(Tag.of("breaker", "claims:members"));
+    assertThat(meters.find(BreakerMetrics.DEGRADED).gauge().getId().getTag("node")).isNull();
+    assertThatThrownBy(() -> m.bindTo(new SimpleMeterRegistry()))
+        .isInstanceOf(IllegalStateException.class);
+
+    BreakerMetrics withNode =
+        BreakerMetrics.bind(registry, registry.breaker("claims:documents"), meters);
+    assertThat(withNode.tags())
+        .containsExactly(Tag.of("breaker", "claims:documents"), Tag.of("node", "node-1"));
+
+    BreakerMetrics extra =
+        BreakerMetrics.of(registry.breaker("search:catalog"), "", Tags.of("zone", "eu-1"));
+    extra.bindTo(meters);
+    assertThat(extra.tags())
+        .containsExactly(Tag.of("breaker", "search:catalog"), Tag.of("zone", "eu-1"));
+  }
+
+  @Test
+  void probesDegradedPendingAndPolicyVersionComeFromEventsAndView() {
+    ScriptedBreaker cb = new ScriptedBreaker(BreakerId.parse(ID));
+    BreakerMetrics m = BreakerMetrics.of(cb, "node-7", Tags.empty());
+    m.bindTo(meters);
+
+    cb.view.set(
+        new BreakerView(
+            cb.id(),
+            Mode.HYBRID,
+            State.HALF_OPEN,
+            State.HALF_OPEN,
+            "4",
+            POLICY,
+            "*:*",
+            3,
+            true,
+            42));
+    assertStateIs(State.HALF_OPEN);
+    assertThat(gauge(BreakerMetrics.DEGRADED)).isEqualTo(1);
+    assertThat(gauge(BreakerMetrics.PENDING_SUCCESSES)).isEqualTo(42);
+    assertThat(gauge(BreakerMetrics.POLICY_VERSION)).isEqualTo(3);
+
+    cb.emit(CircuitEvent.Type.PROBE_FAILED, State.HALF_OPEN, State.OPEN, "COUNTED");
+    cb.emit(CircuitEvent.Type.PROBE_SUCCEEDED, State.HALF_OPEN, State.CLOSED, "COUNTED");
+    cb.emit(CircuitEvent.Type.PROBE_SUCCEEDED, State.HALF_OPEN, State.CLOSED, "COUNTED");
+    cb.emit(CircuitEvent.Type.DEGRADED, State.CLOSED, State.CLOSED, "LOCAL_ONLY");
+    cb.emit(CircuitEvent.Type.POLICY_ADOPTED, State.CLOSED, State.CLOSED, "*:*@3");
+    assertThat(probes("success")).isEqualTo(2);
+    assertThat(probes("failure")).isEqualTo(1);
+    assertThat(meters.find(BreakerMetrics.TRANSITIONS).counters()).isEmpty();
+    assertThat(meters.find(BreakerMetrics.REJECTIONS).counters()).isEmpty();
+
+    m.close();
+    assertThat(cb.listeners).isEmpty();
+    assertThat(meters.getMeters()).isEmpty();
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private void assertStateIs(State expected) {
+    for (State s : State.values()) {
+      assertThat(meters.get(BreakerMetrics.STATE).tag("state", s.name()).gauge().value())
+          .as("state gauge " + s)
+          .isEqualTo(s == expected ? 1.0 : 0.0);
+    }
+  }
+
+  private double gauge(String name) {
+    return meters.get(name).gauge().value();
+  }
+
+  private double rejections(String reason) {
+    return meters.get(BreakerMetrics.REJECTIONS).tag("reason", reason).counter().count();
+  }
+
+  private double transitions(State from, State to) {
+    return meters
+        .get(BreakerMetrics.TRANSITIONS)
+        .tag("from", from.name())
+        .tag("to", to.name())
+        .counter()
+        .count();
+  }
+
+  private double probes(String outcome) {
+    return meters.get(BreakerMetrics.PROBES).tag("outcome", outcome).counter().count();
+  }
+
+  private static Supplier<String> fail() {
+    return () -> {
+      throw new IllegalStateException("payments down");
+    };
+  }
+
+  /** A clock the test moves by hand. */
+  private static final class TestClock extends Clock {
+    private final AtomicReference<Instant> now;
+
+    TestClock(long startMillis) {
+      this.now = new AtomicReference<>(Instant.ofEpochMilli(startMillis));
+    }
+
+    void advance(Duration d) {
+      now.updateAndGet(i -> i.plus(d));
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now.get();
+    }
+  }
+
+  /** A breaker whose view and events the test sets (for what LOCAL mode does not produce). */
+  private static final class ScriptedBreaker implements CircuitBreaker {
+    final BreakerId id;
+    final AtomicReference<BreakerView> view;
+    final List<Consumer<CircuitEvent>> listeners = new CopyOnWriteArrayList<>();
+
+    ScriptedBreaker(BreakerId id) {
+      this.id = id;
+      this.view =
+          new AtomicReference<>(
+              new BreakerView(
+                  id, Mode.HYBRID, State.CLOSED, State.CLOSED, "1", POLICY, "", 0, false, 0));
+    }
+
+    void emit(CircuitEvent.Type type, State from, State to, String detail) {
+      CircuitEvent e = new CircuitEvent(id, type, from, to, detail, 0);
+      listeners.forEach(l -> l.accept(e));
+    }
+
+    @Override
+    public BreakerId id() {
+      return id;
+    }
+
+    @Override
+    public <T> T callChecked(Callable<T> call) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public <T> T call(Supplier<T> call) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Permission tryAcquire() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public BreakerView view() {
+      return view.get();
+    }
+
+    @Override
+    public AutoCloseable onEvent(Consumer<CircuitEvent> listener) {
+      listeners.add(listener);
+      return () -> listeners.remove(listener);
+    }
+
+    @Override
+    public void probe(Callable<Boolean> healthCheck) {}
+  }
+}
