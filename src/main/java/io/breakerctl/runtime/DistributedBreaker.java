@@ -288,6 +288,7 @@ final class DistributedBreaker implements CircuitBreaker {
     long millis = nanos / 1_000_000;
     Mode mode = registry.mode();
     if (g.local) {
+      State before = local.state();
       local.record(
           failure ? 1 : 0,
           failure ? 0 : 1,
@@ -295,6 +296,13 @@ final class DistributedBreaker implements CircuitBreaker {
           g.generation,
           g.lease.isEmpty() ? null : g.lease,
           node());
+      if (!g.lease.isEmpty()) {
+        emit(
+            failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED,
+            before,
+            local.state(),
+            "LOCAL");
+      }
     } else {
       local.record(failure ? 1 : 0, failure ? 0 : 1, millis, -1, null, node());
     }
