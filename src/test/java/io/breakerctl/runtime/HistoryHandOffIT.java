@@ -3,9 +3,12 @@ package io.breakerctl.runtime;
 import static com.mongodb.client.model.Filters.eq;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.control.TestMongo;
+import io.breakerctl.runtime.control.policy.PolicyParser;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -14,6 +17,7 @@ import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
@@ -26,6 +30,46 @@ class HistoryHandOffIT {
 
   @RegisterExtension
   static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+
+  @Test
+  @DisplayName(
+      "a breaker with no policy in Redis resolves caller:* from the control plane, warms and adopts it")
+  void policyFromControlPlane() {
+    try (TestMongo mongo = TestMongo.start()) {
+      ControlConfig control = mongo.database();
+      try (ControlDatabase db = ControlDatabase.connect(control)) {
+        new PolicyControl(db, null, Clock.systemUTC())
+            .applyAll(
+                PolicyParser.parse(
+                    "defaults.yaml",
+                    "apiVersion: breakerctl/v1\nkind: Policy\nmetadata:\n  id: 'resolve:*'\n"
+                        + "spec:\n  failureThreshold: 2\n"),
+                ApplyOptions.by("it", "caller default"));
+      }
+      BreakerRegistry node =
+          BreakerRegistry.builder()
+              .redisUri(redis.uri())
+              .nodeId("r1")
+              .controlPlane(control)
+              .build();
+      try (RedisBreakerStore store =
+          RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        BreakerId id = BreakerId.parse("resolve:dep");
+        CircuitBreaker cb = node.breaker(id);
+        Poll.until(
+            Duration.ofSeconds(5),
+            "the node adopts resolve:* v1",
+            () -> "resolve:*".equals(cb.view().policyId()));
+        assertThat(cb.view().policyVersion()).isEqualTo(1);
+        assertThat(cb.view().policy().failureThreshold()).isEqualTo(2);
+        var warmed = RedisBreakerStore.await(store.snapshot(id, 0)).warmedPolicy().orElseThrow();
+        assertThat(warmed.policyId()).isEqualTo("resolve:*");
+        assertThat(warmed.version()).isEqualTo(1);
+      } finally {
+        node.close();
+      }
+    }
+  }
 
   @Test
   @DisplayName(
