@@ -15,13 +15,16 @@ import java.util.UUID;
  * Audited overrides (force, clear): the action applies in Redis first, then its audit record is
  * stored in MongoDB. When MongoDB is unavailable the action still stands, and its audit rides in
  * the breaker's event stream (the override event carries actor, reason, expiry and correlation id)
- * until the {@link HistoryForwarder} stores it under the same correlation id.
+ * until the {@link HistoryForwarder} stores it under the same correlation id. Once MongoDB has been
+ * found unavailable, later actions of the same instance (a batch over many breakers) skip the audit
+ * attempt instead of waiting the timeout again.
  */
 public final class BreakerOverrides {
 
   private final RedisBreakerStore redis;
   private final AuditLog audit;
   private final Clock clock;
+  private volatile String mongoDown;
 
   /** Overrides on {@code redis}, audited in {@code db}. */
   public BreakerOverrides(RedisBreakerStore redis, ControlDatabase db, Clock clock) {
@@ -63,9 +66,17 @@ public final class BreakerOverrides {
             result.eventId().isEmpty()
                 ? Optional.empty()
                 : Optional.of(new TransitionRef(id, result.epoch(), result.eventId())));
+    String down = mongoDown;
+    if (down != null) {
+      // MongoDB already failed in this batch: do not wait the timeout again for every breaker
+      return new OverrideAction(result, corr, false, down);
+    }
     try {
       audit.record(record);
       return new OverrideAction(result, corr, true, "");
+    } catch (ControlUnavailableException e) {
+      mongoDown = e.getMessage();
+      return new OverrideAction(result, corr, false, e.getMessage());
     } catch (ControlException e) {
       return new OverrideAction(result, corr, false, e.getMessage());
     }

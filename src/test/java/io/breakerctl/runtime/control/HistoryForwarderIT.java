@@ -94,9 +94,18 @@ class HistoryForwarderIT {
       server.shutdownNow();
 
       // Given MongoDB is stopped, when the CLI forces the breaker open
+      BreakerOverrides overrides = new BreakerOverrides(redis, cli, clock);
       OverrideAction action =
-          new BreakerOverrides(redis, cli, clock)
-              .apply(id, force(OverrideKind.FORCED_OPEN, "alice", "incident 42"));
+          overrides.apply(id, force(OverrideKind.FORCED_OPEN, "alice", "incident 42"));
+      // and a second breaker in the same batch does not wait for MongoDB again
+      BreakerId other = BreakerId.parse("claims:billing");
+      long before = System.nanoTime();
+      OverrideAction second =
+          overrides.apply(other, force(OverrideKind.FORCED_OPEN, "alice", "incident 42"));
+      assertThat(second.auditStored()).isFalse();
+      assertThat(second.auditError()).isEqualTo(action.auditError());
+      assertThat(snapshot(other).effectiveState()).isEqualTo(State.FORCED_OPEN);
+      assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(config.timeout());
 
       // then the override stands in Redis and the audit was not stored yet
       assertThat(action.result().changed()).isTrue();
@@ -128,8 +137,9 @@ class HistoryForwarderIT {
 
       // then the audit is stored under the CLI's correlation id, linked to the transition
       assertThat(sync.failures()).isEmpty();
-      assertThat(sync.events()).isEqualTo(1);
-      assertThat(sync.audits()).isEqualTo(1);
+      assertThat(sync.events()).isEqualTo(2);
+      assertThat(sync.audits()).isEqualTo(2);
+      assertThat(new AuditLog(later).find(second.correlationId())).isPresent();
       AuditRecord a = new AuditLog(later).find(action.correlationId()).orElseThrow();
       assertThat(a.action()).isEqualTo(AuditAction.FORCE);
       assertThat(a.actor()).isEqualTo("alice");
