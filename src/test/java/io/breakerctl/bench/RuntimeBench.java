@@ -98,6 +98,9 @@ public final class RuntimeBench {
    */
   private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
+  /** A PING p50 above this means the round trip measures scheduling, not Redis. */
+  private static final long BUSY_PING_NANOS = 50_000;
+
   private final Opt opt;
   private final RedisServerProcess server;
   private final List<Runnable> targets = new ArrayList<>();
@@ -339,6 +342,16 @@ public final class RuntimeBench {
             new long[] {BenchSupport.quantile(s, c, 0.50), BenchSupport.quantile(s, c, 0.99), c});
       }
       double base = p.get("2 pings")[0];
+      if (p.get("ping")[0] > BUSY_PING_NANOS) {
+        System.out.printf(
+            Locale.ROOT,
+            "NOTE: PING p50 %.1f us > %d us: round trips are dominated by thread wake-up latency"
+                + " (the machine is busy), so the ratios below count blocking waits (a SHARED call"
+                + " has one, two PINGs have two), not Redis work; compare runs with PING p50 near"
+                + " the loopback floor (~15-25 us).%n",
+            p.get("ping")[0] / 1000.0,
+            BUSY_PING_NANOS / 1000);
+      }
       System.out.printf(
           "%-13s %8s %9s %9s %11s%n", "op", "calls", "p50 us", "p99 us", "p50/2 PINGs");
       for (Map.Entry<String, long[]> e : p.entrySet()) {
