@@ -1,0 +1,334 @@
+package io.breakerctl.bench;
+
+import io.breakerctl.runtime.BreakerRegistry;
+import io.breakerctl.runtime.CircuitBreaker;
+import io.breakerctl.runtime.Mode;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.AcquireResult;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisServerProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * Benchmark (not a test; run it with {@code scripts/bench propagation}): how long a change of a
+ * breaker's shared state takes to reach every HYBRID node.
+ *
+ * <p>It starts its own redis-server (loopback, free port) and {@code --nodes} HYBRID registries
+ * (default 20; each its own Lettuce client and connections, default options: 1 s refresh and
+ * flush), all in this JVM. A driver {@link RedisBreakerStore} on its own connection changes one
+ * breaker; for every node the benchmark spins ({@link Thread#onSpinWait}) on {@code view().state()}
+ * until it shows the new state, at most {@code --spin-millis} (2000), and records the time since
+ * the driver SENT the change:
+ *
+ * <ul>
+ *   <li><b>trip</b>: 4 failures recorded (waited), then the clock starts and the 5th (threshold 5)
+ *       is sent; until the node shows OPEN;
+ *   <li><b>recovery</b>: once the open window ({@code --open-millis}, 300) has ended, the driver
+ *       takes the probe lease, then the clock starts and the probe success is sent; until CLOSED;
+ *   <li><b>override</b>: {@code override(FORCED_OPEN)} sent; until FORCED_OPEN;
+ *   <li><b>clear</b>: {@code override(CLEAR)} sent; until CLOSED (for information).
+ * </ul>
+ *
+ * <p>Repeated for {@code --trips} (20) fresh breaker ids after {@code --warmup-trips} (1) whose
+ * figures are printed apart as "cold" (the first messages a node ever parses pay class loading and
+ * interpretation); p50/p90/p99/max over all node measurements. Every node shares this machine's
+ * cores with the spinning thread, Redis and the other nodes, which a real fleet does not: read the
+ * figures as an upper bound. Target: p99 ≤ 50 ms for trip, recovery and override. Options: {@code
+ * --redis PATH}, {@code --nodes N}, {@code --trips N}, {@code --warmup-trips N}, {@code
+ * --open-millis N}, {@code --spin-millis N}, {@code --max-seconds S} (90).
+ */
+public final class PropagationBench {
+
+  private static final double P99_MAX_MS = 50;
+  private static final String DRIVER = "bench-driver";
+
+  private final Opt opt;
+
+  private PropagationBench(Opt opt) {
+    this.opt = opt;
+  }
+
+  /** Runs the benchmark; see the class comment for options. */
+  public static void main(String[] args) {
+    Opt opt = Opt.parse(args);
+    RedisBinary binary = BenchSupport.binary(opt.redis);
+    BenchSupport.header("propagation", binary, opt.redis != null);
+    System.out.printf(
+        "plan:   %d HYBRID nodes (own registries and connections, 1 s refresh) in this JVM;"
+            + " %d trips on fresh breakers; threshold 5, open %d ms; spin <= %d ms per change%n",
+        opt.nodes, opt.trips, opt.openMillis, opt.spinMillis);
+    long started = System.nanoTime();
+    try (RedisServerProcess server = RedisServerProcess.start(binary);
+        RedisBreakerStore store =
+            RedisBreakerStore.connect(
+                StoreConfig.builder()
+                    .uri(server.uri())
+                    .timeout(Duration.ofSeconds(5))
+                    .commandTimeout(Duration.ofSeconds(5))
+                    .build())) {
+      new PropagationBench(opt).run(server, store);
+    }
+    System.out.printf("%ntook %.1f s%n", (System.nanoTime() - started) / 1e9);
+  }
+
+  /** Lags in nanoseconds of one kind of change, and the nodes that never showed it. */
+  private static final class Lags {
+    final List<Long> nanos = new ArrayList<>();
+    final List<Long> slowestPerTrip = new ArrayList<>();
+    int missed;
+  }
+
+  private void run(RedisServerProcess server, RedisBreakerStore store) {
+    Policy policy =
+        Policy.builder().failureThreshold(5).open(Duration.ofMillis(opt.openMillis)).build();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(opt.maxSeconds);
+    Map<String, Lags> cold = new LinkedHashMap<>();
+    Map<String, Lags> lags = new LinkedHashMap<>();
+    for (String k : List.of("trip", "recovery", "override", "clear")) {
+      cold.put(k, new Lags());
+      lags.put(k, new Lags());
+    }
+    List<BreakerRegistry> fleet = new ArrayList<>();
+    int tripsDone = 0;
+    try {
+      long t0 = System.nanoTime();
+      for (int i = 0; i < opt.nodes; i++) {
+        fleet.add(
+            BreakerRegistry.builder()
+                .redisUri(server.uri())
+                .nodeId("prop-" + i)
+                .mode(Mode.HYBRID)
+                .defaults(policy)
+                .build());
+      }
+      System.out.printf(
+          "fleet:  %d registries built in %.0f ms%n", opt.nodes, (System.nanoTime() - t0) / 1e6);
+      for (int t = -opt.warmupTrips; t < opt.trips && System.nanoTime() < deadline; t++) {
+        Map<String, Lags> into = t < 0 ? cold : lags;
+        BreakerId id = BreakerId.parse("bench:propagation-" + (t + opt.warmupTrips));
+        List<CircuitBreaker> breakers = new ArrayList<>();
+        for (BreakerRegistry r : fleet) {
+          breakers.add(r.breaker(id));
+        }
+        spin(breakers, State.CLOSED, System.nanoTime(), new Lags());
+
+        // trip
+        for (int i = 0; i < 4; i++) {
+          store.record(id, Outcome.failure(DRIVER, ""), policy).join();
+        }
+        RecordResult tripped =
+            measure(
+                breakers,
+                State.OPEN,
+                into.get("trip"),
+                () -> store.record(id, Outcome.failure(DRIVER, ""), policy));
+        if (!tripped.transitioned()) {
+          throw new IllegalStateException("the 5th failure did not trip: " + tripped);
+        }
+
+        // recovery: wait for the open window to end, take the probe lease, send its success
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (store.state(id).join().effectiveState() != State.HALF_OPEN) {
+          if (System.nanoTime() > until) {
+            throw new IllegalStateException("open window did not end");
+          }
+          LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        AcquireResult probe = store.acquire(id, DRIVER, policy).join();
+        if (!probe.allowed() || probe.leaseId().isEmpty()) {
+          throw new IllegalStateException("no probe lease: " + probe);
+        }
+        RecordResult closed =
+            measure(
+                breakers,
+                State.CLOSED,
+                into.get("recovery"),
+                () ->
+                    store.record(
+                        id,
+                        Outcome.probe(DRIVER, probe.generation(), probe.leaseId(), true),
+                        policy));
+        if (!closed.transitioned()) {
+          throw new IllegalStateException("the probe success did not close: " + closed);
+        }
+
+        // override and its clearing
+        measure(
+            breakers,
+            State.FORCED_OPEN,
+            into.get("override"),
+            () ->
+                store.override(
+                    id,
+                    new OverrideRequest(
+                        OverrideKind.FORCED_OPEN, "bench", "drill", Duration.ZERO, "bench")));
+        measure(
+            breakers,
+            State.CLOSED,
+            into.get("clear"),
+            () ->
+                store.override(
+                    id,
+                    new OverrideRequest(
+                        OverrideKind.CLEAR, "bench", "drill over", Duration.ZERO, "bench")));
+        if (t >= 0) {
+          tripsDone++;
+        }
+      }
+    } finally {
+      fleet.forEach(BreakerRegistry::close);
+    }
+    report(cold, lags, tripsDone);
+  }
+
+  private <T> T measure(
+      List<CircuitBreaker> breakers, State state, Lags into, Supplier<CompletableFuture<T>> send) {
+    long t0 = System.nanoTime();
+    CompletableFuture<T> f = send.get();
+    spin(breakers, state, t0, into);
+    return f.join();
+  }
+
+  /** Spins until every node shows {@code state}; records each node's lag since {@code t0}. */
+  private void spin(List<CircuitBreaker> breakers, State state, long t0, Lags into) {
+    long deadline = t0 + TimeUnit.MILLISECONDS.toNanos(opt.spinMillis);
+    boolean[] seen = new boolean[breakers.size()];
+    int left = breakers.size();
+    long slowest = 0;
+    while (left > 0) {
+      for (int i = 0; i < seen.length; i++) {
+        if (!seen[i] && breakers.get(i).view().state() == state) {
+          long lag = System.nanoTime() - t0;
+          seen[i] = true;
+          left--;
+          into.nanos.add(lag);
+          slowest = Math.max(slowest, lag);
+        }
+      }
+      if (left > 0 && System.nanoTime() > deadline) {
+        break;
+      }
+      Thread.onSpinWait();
+    }
+    into.missed += left;
+    into.slowestPerTrip.add(left > 0 ? -1 : slowest);
+  }
+
+  private void report(Map<String, Lags> cold, Map<String, Lags> lags, int tripsDone) {
+    System.out.println();
+    if (tripsDone < opt.trips) {
+      System.out.printf(
+          "NOTE: stopped after %d of %d trips (--max-seconds %d)%n",
+          tripsDone, opt.trips, opt.maxSeconds);
+    }
+    if (opt.warmupTrips > 0) {
+      System.out.printf(
+          "cold: the first %d trip(s), not in the table (first messages a node ever parses):%n",
+          opt.warmupTrips);
+      for (Map.Entry<String, Lags> e : cold.entrySet()) {
+        List<Long> s = new ArrayList<>(e.getValue().nanos);
+        s.sort(null);
+        System.out.printf(
+            Locale.ROOT,
+            "  %-9s p50 %.2f ms, max %.2f ms, missed %d%n",
+            e.getKey(),
+            s.isEmpty() ? -1 : ms(s.get(s.size() / 2)),
+            s.isEmpty() ? -1 : ms(s.get(s.size() - 1)),
+            e.getValue().missed);
+      }
+    }
+    System.out.printf("measured: %d trips on fresh breakers%n", tripsDone);
+    System.out.printf(
+        "%-9s %6s %7s %8s %8s %8s %8s%n",
+        "change", "nodes", "missed", "p50 ms", "p90 ms", "p99 ms", "max ms");
+    Map<String, Double> p99 = new LinkedHashMap<>();
+    for (Map.Entry<String, Lags> e : lags.entrySet()) {
+      Lags l = e.getValue();
+      int n = l.nanos.size();
+      long[] s = new long[n];
+      for (int i = 0; i < n; i++) {
+        s[i] = l.nanos.get(i);
+      }
+      s = BenchSupport.sorted(s, n);
+      double q99 = l.missed > 0 ? Double.POSITIVE_INFINITY : ms(BenchSupport.quantile(s, n, 0.99));
+      p99.put(e.getKey(), q99);
+      System.out.printf(
+          Locale.ROOT,
+          "%-9s %6d %7d %8.2f %8.2f %8.2f %8.2f%n",
+          e.getKey(),
+          n,
+          l.missed,
+          ms(BenchSupport.quantile(s, n, 0.50)),
+          ms(BenchSupport.quantile(s, n, 0.90)),
+          ms(BenchSupport.quantile(s, n, 0.99)),
+          ms(n == 0 ? -1 : s[n - 1]));
+    }
+    System.out.println("slowest node per trip (ms; -1: some node never showed it):");
+    for (Map.Entry<String, Lags> e : lags.entrySet()) {
+      StringBuilder b = new StringBuilder();
+      for (long v : e.getValue().slowestPerTrip) {
+        b.append(String.format(Locale.ROOT, " %.1f", v < 0 ? -1.0 : ms(v)));
+      }
+      System.out.printf("  %-9s%s%n", e.getKey(), b);
+    }
+    System.out.println();
+    System.out.println("targets:");
+    for (String k : List.of("trip", "recovery", "override")) {
+      double v = p99.get(k);
+      BenchSupport.target(k + " propagation p99 <= 50 ms", v <= P99_MAX_MS, "%.2f ms", v);
+    }
+  }
+
+  private static double ms(long nanos) {
+    return nanos / 1e6;
+  }
+
+  private static final class Opt {
+    String redis;
+    int nodes = 20;
+    int trips = 20;
+    int warmupTrips = 1;
+    int openMillis = 300;
+    int spinMillis = 2000;
+    int maxSeconds = 90;
+
+    static Opt parse(String[] args) {
+      Opt o = new Opt();
+      BenchSupport.parse(
+          args,
+          (a, v) -> {
+            switch (a) {
+              case "--redis" -> o.redis = v;
+              case "--nodes" -> o.nodes = BenchSupport.positive(a, v, 1);
+              case "--trips" -> o.trips = BenchSupport.positive(a, v, 1);
+              case "--warmup-trips" -> o.warmupTrips = BenchSupport.positive(a, v, 0);
+              case "--open-millis" -> o.openMillis = BenchSupport.positive(a, v, 50);
+              case "--spin-millis" -> o.spinMillis = BenchSupport.positive(a, v, 10);
+              case "--max-seconds" -> o.maxSeconds = BenchSupport.positive(a, v, 1);
+              default -> {
+                return false;
+              }
+            }
+            return true;
+          });
+      return o;
+    }
+  }
+}

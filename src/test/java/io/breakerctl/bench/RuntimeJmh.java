@@ -1,0 +1,128 @@
+package io.breakerctl.bench;
+
+import io.breakerctl.runtime.BreakerRegistry;
+import io.breakerctl.runtime.CircuitBreaker;
+import io.breakerctl.runtime.Mode;
+import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.model.State;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * JMH benchmarks of the closed-state hot path (run by {@link RuntimeBench}, which passes the Redis
+ * URI of the server it started as the {@code redisUri} parameter and sets forks and iterations).
+ *
+ * <ul>
+ *   <li>{@code hybrid*}: a HYBRID breaker (real registry on a real redis-server, default options: 1
+ *       s refresh, 1 s batched flush) — {@code tryAcquire()} then {@code onSuccess(nanos)};
+ *   <li>{@code resilience4j*}: Resilience4j's default breaker — {@code tryAcquirePermission()} then
+ *       {@code onSuccess(duration, NANOSECONDS)}.
+ * </ul>
+ *
+ * Each with 1 and 2 threads sharing one breaker.
+ */
+@BenchmarkMode(org.openjdk.jmh.annotations.Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class RuntimeJmh {
+
+  /** The duration reported with every success (1 ms; below any slow-call threshold). */
+  static final long CALL_NANOS = 1_000_000;
+
+  /** One HYBRID registry and breaker per trial (fork). */
+  @org.openjdk.jmh.annotations.State(Scope.Benchmark)
+  public static class Hybrid {
+    /** The redis-server to use; set by the runner. */
+    @Param("")
+    public String redisUri;
+
+    BreakerRegistry registry;
+    CircuitBreaker breaker;
+
+    /** Builds the registry and checks the breaker is on the closed, non-degraded path. */
+    @Setup(Level.Trial)
+    public void setUp() {
+      if (redisUri == null || redisUri.isEmpty()) {
+        throw new IllegalStateException("redisUri parameter not set: run RuntimeBench");
+      }
+      registry =
+          BreakerRegistry.builder()
+              .redisUri(redisUri)
+              .nodeId("jmh-" + ProcessHandle.current().pid())
+              .mode(Mode.HYBRID)
+              .build();
+      breaker = registry.breaker("bench:jmh-hybrid");
+      if (registry.degraded() || breaker.view().state() != State.CLOSED) {
+        throw new IllegalStateException("HYBRID breaker not on the closed path: " + breaker.view());
+      }
+    }
+
+    /** Reports a degraded registry (its numbers would not be the HYBRID path) and closes it. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      if (registry.degraded()) {
+        System.out.println("WARNING: HYBRID registry degraded during the trial");
+      }
+      registry.close();
+    }
+  }
+
+  /** Resilience4j's default breaker (count window of 100, 50% failure rate). */
+  @org.openjdk.jmh.annotations.State(Scope.Benchmark)
+  public static class Resilience4j {
+    final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker =
+        io.github.resilience4j.circuitbreaker.CircuitBreaker.ofDefaults("bench");
+  }
+
+  private static Permission hybrid(Hybrid s) {
+    Permission p = s.breaker.tryAcquire();
+    if (!p.allowed()) {
+      throw new IllegalStateException("rejected: " + p.reason());
+    }
+    p.onSuccess(CALL_NANOS);
+    return p;
+  }
+
+  private static boolean resilience4j(Resilience4j s) {
+    if (!s.breaker.tryAcquirePermission()) {
+      throw new IllegalStateException("Resilience4j rejected");
+    }
+    s.breaker.onSuccess(CALL_NANOS, TimeUnit.NANOSECONDS);
+    return true;
+  }
+
+  /** HYBRID, one thread. */
+  @Benchmark
+  @Threads(1)
+  public Permission hybrid1(Hybrid s) {
+    return hybrid(s);
+  }
+
+  /** HYBRID, two threads on one breaker. */
+  @Benchmark
+  @Threads(2)
+  public Permission hybrid2(Hybrid s) {
+    return hybrid(s);
+  }
+
+  /** Resilience4j, one thread. */
+  @Benchmark
+  @Threads(1)
+  public boolean resilience4j1(Resilience4j s) {
+    return resilience4j(s);
+  }
+
+  /** Resilience4j, two threads on one breaker. */
+  @Benchmark
+  @Threads(2)
+  public boolean resilience4j2(Resilience4j s) {
+    return resilience4j(s);
+  }
+}

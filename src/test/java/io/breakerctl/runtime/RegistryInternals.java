@@ -1,0 +1,16 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+
+/**
+ * Test-side access to a registry's internals for the benchmarks in {@code io.breakerctl.bench}
+ * (e.g. PING on the very connection the breakers' scripts use). Not part of the runtime's API.
+ */
+public final class RegistryInternals {
+  private RegistryInternals() {}
+
+  /** The store (and so the connection) a registry's breakers use; null while never connected. */
+  public static RedisBreakerStore store(BreakerRegistry registry) {
+    return ((DefaultBreakerRegistry) registry).store();
+  }
+}
