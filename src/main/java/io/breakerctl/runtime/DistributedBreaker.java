@@ -33,7 +33,15 @@ final class DistributedBreaker implements CircuitBreaker {
   /** How long LAST_KNOWN trusts a shared view that can no longer be refreshed. */
   static final long LAST_KNOWN_MILLIS = 30_000;
 
-  private record Resolved(Policy policy, String policyId, long version) {}
+  private record Resolved(Policy policy, String policyId, long version, long slowMillis) {
+    Resolved(Policy policy, String policyId, long version) {
+      this(
+          policy,
+          policyId,
+          version,
+          policy.slowCallMillis().isPresent() ? policy.slowCallMillis().getAsInt() : -1);
+    }
+  }
 
   private final BreakerId id;
   private final DefaultBreakerRegistry registry;
@@ -44,6 +52,10 @@ final class DistributedBreaker implements CircuitBreaker {
   private final AtomicBoolean probing = new AtomicBoolean();
   private volatile Resolved resolved;
   private volatile SharedView view;
+
+  /** The permission every call gets while the view is CLOSED without an override (HYBRID). */
+  private volatile Grant closedGrant;
+
   private volatile Callable<Boolean> probe;
   private volatile long lastPolicyLookup;
 
@@ -131,6 +143,10 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     if (mode == Mode.SHARED) {
       return sharedAcquire();
+    }
+    Grant closed = closedGrant;
+    if (closed != null) {
+      return closed; // the hot path: no clock, no allocation, no network
     }
     SharedView v = view;
     State s = v == null ? State.CLOSED : v.effective(now());
@@ -230,7 +246,9 @@ final class DistributedBreaker implements CircuitBreaker {
     private final long generation;
     private final String lease;
     private final boolean local;
-    private final AtomicBoolean reported = new AtomicBoolean();
+
+    /** Guards against reporting twice; null for the shared closed-state permission. */
+    private final AtomicBoolean reported;
 
     Grant(
         DistributedBreaker breaker,
@@ -240,6 +258,18 @@ final class DistributedBreaker implements CircuitBreaker {
         long generation,
         String lease,
         boolean local) {
+      this(breaker, allowed, state, reason, generation, lease, local, new AtomicBoolean());
+    }
+
+    Grant(
+        DistributedBreaker breaker,
+        boolean allowed,
+        State state,
+        String reason,
+        long generation,
+        String lease,
+        boolean local,
+        AtomicBoolean reported) {
       this.breaker = breaker;
       this.allowed = allowed;
       this.state = state;
@@ -247,6 +277,7 @@ final class DistributedBreaker implements CircuitBreaker {
       this.generation = generation;
       this.lease = lease;
       this.local = local;
+      this.reported = reported;
     }
 
     @Override
@@ -271,14 +302,14 @@ final class DistributedBreaker implements CircuitBreaker {
 
     @Override
     public void onSuccess(long nanos) {
-      if (allowed && reported.compareAndSet(false, true)) {
+      if (allowed && (reported == null || reported.compareAndSet(false, true))) {
         breaker.complete(this, false, nanos);
       }
     }
 
     @Override
     public void onFailure(Object throwableOrResult, long nanos) {
-      if (allowed && reported.compareAndSet(false, true)) {
+      if (allowed && (reported == null || reported.compareAndSet(false, true))) {
         breaker.complete(this, true, nanos);
       }
     }
@@ -287,6 +318,19 @@ final class DistributedBreaker implements CircuitBreaker {
   private void complete(Grant g, boolean failure, long nanos) {
     long millis = nanos / 1_000_000;
     Mode mode = registry.mode();
+    if (mode == Mode.HYBRID && !g.local && g.lease.isEmpty() && registry.guard().up()) {
+      long slow = resolved.slowMillis();
+      if (!failure && (slow < 0 || millis < slow)) {
+        pendingSuccesses.increment(); // flushed in batches; the local machine learns them then
+        return;
+      }
+      long successes = pendingSuccesses.sumThenReset() + (failure ? 0 : 1);
+      long failures = failure ? 1 : 0;
+      local.record(failures, successes, millis, -1, null, node());
+      String gen = g.generation < 0 ? "" : Long.toString(g.generation);
+      record(new Outcome(node(), failures, successes, millis, gen, ""), null);
+      return;
+    }
     if (g.local) {
       State before = local.state();
       local.record(
@@ -334,8 +378,8 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   private boolean isSlow(long millis) {
-    return resolved.policy().slowCallMillis().isPresent()
-        && millis >= resolved.policy().slowCallMillis().getAsInt();
+    long slow = resolved.slowMillis();
+    return slow >= 0 && millis >= slow;
   }
 
   private void record(Outcome o, CircuitEvent.Type probeEvent) {
@@ -446,6 +490,10 @@ final class DistributedBreaker implements CircuitBreaker {
       }
       before = v == null ? State.CLOSED : v.effective(now());
       view = next;
+      closedGrant =
+          next.stored() == State.CLOSED && next.override() == null
+              ? new Grant(this, true, State.CLOSED, "CLOSED", next.generation(), "", false, null)
+              : null;
     }
     State after = next.effective(now());
     if (after != before && !localDecides()) {
@@ -489,6 +537,9 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     boolean up = registry.guard().up();
     long n = up ? pendingSuccesses.sumThenReset() : 0;
+    if (n > 0) {
+      local.record(0, n, -1, -1, null, node());
+    }
     Resolved r = resolved;
     NodeHeartbeat beat = new NodeHeartbeat(node(), acting(), r.policyId(), r.version(), !up, 0);
     store
