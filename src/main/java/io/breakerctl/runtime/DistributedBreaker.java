@@ -318,7 +318,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private void complete(Grant g, boolean failure, long nanos) {
     long millis = nanos / 1_000_000;
     Mode mode = registry.mode();
-    if (mode == Mode.HYBRID && !g.local && g.lease.isEmpty() && registry.guard().up()) {
+    if (mode != Mode.LOCAL && !g.local && g.lease.isEmpty() && registry.guard().up()) {
       long slow = resolved.slowMillis();
       if (!failure && (slow < 0 || millis < slow)) {
         pendingSuccesses.increment(); // flushed in batches; the local machine learns them then
@@ -331,29 +331,27 @@ final class DistributedBreaker implements CircuitBreaker {
       record(new Outcome(node(), failures, successes, millis, gen, ""), null);
       return;
     }
-    if (g.local) {
-      State before = local.state();
-      local.record(
-          failure ? 1 : 0,
-          failure ? 0 : 1,
-          millis,
-          g.generation,
-          g.lease.isEmpty() ? null : g.lease,
-          node());
-      if (!g.lease.isEmpty()) {
-        emit(
-            failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED,
-            before,
-            local.state(),
-            "LOCAL");
-      }
-    } else {
-      local.record(failure ? 1 : 0, failure ? 0 : 1, millis, -1, null, node());
+    boolean localLease = g.local && !g.lease.isEmpty();
+    State before = local.state();
+    local.record(
+        failure ? 1 : 0,
+        failure ? 0 : 1,
+        millis,
+        g.local ? g.generation : -1,
+        localLease ? g.lease : null,
+        node());
+    if (localLease) {
+      emit(
+          failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED,
+          before,
+          local.state(),
+          "LOCAL");
     }
     if (mode == Mode.LOCAL) {
       return;
     }
     if (g.local || !registry.guard().up()) {
+      // decided or reported while degraded: counted for the reconciliation on recovery
       if (failure || isSlow(millis)) {
         degradedFailures.incrementAndGet();
       } else {
@@ -361,20 +359,11 @@ final class DistributedBreaker implements CircuitBreaker {
       }
       return;
     }
+    // a probe run under a shared lease: its result goes to Redis at once
     String gen = g.generation < 0 ? "" : Long.toString(g.generation);
-    if (!g.lease.isEmpty()) {
-      record(
-          Outcome.probe(node(), gen, g.lease, !failure),
-          failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED);
-    } else if (mode == Mode.SHARED) {
-      record(new Outcome(node(), failure ? 1 : 0, failure ? 0 : 1, millis, gen, ""), null);
-    } else if (failure) {
-      record(new Outcome(node(), 1, pendingSuccesses.sumThenReset(), millis, gen, ""), null);
-    } else if (isSlow(millis)) {
-      record(new Outcome(node(), 0, 1 + pendingSuccesses.sumThenReset(), millis, gen, ""), null);
-    } else {
-      pendingSuccesses.increment();
-    }
+    record(
+        Outcome.probe(node(), gen, g.lease, !failure),
+        failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED);
   }
 
   private boolean isSlow(long millis) {

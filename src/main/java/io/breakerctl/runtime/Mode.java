@@ -4,7 +4,10 @@ package io.breakerctl.runtime;
 public enum Mode {
   /** Per process: the local state machine only (also the fallback when Redis is unreachable). */
   LOCAL,
-  /** Every call runs the acquire script and every outcome the record script: the simple design. */
+  /**
+   * Every call runs the acquire script (the simple design: Redis decides every admission); failures
+   * and probe results go to the record script at once, successes in batches as in HYBRID.
+   */
   SHARED,
   /**
    * Default: admission from a local view of the shared state, kept fresh by pub/sub and a periodic
