@@ -369,23 +369,18 @@ public final class RuntimeBench {
           "  ping          one PING joined (the round-trip floor of this connection)");
       System.out.println("  2 pings       two PINGs, each joined before the next: the baseline");
       System.out.println(
-          "  shared        tryAcquire() (acquire script, waited) + onSuccess() (record script"
-              + " sent, NOT waited): what the caller sees, calls back to back");
+          "  shared        tryAcquire() (acquire script, waited) + onSuccess() (counted; successes"
+              + " reach the record script in the 1 s batch): what the caller sees");
       System.out.println(
           "  shared-alone  the same call on a drained connection (an untimed PING after each"
-              + " call waits for its record)");
+              + " call)");
       System.out.println(
-          "  shared+fence  the same + one PING joined on that connection: Redis answers it right"
-              + " after the record, so this bounds 'until the record completed' from above");
-      System.out.println(
-          "  acquire-only  tryAcquire() alone, outcome never reported: the caller's cost if SHARED"
-              + " batched its successes as HYBRID does");
+          "  shared+fence  the same + one PING joined on that connection (an upper bound of the"
+              + " call with one more round trip)");
+      System.out.println("  acquire-only  tryAcquire() alone, outcome never reported");
       System.out.println(
           "  scripts       store.acquire().join() + store.record().join(): the two scripts"
-              + " without the runtime");
-      System.out.println(
-          "  Back to back, a 'shared' call's acquire queues behind the previous call's record on"
-              + " the one connection, so it pays part of that record too.");
+              + " without the runtime (what a failed SHARED call costs: acquire + record)");
       Map<String, Long> rs = new TreeMap<>();
       reasons.forEach((k, v) -> rs.put(k, v.sum()));
       System.out.printf(
@@ -404,7 +399,7 @@ public final class RuntimeBench {
       targets.add(
           () ->
               BenchSupport.info(
-                  "SHARED call until its record completed", "%.2fx two PINGs (p50)", fenced50));
+                  "SHARED call plus one round trip", "%.2fx two PINGs (p50)", fenced50));
     }
   }
 
