@@ -18,11 +18,13 @@ public final class BreakerId implements Comparable<BreakerId> {
   private final String caller;
   private final String dependency;
   private final String scope;
+  private final String text;
 
   private BreakerId(String caller, String dependency, String scope) {
     this.caller = caller;
     this.dependency = dependency;
     this.scope = scope;
+    this.text = caller + ":" + dependency + (scope == null ? "" : ":" + scope);
   }
 
   /**
@@ -106,12 +108,12 @@ public final class BreakerId implements Comparable<BreakerId> {
 
   @Override
   public String toString() {
-    return caller + ":" + dependency + (scope == null ? "" : ":" + scope);
+    return text;
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof BreakerId other && toString().equals(other.toString());
+    return o instanceof BreakerId other && text.equals(other.text);
   }
 
   @Override

@@ -70,6 +70,7 @@ public final class RedisBreakerStore implements AutoCloseable {
   private final BreakerKeys keys;
   private final String idleTtlMillis;
   private final Map<Policy, List<String>> policyArgs = new ConcurrentHashMap<>();
+  private final Map<BreakerId, String[]> scriptKeys = new ConcurrentHashMap<>();
 
   private RedisBreakerStore(
       AbstractRedisClient client,
@@ -526,7 +527,7 @@ public final class RedisBreakerStore implements AutoCloseable {
 
   private CompletableFuture<List<Object>> run(
       BreakerScript script, BreakerId id, String actor, Policy policy, String... extra) {
-    String[] k = keys.scriptKeys(id);
+    String[] k = scriptKeys.computeIfAbsent(id, keys::scriptKeys);
     List<String> policyArgs =
         policy == null
             ? PolicyEncoding.NO_POLICY
@@ -543,21 +544,35 @@ public final class RedisBreakerStore implements AutoCloseable {
 
   private CompletableFuture<List<Object>> evalsha(
       BreakerScript script, String target, String[] k, String[] args) {
+    // One stage on the common path: the EVALSHA answer completes the result directly; only a
+    // NOSCRIPT answer (a master that has not cached the script yet) sends the body with EVAL.
+    CompletableFuture<List<Object>> result = new CompletableFuture<>();
     RedisFuture<List<Object>> first =
         commands.evalsha(script.sha(), ScriptOutputType.MULTI, k, args);
-    CompletableFuture<List<Object>> result =
-        first
-            .toCompletableFuture()
-            .exceptionallyCompose(
-                e -> {
-                  if (StoreErrors.unwrap(e) instanceof RedisNoScriptException) {
-                    RedisFuture<List<Object>> again =
-                        commands.eval(script.body(), ScriptOutputType.MULTI, k, args);
-                    return again.toCompletableFuture();
+    first.whenComplete(
+        (v, e) -> {
+          if (e == null) {
+            result.complete(v);
+          } else if (StoreErrors.unwrap(e) instanceof RedisNoScriptException) {
+            RedisFuture<List<Object>> again =
+                commands.eval(script.body(), ScriptOutputType.MULTI, k, args);
+            again.whenComplete(
+                (v2, e2) -> {
+                  if (e2 == null) {
+                    result.complete(v2);
+                  } else {
+                    result.completeExceptionally(StoreErrors.translate(label(script, target), e2));
                   }
-                  return CompletableFuture.failedFuture(e);
                 });
-    return guard(script.file().replace(".lua", "") + " " + target, result);
+          } else {
+            result.completeExceptionally(StoreErrors.translate(label(script, target), e));
+          }
+        });
+    return result;
+  }
+
+  private static String label(BreakerScript script, String target) {
+    return script.file().replace(".lua", "") + " " + target;
   }
 
   private static <T> CompletableFuture<T> guard(String action, CompletionStage<T> stage) {
