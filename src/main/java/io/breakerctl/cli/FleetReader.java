@@ -12,8 +12,10 @@ import io.breakerctl.runtime.redis.StorePermissionException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScoredValue;
@@ -22,16 +24,25 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Reads the whole fleet without a script: on every master, {@code SCAN MATCH <prefix>:{glob} TYPE
@@ -43,10 +54,14 @@ public final class FleetReader {
   /** SCAN COUNT per page. */
   static final int SCAN_COUNT = 5000;
 
+  /** Batches of reads in flight per master. */
+  static final int WINDOW = 4;
+
   private final RedisBreakerStore store;
   private final BreakerKeys keys;
   private final Duration timeout;
   private final int batch;
+  private final String keyHead;
 
   /** A reader over {@code store}; each round trip bounded by {@code timeout}. */
   public FleetReader(RedisBreakerStore store, Duration timeout, int batch) {
@@ -54,6 +69,7 @@ public final class FleetReader {
     this.keys = store.keys();
     this.timeout = timeout;
     this.batch = batch;
+    this.keyHead = keys.prefix() + ":{";
   }
 
   /** Calls {@code sink} with the id of every selected breaker that has keys. */
@@ -63,10 +79,14 @@ public final class FleetReader {
     }
   }
 
-  /** Calls {@code sink} with a snapshot (no events) of every selected breaker. */
+  /**
+   * Calls {@code sink} with a snapshot (no events) of every selected breaker, on this thread, in
+   * scan order. Up to {@link #WINDOW} batches are in flight per master, so Redis answers the next
+   * batches while this thread turns the previous one into output.
+   */
   public void snapshots(BreakerSelector selector, Consumer<BreakerSnapshot> sink) {
     for (StatefulRedisConnection<String, String> c : masters()) {
-      scan(c, selector, ids -> read(c, ids, sink));
+      new Pipeline(c, sink).run(selector);
     }
   }
 
@@ -96,6 +116,7 @@ public final class FleetReader {
       StatefulRedisConnection<String, String> c,
       BreakerSelector selector,
       Consumer<List<BreakerId>> onBatch) {
+    Predicate<BreakerId> selected = selector.matcher();
     KeyScanArgs args =
         KeyScanArgs.Builder.matches(selector.scanGlob(keys.prefix()))
             .type("hash")
@@ -105,7 +126,10 @@ public final class FleetReader {
     do {
       KeyScanCursor<String> page = await(c.async().scan(cursor, args), "scan breakers");
       for (String key : page.getKeys()) {
-        keys.idOf(key).filter(selector::matches).ifPresent(pending::add);
+        BreakerId id = idOf(key);
+        if (id != null && selected.test(id)) {
+          pending.add(id);
+        }
         if (pending.size() >= batch) {
           onBatch.accept(pending);
           pending = new ArrayList<>();
@@ -118,73 +142,272 @@ public final class FleetReader {
     }
   }
 
-  private void read(
-      StatefulRedisConnection<String, String> c,
-      List<BreakerId> ids,
-      Consumer<BreakerSnapshot> sink) {
-    RedisAsyncCommands<String, String> a = c.async();
-    List<RedisFuture<Map<String, String>>> hashes = new ArrayList<>(ids.size());
-    List<RedisFuture<Map<String, String>>> beats = new ArrayList<>(ids.size());
-    RedisFuture<List<String>> time;
-    c.setAutoFlushCommands(false);
-    try {
-      time = a.time();
-      for (BreakerId id : ids) {
-        hashes.add(a.hgetall(keys.hash(id)));
-        beats.add(a.hgetall(keys.nodeInfo(id)));
-      }
-      c.flushCommands();
-    } finally {
-      c.setAutoFlushCommands(true);
+  private final class Pipeline {
+    private final StatefulRedisConnection<String, String> c;
+    private final Consumer<BreakerSnapshot> sink;
+    private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
+
+    Pipeline(StatefulRedisConnection<String, String> c, Consumer<BreakerSnapshot> sink) {
+      this.c = c;
+      this.sink = sink;
     }
-    List<String> t = await(time, "read Redis TIME");
-    long now = Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
-    List<BreakerSnapshot> snaps = new ArrayList<>(ids.size());
-    List<Integer> halfOpen = new ArrayList<>();
-    for (int i = 0; i < ids.size(); i++) {
-      Map<String, String> fields = await(hashes.get(i), "read " + ids.get(i));
-      Map<String, String> info = await(beats.get(i), "read heartbeats of " + ids.get(i));
-      if (fields.isEmpty() && info.isEmpty()) {
-        snaps.add(null); // deleted since the scan
-        continue;
-      }
-      List<NodeHeartbeat> nodes = new ArrayList<>(info.size());
-      info.forEach((node, json) -> nodes.add(NodeHeartbeat.parse(node, json, 0)));
-      nodes.sort(Comparator.comparingLong(NodeHeartbeat::atMillis));
-      BreakerSnapshot s =
-          new BreakerSnapshot(
-              ids.get(i), new LinkedHashMap<>(fields), List.of(), List.of(), nodes, now);
-      if (s.effectiveState() == State.HALF_OPEN) {
-        halfOpen.add(i);
-      }
-      snaps.add(s);
-    }
-    if (!halfOpen.isEmpty()) {
-      List<RedisFuture<List<ScoredValue<String>>>> leases = new ArrayList<>();
-      for (int i : halfOpen) {
-        leases.add(a.zrangeWithScores(keys.leases(ids.get(i)), 0, -1));
-      }
-      for (int j = 0; j < halfOpen.size(); j++) {
-        BreakerSnapshot s = snaps.get(halfOpen.get(j));
-        List<ProbeLease> ls = new ArrayList<>();
-        for (ScoredValue<String> sv : await(leases.get(j), "read leases of " + s.id())) {
-          String m = sv.getValue();
-          int bar = m.indexOf('|');
-          ls.add(
-              new ProbeLease(
-                  bar < 0 ? m : m.substring(0, bar),
-                  bar < 0 ? "" : m.substring(bar + 1),
-                  (long) sv.getScore()));
+
+    void run(BreakerSelector selector) {
+      Predicate<BreakerId> selected = selector.matcher();
+      KeyScanArgs args =
+          KeyScanArgs.Builder.matches(selector.scanGlob(keys.prefix()))
+              .type("hash")
+              .limit(SCAN_COUNT);
+      // No per-command timeout task (TimeoutOptions) for the bulk read: each batch is bounded as
+      // a whole below, and a task per command costs a timer entry holding the command until it
+      // expires, i.e. CPU and memory proportional to the fleet.
+      Duration commandTimeout = c.getTimeout();
+      c.setTimeout(Duration.ZERO);
+      c.setAutoFlushCommands(false);
+      try {
+        RedisFuture<KeyScanCursor<String>> next = c.async().scan(ScanCursor.INITIAL, args);
+        c.flushCommands();
+        Batch pending = new Batch();
+        while (true) {
+          KeyScanCursor<String> page = await(next, "scan breakers");
+          if (!page.isFinished()) {
+            // Ask for the next page first: Redis answers it while this page's reads are queued.
+            next = c.async().scan(page, args);
+            c.flushCommands();
+          }
+          for (String key : page.getKeys()) {
+            BreakerId id = idOf(key);
+            if (id != null && selected.test(id)) {
+              pending.add(id, key);
+              if (pending.size() >= batch) {
+                send(pending);
+                pending = new Batch();
+              }
+            }
+          }
+          if (page.isFinished()) {
+            break;
+          }
         }
-        snaps.set(
-            halfOpen.get(j),
-            new BreakerSnapshot(s.id(), s.fields(), List.copyOf(ls), List.of(), s.nodes(), now));
+        if (pending.size() > 0) {
+          send(pending);
+        }
+        while (!inFlight.isEmpty()) {
+          finish(inFlight.poll());
+        }
+      } finally {
+        c.setAutoFlushCommands(true);
+        c.setTimeout(commandTimeout);
       }
     }
-    for (BreakerSnapshot s : snaps) {
-      if (s != null) {
-        sink.accept(s);
+
+    /** Queues a batch's reads (TIME, then both hashes of every breaker) in one flush. */
+    private void send(Batch b) {
+      b.dispatch(c);
+      c.flushCommands();
+      inFlight.add(b);
+      while (inFlight.size() > WINDOW) {
+        finish(inFlight.poll());
       }
+    }
+
+    /** Waits for a batch, reads the leases of its half-open breakers, hands it to the sink. */
+    private void finish(Batch b) {
+      b.await();
+      List<String> t = b.time.result("read Redis TIME");
+      long now = Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
+      int n = b.ids.size();
+      BreakerSnapshot[] snaps = new BreakerSnapshot[n];
+      List<Integer> halfOpen = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        BreakerId id = b.ids.get(i);
+        List<String> fields = b.reads[2 * i].result("read " + id);
+        List<String> info = b.reads[2 * i + 1].result("read heartbeats of " + id);
+        if (fields.isEmpty() && info.isEmpty()) {
+          continue; // deleted since the scan
+        }
+        List<NodeHeartbeat> nodes = new ArrayList<>(info.size() / 2);
+        for (int j = 0; j + 1 < info.size(); j += 2) {
+          nodes.add(NodeHeartbeat.parse(info.get(j), info.get(j + 1), 0));
+        }
+        nodes.sort(Comparator.comparingLong(NodeHeartbeat::atMillis));
+        Map<String, String> map = new HashMap<>(fields.size());
+        for (int j = 0; j + 1 < fields.size(); j += 2) {
+          map.put(fields.get(j), fields.get(j + 1));
+        }
+        BreakerSnapshot s = new BreakerSnapshot(id, map, List.of(), List.of(), nodes, now);
+        if (s.effectiveState() == State.HALF_OPEN) {
+          halfOpen.add(i);
+        }
+        snaps[i] = s;
+      }
+      if (!halfOpen.isEmpty()) {
+        RedisAsyncCommands<String, String> a = c.async();
+        List<RedisFuture<List<ScoredValue<String>>>> leases = new ArrayList<>();
+        for (int i : halfOpen) {
+          leases.add(a.zrangeWithScores(keys.leases(b.ids.get(i)), 0, -1));
+        }
+        c.flushCommands();
+        for (int j = 0; j < halfOpen.size(); j++) {
+          BreakerSnapshot s = snaps[halfOpen.get(j)];
+          List<ProbeLease> ls = new ArrayList<>();
+          for (ScoredValue<String> sv : await(leases.get(j), "read leases of " + s.id())) {
+            String m = sv.getValue();
+            int bar = m.indexOf('|');
+            ls.add(
+                new ProbeLease(
+                    bar < 0 ? m : m.substring(0, bar),
+                    bar < 0 ? "" : m.substring(bar + 1),
+                    (long) sv.getScore()));
+          }
+          snaps[halfOpen.get(j)] =
+              new BreakerSnapshot(s.id(), s.fields(), List.copyOf(ls), List.of(), s.nodes(), now);
+        }
+      }
+      for (BreakerSnapshot s : snaps) {
+        if (s != null) {
+          sink.accept(s);
+        }
+      }
+    }
+  }
+
+  /** The breaker whose state hash {@code key} is, else null (one parse of the id). */
+  private BreakerId idOf(String key) {
+    if (!key.startsWith(keyHead) || !key.endsWith("}")) {
+      return null;
+    }
+    try {
+      return BreakerId.parse(key.substring(keyHead.length(), key.length() - 1));
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The reads of up to {@code batch} breakers: plain Lettuce commands whose outputs keep the raw
+   * reply (no future per command, no intermediate map); one latch for the whole batch.
+   */
+  private final class Batch {
+    private final List<BreakerId> ids = new ArrayList<>();
+    private final List<String> hashKeys = new ArrayList<>();
+    private Read time;
+    private Read[] reads;
+    private CountDownLatch done;
+
+    void add(BreakerId id, String key) {
+      ids.add(id);
+      hashKeys.add(key);
+    }
+
+    int size() {
+      return ids.size();
+    }
+
+    void dispatch(StatefulRedisConnection<String, String> c) {
+      int n = ids.size();
+      done = new CountDownLatch(1 + 2 * n);
+      reads = new Read[2 * n];
+      time = new Read(CommandType.TIME, new CommandArgs<>(StringCodec.UTF8), done);
+      c.dispatch(time);
+      for (int i = 0; i < n; i++) {
+        String key = hashKeys.get(i);
+        reads[2 * i] =
+            new Read(CommandType.HGETALL, new CommandArgs<>(StringCodec.UTF8).addKey(key), done);
+        reads[2 * i + 1] =
+            new Read(
+                CommandType.HGETALL,
+                new CommandArgs<>(StringCodec.UTF8).addKey(key + ":nodeinfo"),
+                done);
+        c.dispatch(reads[2 * i]);
+        c.dispatch(reads[2 * i + 1]);
+      }
+    }
+
+    void await() {
+      try {
+        if (!done.await(timeout.toMillis() + 100, TimeUnit.MILLISECONDS)) {
+          throw new StoreUnavailableException(
+              "read " + ids.size() + " breakers: Redis did not answer in " + timeout, null);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StoreUnavailableException("read breakers: interrupted", e);
+      }
+    }
+  }
+
+  /** A read whose reply is kept flat: bulk strings in order (field, value, ... for a hash). */
+  private static final class Read extends Command<String, String, List<String>> {
+    private final CountDownLatch done;
+    private boolean counted;
+
+    Read(CommandType type, CommandArgs<String, String> args, CountDownLatch done) {
+      super(type, new FlatOutput(), args);
+      this.done = done;
+    }
+
+    private synchronized void countDown() {
+      if (!counted) {
+        counted = true;
+        done.countDown();
+      }
+    }
+
+    @Override
+    public void complete() {
+      super.complete();
+      countDown();
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable throwable) {
+      boolean r = super.completeExceptionally(throwable);
+      countDown();
+      return r;
+    }
+
+    @Override
+    public void cancel() {
+      super.cancel();
+      countDown();
+    }
+
+    /** The reply; a failed read throws like {@link FleetReader#await}. */
+    List<String> result(String action) {
+      Throwable failure = exception;
+      if (failure == null && output.hasError()) {
+        failure = new RedisCommandExecutionException(output.getError());
+      }
+      if (failure == null && isCancelled()) {
+        failure = new RedisConnectionException("cancelled (connection closed)");
+      }
+      if (failure != null) {
+        throw translate(action, failure);
+      }
+      List<String> r = output.get();
+      return r == null ? List.of() : r;
+    }
+  }
+
+  private static final class FlatOutput extends CommandOutput<String, String, List<String>> {
+    FlatOutput() {
+      super(StringCodec.UTF8, null);
+    }
+
+    @Override
+    public void multi(int count) {
+      if (output == null) {
+        output = new ArrayList<>(Math.max(count, 0));
+      }
+    }
+
+    @Override
+    public void set(ByteBuffer bytes) {
+      if (output == null) {
+        output = new ArrayList<>();
+      }
+      output.add(bytes == null ? null : codec.decodeKey(bytes));
     }
   }
 
@@ -197,16 +420,20 @@ public final class FleetReader {
     } catch (TimeoutException e) {
       throw new StoreUnavailableException(action + ": Redis did not answer in " + timeout, e);
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      String msg = String.valueOf(cause.getMessage());
-      if (msg.contains("NOPERM") || msg.startsWith("WRONGPASS") || msg.startsWith("NOAUTH")) {
-        throw new StorePermissionException(action + ": permission denied: " + msg, cause);
-      }
-      if (cause instanceof RedisCommandTimeoutException
-          || cause instanceof RedisConnectionException) {
-        throw new StoreUnavailableException(action + ": Redis unavailable: " + msg, cause);
-      }
-      throw new StoreException(action + ": " + msg, cause);
+      throw translate(action, e.getCause() == null ? e : e.getCause());
     }
+  }
+
+  private static StoreException translate(String action, Throwable cause) {
+    String msg = String.valueOf(cause.getMessage());
+    if (msg.contains("NOPERM") || msg.startsWith("WRONGPASS") || msg.startsWith("NOAUTH")) {
+      return new StorePermissionException(action + ": permission denied: " + msg, cause);
+    }
+    if (cause instanceof RedisCommandTimeoutException
+        || cause instanceof RedisConnectionException
+        || (cause instanceof RedisException && msg.startsWith("Currently not connected"))) {
+      return new StoreUnavailableException(action + ": Redis unavailable: " + msg, cause);
+    }
+    return new StoreException(action + ": " + msg, cause);
   }
 }

@@ -22,9 +22,11 @@ import java.util.concurrent.TimeUnit;
  * the same run: {@code redis-cli --scan | redis-cli --pipe} with HGETALL (every key the bench
  * writes is a breaker hash; redis-cli 7.0 has no {@code --type}) when redis-cli is on PATH, else a
  * Lettuce scan + pipelined HGETALL in this JVM (the line says which). breakerctl runs as its own
- * JVM (start-up included, as a user sees it) on this class path; its peak RSS is read from {@code
- * /usr/bin/time -v} when present, else by polling VmHWM. Targets: ratio &lt;= 3x, RSS &lt;= 512 MB.
- * Options: {@code --breakers N}, {@code --rounds R} (3), {@code --redis PATH}.
+ * JVM (start-up included, as a user sees it): through {@code scripts/breakerctl} (the shaded jar
+ * with its CDS archive and JVM flags; the ratio the target applies to) and as a plain {@code java
+ * -cp} of this class path; its peak RSS is read from {@code /usr/bin/time -v} when present, else by
+ * polling VmHWM. Targets: ratio &lt;= 3x, RSS &lt;= 512 MB. Options: {@code --breakers N}, {@code
+ * --rounds R} (3), {@code --redis PATH}.
  */
 public final class StatusBench {
   private StatusBench() {}
@@ -45,8 +47,23 @@ public final class StatusBench {
         redisPath != null
             ? RedisBinary.of(Path.of(redisPath))
             : RedisBinary.onPath().orElseGet(RedisBinary::embedded);
+    Path launcher = Path.of("scripts/breakerctl").toAbsolutePath();
+    boolean viaLauncher = Files.isExecutable(launcher);
+    if (viaLauncher) {
+      // Builds the shaded jar and its CDS archive if needed: outside the measurement.
+      run(List.of(launcher.toString(), "version"));
+    }
     try (RedisServerProcess redis = RedisServerProcess.start(binary)) {
       System.out.printf("status: redis %s (%s)%n", binary.version(), binary.path());
+      // The fixed cost: the same command over an empty server (JVM start, connect, one SCAN).
+      List<Double> empty = new ArrayList<>();
+      List<Double> emptyJava = new ArrayList<>();
+      for (int r = 0; r < rounds; r++) {
+        if (viaLauncher) {
+          empty.add(breakerctl(redis, 0, launcher)[0] / 1e3);
+        }
+        emptyJava.add(breakerctl(redis, 0, null)[0] / 1e3);
+      }
       long t0 = System.nanoTime();
       fill(redis, breakers);
       System.out.printf(
@@ -59,21 +76,52 @@ public final class StatusBench {
               : "Lettuce SCAN + pipelined HGETALL (no redis-cli on PATH)";
       List<Double> base = new ArrayList<>();
       List<Double> ctl = new ArrayList<>();
+      List<Double> ctlJava = new ArrayList<>();
       long rss = 0;
+      long rssJava = 0;
       for (int r = 0; r < rounds; r++) {
         base.add(cli ? redisCli(redis, breakers) : lettuce(redis));
-        long[] run = breakerctl(redis, breakers);
-        ctl.add(run[0] / 1e3);
-        rss = Math.max(rss, run[1]);
+        if (viaLauncher) {
+          long[] run = breakerctl(redis, breakers, launcher);
+          ctl.add(run[0] / 1e3);
+          rss = Math.max(rss, run[1]);
+        }
+        long[] run = breakerctl(redis, breakers, null);
+        ctlJava.add(run[0] / 1e3);
+        rssJava = Math.max(rssJava, run[1]);
       }
       double b = median(base);
-      double c = median(ctl);
       System.out.printf("status: baseline %-52s median %.2f s %s%n", baselineName, b, base);
+      if (viaLauncher) {
+        double c = median(ctl);
+        System.out.printf(
+            "status: scripts/breakerctl status -o json (jar, CDS)     median %.2f s %s"
+                + " (0 breakers: %.2f s %s)%n",
+            c, ctl, median(empty), empty);
+        System.out.printf(
+            "status: ratio %.2fx (target <= 3x); peak RSS %d MB (target <= 512 MB)%n",
+            c / b, rss / 1024);
+      }
+      double j = median(ctlJava);
       System.out.printf(
-          "status: breakerctl status -o json (own JVM)              median %.2f s %s%n", c, ctl);
+          "status: java -cp CLASSPATH ...Main status -o json        median %.2f s %s"
+              + " (0 breakers: %.2f s %s)%n",
+          j, ctlJava, median(emptyJava), emptyJava);
       System.out.printf(
-          "status: ratio %.2fx (target <= 3x); breakerctl peak RSS %d MB (target <= 512 MB)%n",
-          c / b, rss / 1024);
+          "status: ratio %.2fx without the launcher; peak RSS %d MB%n", j / b, rssJava / 1024);
+    }
+  }
+
+  private static void run(List<String> cmd) throws Exception {
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .redirectInput(new File("/dev/null"))
+            .start();
+    if (!p.waitFor(600, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      p.destroyForcibly();
+      throw new IllegalStateException(cmd + " failed");
     }
   }
 
@@ -157,8 +205,13 @@ public final class StatusBench {
     return (System.nanoTime() - t0) / 1e9;
   }
 
-  /** Runs breakerctl status -o json; returns {wall ms, peak RSS kB}. */
-  private static long[] breakerctl(RedisServerProcess redis, int expected) throws Exception {
+  /**
+   * Runs breakerctl status -o json through {@code launcher} (scripts/breakerctl: shaded jar, CDS
+   * archive, its JVM flags), or as {@code java -cp} on this class path when null; returns {wall ms,
+   * peak RSS kB}.
+   */
+  private static long[] breakerctl(RedisServerProcess redis, int expected, Path launcher)
+      throws Exception {
     Path out = Files.createTempFile("status", ".json");
     Path timeLog = Files.createTempFile("status", ".time");
     try {
@@ -167,21 +220,18 @@ public final class StatusBench {
       if (gnuTime) {
         cmd.addAll(List.of("/usr/bin/time", "-v", "-o", timeLog.toString()));
       }
-      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      cmd.addAll(
-          List.of(
-              "-cp",
-              System.getProperty("java.class.path"),
-              "io.breakerctl.cli.Main",
-              "status",
-              "-o",
-              "json",
-              "--redis",
-              redis.uri()));
+      if (launcher != null) {
+        cmd.add(launcher.toString());
+      } else {
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.breakerctl.cli.Main"));
+      }
+      cmd.addAll(List.of("status", "-o", "json", "--redis", redis.uri()));
+      ProcessBuilder pb = new ProcessBuilder(cmd);
+      pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
       long t0 = System.nanoTime();
       Process p =
-          new ProcessBuilder(cmd)
-              .redirectOutput(out.toFile())
+          pb.redirectOutput(out.toFile())
               .redirectError(ProcessBuilder.Redirect.INHERIT)
               .redirectInput(new File("/dev/null"))
               .start();

@@ -92,11 +92,22 @@ public final class Style {
 
   /** RFC 3339 in UTC with milliseconds, e.g. {@code 2026-11-30T14:00:00.123Z}. */
   public static String rfc3339(long epochMillis) {
-    Instant i = Instant.ofEpochMilli(epochMillis);
-    return java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
-        .withZone(java.time.ZoneOffset.UTC)
-        .format(i);
+    Rfc3339 last = lastRfc3339;
+    if (last != null && last.millis == epochMillis) {
+      return last.text; // e.g. the read's Redis time, the same for a whole batch of rows
+    }
+    String text = RFC3339.format(Instant.ofEpochMilli(epochMillis));
+    lastRfc3339 = new Rfc3339(epochMillis, text);
+    return text;
   }
+
+  private static final java.time.format.DateTimeFormatter RFC3339 =
+      java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
+          .withZone(java.time.ZoneOffset.UTC);
+
+  private record Rfc3339(long millis, String text) {}
+
+  private static volatile Rfc3339 lastRfc3339;
 
   /** A short duration: {@code 850ms}, {@code 12s}, {@code 4m}, {@code 3h}, {@code 2d}. */
   public static String age(long millis) {
