@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.Outcome;
@@ -131,6 +132,55 @@ class RuntimeFaultsIT {
           "nodes agree with the shared OPEN",
           () -> nodes.stream().allMatch(cb -> cb.view().sharedState() == State.OPEN));
     }
+  }
+
+  @Test
+  @DisplayName(
+      "storeFailureMode while Redis is down: ALLOW_ALL admits, LAST_KNOWN keeps the shared OPEN, LOCAL_ONLY decides locally")
+  void storeFailureModes() {
+    BreakerId id = fresh("modes");
+    Policy base = Policy.builder().failureThreshold(1).open(Duration.ofSeconds(60)).build();
+    CircuitBreaker allowAll =
+        node(
+                redis.uri(),
+                "allow-all",
+                Mode.HYBRID,
+                base.toBuilder().storeFailureMode(StoreFailureMode.ALLOW_ALL).build())
+            .breaker(id);
+    CircuitBreaker lastKnown =
+        node(
+                redis.uri(),
+                "last-known",
+                Mode.HYBRID,
+                base.toBuilder().storeFailureMode(StoreFailureMode.LAST_KNOWN).build())
+            .breaker(id);
+    CircuitBreaker localOnly = node(redis.uri(), "local-only", Mode.HYBRID, base).breaker(id);
+    List<CircuitBreaker> nodes = List.of(allowAll, lastKnown, localOnly);
+    allowAll.tryAcquire().onFailure(new RuntimeException("down"), 1_000_000);
+    Poll.until(
+        Duration.ofSeconds(3),
+        "every node sees the shared OPEN",
+        () -> nodes.stream().allMatch(cb -> cb.view().state() == State.OPEN));
+
+    redis.server().kill();
+    for (CircuitBreaker cb : nodes) {
+      overhead(cb, false);
+    }
+    Poll.until(
+        Duration.ofSeconds(3),
+        "every node degraded",
+        () -> nodes.stream().allMatch(cb -> cb.view().degraded()));
+
+    assertThat(allowAll.tryAcquire().allowed()).as("ALLOW_ALL admits while Redis is down").isTrue();
+    assertThat(lastKnown.tryAcquire().allowed())
+        .as("LAST_KNOWN keeps the last shared OPEN")
+        .isFalse();
+    Permission local = localOnly.tryAcquire();
+    assertThat(local.allowed())
+        .as("LOCAL_ONLY: its own machine, which saw no failure, admits")
+        .isTrue();
+    local.onFailure(new RuntimeException("down"), 1_000_000);
+    assertThat(localOnly.tryAcquire().allowed()).as("and trips on its own threshold").isFalse();
   }
 
   @Test

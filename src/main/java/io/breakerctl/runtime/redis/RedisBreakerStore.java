@@ -30,8 +30,11 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.netty.resolver.DefaultAddressResolverGroup;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -139,9 +142,16 @@ public final class RedisBreakerStore implements AutoCloseable {
         config.caFile() == null
             ? SslOptions.create()
             : SslOptions.builder().jdkSslProvider().trustManager(config.caFile().toFile()).build();
+    // The JDK's resolver instead of Netty's DNS resolver, and no latency recorder: both cost
+    // start-up time (the CLI starts for every command) and neither is used here.
+    ClientResources resources =
+        ClientResources.builder()
+            .addressResolverGroup(DefaultAddressResolverGroup.INSTANCE)
+            .commandLatencyRecorder(CommandLatencyRecorder.disabled())
+            .build();
     try {
       if (uris.size() == 1) {
-        RedisClient client = RedisClient.create(uris.get(0));
+        RedisClient client = RedisClient.create(resources, uris.get(0));
         client.setOptions(
             ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -154,6 +164,7 @@ public final class RedisBreakerStore implements AutoCloseable {
           c = client.connect();
         } catch (RuntimeException e) {
           client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+          resources.shutdown(0, 1, TimeUnit.SECONDS);
           throw e;
         }
         String info = await(c.async().info("cluster"), config.timeout(), "INFO cluster", where);
@@ -167,6 +178,7 @@ public final class RedisBreakerStore implements AutoCloseable {
               () -> {
                 c.close();
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                resources.shutdown(0, 2, TimeUnit.SECONDS);
               },
               config.prefix(),
               config.idleTtl(),
@@ -175,7 +187,7 @@ public final class RedisBreakerStore implements AutoCloseable {
         c.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
       }
-      RedisClusterClient client = RedisClusterClient.create(uris);
+      RedisClusterClient client = RedisClusterClient.create(resources, uris);
       client.setOptions(
           ClusterClientOptions.builder()
               .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -200,6 +212,7 @@ public final class RedisBreakerStore implements AutoCloseable {
         }
       } catch (RuntimeException e) {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        resources.shutdown(0, 1, TimeUnit.SECONDS);
         throw e;
       }
       c.setTimeout(config.commandTimeout());
@@ -211,11 +224,13 @@ public final class RedisBreakerStore implements AutoCloseable {
           () -> {
             c.close();
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
           },
           config.prefix(),
           config.idleTtl(),
           config.commandTimeout());
     } catch (RuntimeException e) {
+      resources.shutdown(0, 1, TimeUnit.SECONDS);
       throw StoreErrors.translate("connect to " + where, e);
     }
   }
