@@ -205,7 +205,7 @@ public final class ScriptBench {
     for (int i = 0; i < opt.cpuCalls; i++) {
       op.call();
     }
-    Map<String, long[]> stats = commandStats(server);
+    Map<String, long[]> stats = BenchSupport.commandStats(server);
     long[] main = stats.getOrDefault(command, new long[2]);
     Map<String, double[]> inner = new TreeMap<>();
     for (Map.Entry<String, long[]> e : stats.entrySet()) {
@@ -222,31 +222,6 @@ public final class ScriptBench {
           });
     }
     return new Cpu(main[0], main[1] / (double) Math.max(1, main[0]), inner);
-  }
-
-  /** {@code INFO commandstats} as command -> {calls, usec}. */
-  private static Map<String, long[]> commandStats(RedisServerProcess server) {
-    Object reply = server.call("INFO", "commandstats");
-    Map<String, long[]> out = new LinkedHashMap<>();
-    for (String line : String.valueOf(reply).split("\r?\n")) {
-      if (!line.startsWith("cmdstat_")) {
-        continue;
-      }
-      int colon = line.indexOf(':');
-      String name = line.substring("cmdstat_".length(), colon);
-      long calls = 0;
-      long usec = 0;
-      for (String kv : line.substring(colon + 1).split(",")) {
-        String[] p = kv.split("=", 2);
-        if (p[0].equals("calls")) {
-          calls = Long.parseLong(p[1]);
-        } else if (p[0].equals("usec")) {
-          usec = Long.parseLong(p[1]);
-        }
-      }
-      out.put(name, new long[] {calls, usec});
-    }
-    return out;
   }
 
   private static double pct(long[] sorted, int n, double q) {
