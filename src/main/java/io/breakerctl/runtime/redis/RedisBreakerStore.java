@@ -151,7 +151,7 @@ public final class RedisBreakerStore implements AutoCloseable {
             .build();
     try {
       if (uris.size() == 1) {
-        RedisClient client = RedisClient.create(resources, uris.get(0));
+        RedisClient client = new LeanRedisClient(resources, uris.get(0));
         client.setOptions(
             ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
