@@ -1,6 +1,5 @@
 package io.breakerctl.runtime.model;
 
-import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -118,7 +117,7 @@ public final class BreakerId implements Comparable<BreakerId> {
 
   @Override
   public int hashCode() {
-    return Objects.hash(caller, dependency, scope);
+    return text.hashCode();
   }
 
   @Override

@@ -57,6 +57,7 @@ public final class Policy {
   private final StoreFailureMode storeFailureMode;
   private final FallbackPolicy fallbackPolicy;
   private final boolean enabled;
+  private int hash;
 
   private Policy(Builder b) {
     this.failureThreshold = b.failureThreshold;
@@ -181,6 +182,15 @@ public final class Policy {
 
   @Override
   public int hashCode() {
+    int h = hash;
+    if (h == 0) {
+      h = computeHash();
+      hash = h;
+    }
+    return h;
+  }
+
+  private int computeHash() {
     return Objects.hash(
         failureThreshold,
         window,

@@ -56,9 +56,11 @@ public enum State {
    * @throws IllegalArgumentException listing the valid codes
    */
   public static State fromCode(String code) {
-    for (State s : values()) {
-      if (s.name().equals(code)) {
-        return s;
+    if (code != null) {
+      try {
+        return valueOf(code);
+      } catch (IllegalArgumentException e) {
+        // fall through to the message naming the valid codes
       }
     }
     throw new IllegalArgumentException(
