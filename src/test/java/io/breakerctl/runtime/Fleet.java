@@ -43,7 +43,10 @@ final class Fleet implements AutoCloseable {
               .mode(mode)
               .defaults(policy)
               .flushInterval(Duration.ofMillis(200))
-              .refreshInterval(Duration.ofMillis(500));
+              .refreshInterval(Duration.ofMillis(500))
+              // coordination under test, not faults: a scheduling stall of the shared 2-core
+              // machine must not degrade a node to its local fallback (RuntimeFaultsIT covers that)
+              .commandTimeout(Duration.ofSeconds(1));
       if (mode != Mode.LOCAL) {
         b.redisUri(uri);
       }
