@@ -35,8 +35,11 @@ class RuntimeFaultsIT {
   private static final AtomicInteger SEQ = new AtomicInteger();
   private static final Duration TIMEOUT = Duration.ofMillis(50);
 
-  /** Scheduling noise allowed on a shared 2-core machine on top of a bound. */
-  private static final long SLACK_MILLIS = 40;
+  /**
+   * Scheduling noise allowed on a shared 2-core machine on top of a bound (a GC or a descheduled
+   * thread); still far below what a wait on Redis would show (the pause is 3 s, a hang unbounded).
+   */
+  private static final long SLACK_MILLIS = 100;
 
   private static BreakerId fresh(String name) {
     return BreakerId.parse("faults-" + name + ":dep-" + SEQ.incrementAndGet());
