@@ -202,8 +202,8 @@ abstract class ForceAction implements Callable<Integer> {
           "warning: the override is applied, but its audit record could not be stored in"
               + " MongoDB ("
               + a.auditError()
-              + "). The audit rides in the breaker's event stream until the history forwarder"
-              + " or 'breakerctl history sync' stores it.");
+              + "). The audit rides in the breaker's event stream until the fleet's history"
+              + " forwarder stores it.");
     }
     err.println(
         "warning: audit pending in the event stream (correlation " + a.correlationId() + ")");

@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
     description = {
       "Override breakers for the whole fleet, with a reason and an optional expiry; audited in"
           + " MongoDB (or, while MongoDB is down, in the breaker's event stream until the"
-          + " forwarder or 'history sync' stores it).",
+          + " fleet's history forwarder stores it).",
       "An exact id works even if no node has used the breaker yet; a glob, --caller or"
           + " --dependency selects existing breakers (none: exit 7). Asks for confirmation on a"
           + " terminal; otherwise --yes is required."
