@@ -35,7 +35,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private final Map<BreakerId, Boolean> refreshQueued = new ConcurrentHashMap<>();
   private volatile RedisBreakerStore store;
   private volatile AutoCloseable subscription;
-  private volatile Consumer<BreakerId> transitionsWon = id -> {};
+  private final Consumer<BreakerId> transitionsWon;
   private final ControlPlaneLink control;
 
   DefaultBreakerRegistry(BreakerRegistry.Builder cfg) {
@@ -60,13 +60,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       scheduler.scheduleWithFixedDelay(this::refreshAll, refresh, refresh, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::flushAll, flush, flush, TimeUnit.MILLISECONDS);
     }
-    ControlPlaneLink link = null;
-    if (cfg.controlPlane != null && cfg.mode != Mode.LOCAL) {
-      link = new ControlPlaneLink(cfg.controlPlane, this::store, cfg.nodeId, cfg.clock, scheduler);
-      ControlPlaneLink l = link;
-      transitionsWon = l::handOff;
-    }
-    this.control = link;
+    this.control =
+        cfg.controlPlane != null && cfg.mode != Mode.LOCAL
+            ? new ControlPlaneLink(cfg.controlPlane, this::store, cfg.nodeId, cfg.clock, scheduler)
+            : null;
+    this.transitionsWon = control == null ? id -> {} : control::handOff;
   }
 
   // ---- configuration read by breakers ---------------------------------------------------------
@@ -112,11 +110,6 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   @Override
   public boolean degraded() {
     return cfg.mode != Mode.LOCAL && !guard.up();
-  }
-
-  /** Called with every breaker whose transition this node won (the history hand-off). */
-  void onTransitionWon(Consumer<BreakerId> sink) {
-    this.transitionsWon = sink;
   }
 
   void transitionWon(BreakerId id) {

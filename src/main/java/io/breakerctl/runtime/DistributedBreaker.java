@@ -390,7 +390,7 @@ final class DistributedBreaker implements CircuitBreaker {
               if (probeEvent != null) {
                 emit(probeEvent, before, r.state(), r.reason());
               }
-              learn(r, before);
+              learn(r);
             });
   }
 
@@ -408,7 +408,7 @@ final class DistributedBreaker implements CircuitBreaker {
     }
   }
 
-  private void learn(RecordResult r, State before) {
+  private void learn(RecordResult r) {
     SharedView v = view;
     long gen = parse(r.generation());
     if (v != null && r.epoch().equals(v.epoch()) && gen <= v.generation()) {
@@ -606,7 +606,7 @@ final class DistributedBreaker implements CircuitBreaker {
                 State.HALF_OPEN,
                 res.state(),
                 "HEALTH_CHECK");
-            learn(res, State.HALF_OPEN);
+            learn(res);
           } catch (StoreException e) {
             registry.guard().failure(e);
           } finally {
