@@ -1,0 +1,326 @@
+package io.breakerctl.runtime.redis;
+
+import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.RedisServerProcess;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * record.lua's fast path (ahead of the prelude) against the full path alone: every call is sent to
+ * two breakers, one through the script as shipped and one through the same script with its fast
+ * path cut off, and the answers and the hashes must agree. Each step also says whether the shipped
+ * script may take the fast path (no {@code HGETALL} ran: the full path always loads the hash),
+ * which pins every fall-through: no keys yet, a trip, a stale generation, a lease, a heartbeat, a
+ * bucket change, a due TTL refresh.
+ */
+@DisplayName("record.lua fast path: the same answers and hashes as the full path")
+class RecordFastPathIT {
+
+  @RegisterExtension static final RedisExtension redis = RedisExtension.manual();
+
+  private static final String IDLE_TTL = Long.toString(Duration.ofHours(24).toMillis());
+  private static final Duration LONG_WINDOW = Duration.ofSeconds(600);
+
+  private static List<StoreTarget> targets;
+
+  @BeforeAll
+  static void start() {
+    targets = StoreTarget.startAll(redis, false);
+  }
+
+  static Stream<StoreTarget> targets() {
+    return targets.stream();
+  }
+
+  /** The shipped body, and the full path alone (prelude + what follows the marker). */
+  private static final String SHIPPED = BreakerScript.RECORD.body();
+
+  private static final String FULL_ONLY;
+
+  static {
+    String own = resource("record.lua");
+    int at = own.indexOf(BreakerScript.PRELUDE_MARKER);
+    if (at < 0) {
+      throw new IllegalStateException("record.lua has no fast path ahead of the prelude");
+    }
+    FULL_ONLY =
+        resource("prelude.lua") + "\n" + own.substring(at + BreakerScript.PRELUDE_MARKER.length());
+  }
+
+  private static String resource(String name) {
+    try (InputStream in =
+        RecordFastPathIT.class.getResourceAsStream("/io/breakerctl/lua/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Two breakers fed the same calls: {@code a} by the shipped script, {@code b} by the full path.
+   */
+  private static final class Pair {
+    final StoreTarget t;
+    final RedisServerProcess server;
+    final BreakerId a;
+    final BreakerId b;
+    String idleTtl = IDLE_TTL;
+
+    Pair(StoreTarget t, String name) {
+      this.t = t;
+      this.a = StoreTarget.freshId(name + "-fast");
+      this.b = StoreTarget.freshId(name + "-full");
+      this.server = t.nodeFor(a);
+    }
+
+    /**
+     * Records {@code o} on both and compares. {@code fast}: TRUE the shipped script must take the
+     * fast path (unless the bucket moved during the step), FALSE it must not, null either.
+     */
+    RecordResult record(Outcome o, Policy p, String heartbeat, Boolean fast) {
+      String bucketBefore = field(a, "winBucket");
+      server.call("CONFIG", "RESETSTAT");
+      RecordResult ra = eval(SHIPPED, a, o, p, heartbeat);
+      long hgetall = hgetallCalls(server);
+      RecordResult rb = eval(FULL_ONLY, b, o, p, heartbeat);
+      boolean tookFast = hgetall == 0;
+      if (fast != null && fast && !tookFast) {
+        assertThat(field(a, "winBucket"))
+            .as("the fast path was not taken, and the bucket did not move")
+            .isNotEqualTo(bucketBefore);
+      } else if (fast != null) {
+        assertThat(tookFast).as("fast path taken for %s", o).isEqualTo(fast);
+      }
+      assertThat(comparable(ra)).as("answers for %s", o).isEqualTo(comparable(rb));
+      assertThat(normalized(a)).as("hash after %s", o).isEqualTo(normalized(b));
+      assertThat(ttlKind(a)).as("key expiry after %s", o).isEqualTo(ttlKind(b));
+      return ra;
+    }
+
+    RecordResult record(Outcome o, Policy p, Boolean fast) {
+      return record(o, p, null, fast);
+    }
+
+    private RecordResult eval(String body, BreakerId id, Outcome o, Policy p, String heartbeat) {
+      List<String> cmd = new ArrayList<>(List.of("EVAL", body, "5"));
+      cmd.addAll(List.of(t.store.keys().scriptKeys(id)));
+      cmd.add(o.node());
+      cmd.add(idleTtl);
+      cmd.addAll(PolicyEncoding.toArgs(p));
+      cmd.add(Long.toString(o.failures()));
+      cmd.add(Long.toString(o.successes()));
+      cmd.add(o.durationMillis() < 0 ? "" : Long.toString(o.durationMillis()));
+      cmd.add(o.generation());
+      cmd.add(o.leaseId());
+      cmd.add(heartbeat == null ? "" : heartbeat);
+      @SuppressWarnings("unchecked")
+      List<Object> reply = (List<Object>) server.call(cmd.toArray(new String[0]));
+      return RecordResult.of(reply);
+    }
+
+    private String field(BreakerId id, String name) {
+      return (String) server.call("HGET", t.store.keys().hash(id), name);
+    }
+
+    /** The hash without what differs between two breakers by time or identity. */
+    private Map<String, String> normalized(BreakerId id) {
+      @SuppressWarnings("unchecked")
+      List<Object> flat = (List<Object>) server.call("HGETALL", t.store.keys().hash(id));
+      Map<String, String> m = new TreeMap<>();
+      for (int i = 0; i < flat.size(); i += 2) {
+        m.put((String) flat.get(i), (String) flat.get(i + 1));
+      }
+      for (String f :
+          List.of("epoch", "lastTransitionAt", "openUntil", "openedAt", "lastEvent", "forwarded")) {
+        m.computeIfPresent(f, (k, v) -> "<set>");
+      }
+      m.computeIfPresent("ttlAt", (k, v) -> v.equals("-1") ? "-1" : "<time>");
+      return m;
+    }
+
+    private String ttlKind(BreakerId id) {
+      long ttl = (Long) server.call("PTTL", t.store.keys().hash(id));
+      return ttl == -1 ? "persisted" : ttl == -2 ? "absent" : "expires";
+    }
+
+    /** Pairs the windows: a bucket boundary between the two calls of a step would differ. */
+    boolean sameBucket() {
+      return java.util.Objects.equals(field(a, "winBucket"), field(b, "winBucket"));
+    }
+  }
+
+  /** {@code HGETALL} calls since the last {@code CONFIG RESETSTAT}, from INFO commandstats. */
+  private static long hgetallCalls(RedisServerProcess server) {
+    for (String line : String.valueOf(server.call("INFO", "commandstats")).split("\r?\n")) {
+      if (line.startsWith("cmdstat_hgetall:calls=")) {
+        String rest = line.substring("cmdstat_hgetall:calls=".length());
+        return Long.parseLong(rest.substring(0, rest.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+
+  /** What two breakers fed the same calls must answer alike (ids and times differ). */
+  private static List<Object> comparable(RecordResult r) {
+    return List.of(
+        r.state(),
+        r.windowFailures(),
+        r.windowCalls(),
+        r.transitioned(),
+        r.generation(),
+        r.eventId().isEmpty(),
+        r.epoch().isEmpty(),
+        r.accepted(),
+        r.reason(),
+        r.openUntilMillis() == 0);
+  }
+
+  private static Policy.Builder policy() {
+    return Policy.builder().window(LONG_WINDOW);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName(
+      "counting below the threshold: failures, a success batch, a mixed result, slow calls")
+  void counting(StoreTarget t) {
+    Pair x = new Pair(t, "count");
+    Policy p = policy().failureThreshold(1000).slowCallMillis(100).build();
+
+    x.record(Outcome.successes("n1", 3), p, false); // no keys yet
+    x.record(Outcome.failure("n1", ""), p, true);
+    x.record(Outcome.failure("n1", "0"), p, true);
+    x.record(Outcome.successes("n1", 7), p, true);
+    x.record(new Outcome("n1", 2, 5, -1, "", ""), p, true);
+    x.record(Outcome.success("n1", "", 50), p, true);
+    RecordResult slow = x.record(Outcome.success("n1", "", 150), p, true);
+    x.record(new Outcome("n1", 0, 0, -1, "", ""), p, true);
+
+    assertThat(slow.windowFailures()).isEqualTo(5);
+    assertThat(slow.windowCalls()).isEqualTo(21);
+    assertThat(x.sameBucket()).isTrue();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName("a trip by count or by rate falls through; OPEN is never counted on the fast path")
+  void trips(StoreTarget t) {
+    Pair count = new Pair(t, "trip");
+    Policy three = policy().failureThreshold(3).build();
+    count.record(Outcome.failure("n1", ""), three, false);
+    count.record(Outcome.failure("n1", ""), three, true);
+    assertThat(count.record(Outcome.failure("n1", ""), three, false).state()).isEqualTo(State.OPEN);
+    count.record(Outcome.failure("n1", ""), three, false);
+    count.record(Outcome.successes("n1", 4), three, false);
+
+    Pair rate = new Pair(t, "rate");
+    Policy half =
+        policy().failureThreshold(1000).failureRateThreshold(50.0).minimumCalls(10).build();
+    rate.record(Outcome.successes("n1", 5), half, false);
+    for (int i = 0; i < 4; i++) {
+      rate.record(Outcome.failure("n1", ""), half, true);
+    }
+    assertThat(rate.record(Outcome.failure("n1", ""), half, false).state()).isEqualTo(State.OPEN);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName("a warmed policy wins over the caller's on the fast path too; disabled never trips")
+  void warmedPolicy(StoreTarget t) {
+    Pair x = new Pair(t, "warmed");
+    Policy caller = policy().failureThreshold(1000).build();
+    Policy warmed = policy().failureThreshold(3).slowCallMillis(100).build();
+    await(t.store.warm(x.a, "pol", 1, warmed, "it"));
+    await(t.store.warm(x.b, "pol", 1, warmed, "it"));
+
+    x.record(Outcome.successes("n1", 2), caller, false); // warm wrote no window yet
+    x.record(Outcome.success("n1", "", 150), caller, true);
+    x.record(Outcome.failure("n1", ""), caller, true);
+    assertThat(x.record(Outcome.failure("n1", ""), caller, false).state()).isEqualTo(State.OPEN);
+
+    Pair off = new Pair(t, "disabled");
+    Policy disabled = policy().failureThreshold(1).enabled(false).build();
+    off.record(Outcome.failure("n1", ""), disabled, false);
+    for (int i = 0; i < 3; i++) {
+      assertThat(off.record(Outcome.failure("n1", ""), disabled, true).state())
+          .isEqualTo(State.CLOSED);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName(
+      "after a close: stale generation, lease and heartbeat fall through; keys stay persisted")
+  void afterClose(StoreTarget t) {
+    Pair x = new Pair(t, "closed");
+    Policy p = policy().failureThreshold(2).open(Duration.ofMillis(100)).halfOpenPermits(1).build();
+    x.record(Outcome.failure("n1", ""), p, false);
+    x.record(Outcome.failure("n1", ""), p, false);
+    for (BreakerId id : List.of(x.a, x.b)) {
+      Poll.until(
+          Duration.ofSeconds(5),
+          "open window of " + id + " to end",
+          () -> await(t.store.snapshot(id, 0)).effectiveState() == State.HALF_OPEN);
+    }
+    AcquireResult la = await(t.store.acquire(x.a, "n1", p));
+    AcquireResult lb = await(t.store.acquire(x.b, "n1", p));
+    assertThat(List.of(la.leaseId(), lb.leaseId())).doesNotContain("");
+    assertThat(la.leaseId()).isEqualTo(lb.leaseId());
+    RecordResult closed =
+        x.record(Outcome.probe("n1", la.generation(), la.leaseId(), true), p, false);
+    assertThat(closed.state()).isEqualTo(State.CLOSED);
+
+    x.record(Outcome.success("n1", closed.generation(), 5), p, true);
+    RecordResult stale = x.record(Outcome.failure("n1", la.generation()), p, false);
+    assertThat(stale.reason()).isEqualTo("STALE_GENERATION");
+    x.record(Outcome.probe("n1", closed.generation(), "77", false), p, false);
+    x.record(
+        Outcome.successes("n1", 3),
+        p,
+        new NodeHeartbeat("n1", State.CLOSED, "", 0, false, 0).toJson(),
+        false);
+    x.record(Outcome.failure("n1", closed.generation()), p, true);
+    assertThat(x.ttlKind(x.a)).isEqualTo("persisted");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName("a bucket change and a due TTL refresh fall through")
+  void bucketAndTtl(StoreTarget t) throws InterruptedException {
+    Pair bucket = new Pair(t, "bucket");
+    Policy oneSecond =
+        Policy.builder().failureThreshold(1000).window(Duration.ofSeconds(1)).build();
+    bucket.record(Outcome.failure("n1", ""), oneSecond, false);
+    Thread.sleep(250);
+    RecordResult moved = bucket.record(Outcome.failure("n1", ""), oneSecond, false);
+    assertThat(moved.windowFailures()).isEqualTo(2);
+
+    Pair ttl = new Pair(t, "ttl");
+    ttl.idleTtl = "8000"; // refreshed at most every second
+    Policy p = policy().failureThreshold(1000).build();
+    ttl.record(Outcome.failure("n1", ""), p, false);
+    ttl.record(Outcome.failure("n1", ""), p, null);
+    Thread.sleep(1100);
+    ttl.record(Outcome.failure("n1", ""), p, false);
+    assertThat(ttl.ttlKind(ttl.a)).isEqualTo("expires");
+  }
+}
