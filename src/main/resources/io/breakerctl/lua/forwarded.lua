@@ -1,7 +1,7 @@
 -- forwarded.lua: advances the forwarded cursor once events up to a stream id are stored durably
 -- (MongoDB history), trims the stream, and lets the keys expire again when nothing pins them.
 --
--- ARGV[13] epoch the events belong to   ARGV[14] last stream id stored
+-- ARGV[4] epoch the events belong to   ARGV[5] last stream id stored
 --
 -- Returns {advanced 0|1, forwarded, lastEvent, epoch}. The cursor never moves backwards nor past
 -- the last event, and an ack for another epoch (the keys were re-created) changes nothing. The
@@ -10,7 +10,7 @@
 
 clock()
 load()
-local epoch, upto = ARGV[13], ARGV[14]
+local epoch, upto = ARGV[4], ARGV[5]
 if not B.epoch or B.epoch ~= epoch then
   return { 0, B.forwarded or '', B.lastEvent or '', B.epoch or '' }
 end

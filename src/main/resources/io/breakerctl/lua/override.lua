@@ -1,7 +1,7 @@
 -- override.lua: sets, changes or clears an operator override.
 --
--- ARGV[1] is the actor. ARGV[13] FORCED_OPEN | FORCED_CLOSED | DISABLED | METRICS_ONLY | CLEAR
--- ARGV[14] reason   ARGV[15] duration in ms (0 or '' = until cleared)   ARGV[16] correlation id
+-- ARGV[1] is the actor. ARGV[4] FORCED_OPEN | FORCED_CLOSED | DISABLED | METRICS_ONLY | CLEAR
+-- ARGV[5] reason   ARGV[6] duration in ms (0 or '' = until cleared)   ARGV[7] correlation id
 --
 -- Returns {changed 0|1, effectiveState, outcome, eventId, generation, epoch, previousState}
 -- outcome: SET | UPDATED | CLEARED | NOT_OVERRIDDEN.
@@ -13,8 +13,8 @@
 clock()
 load()
 ensure_created()
-local kind, reason, corr = ARGV[13], ARGV[14] or '', ARGV[16] or ''
-local duration = tonumber(ARGV[15]) or 0
+local kind, reason, corr = ARGV[4], ARGV[5] or '', ARGV[7] or ''
+local duration = tonumber(ARGV[6]) or 0
 if kind ~= 'CLEAR' and kind ~= 'FORCED_OPEN' and kind ~= 'FORCED_CLOSED' and kind ~= 'DISABLED'
     and kind ~= 'METRICS_ONLY' then
   return redis.error_reply('ERR breakerctl override: unknown override ' .. tostring(kind))

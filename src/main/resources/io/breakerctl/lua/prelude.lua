@@ -13,18 +13,24 @@
 --                                    degraded, at} as the node reported it (at = Redis ms)
 -- ARGV (every script):
 --   ARGV[1] node id or actor        ARGV[2] idle TTL of the keys in ms
---   ARGV[3..12] the caller's policy, used while none is warmed ('' = the default):
---           failureThreshold, windowMillis, failureRate, minimumCalls, slowCallMillis, openMillis,
---           maxOpenMillis, halfOpenPermits, probeLeaseMillis, enabled (1|0)
---   ARGV[13..] the script's own arguments
+--   ARGV[3] the caller's policy, used while none is warmed: ten comma-separated values, each
+--           empty for its default (and '' for all defaults): failureThreshold, windowMillis,
+--           failureRate, minimumCalls, slowCallMillis, openMillis, maxOpenMillis,
+--           halfOpenPermits, probeLeaseMillis, enabled (1|0). One argument rather than ten:
+--           each argument costs the client an encoding (ten cost ~2 us of a call's latency on a
+--           busy machine), while the one string.match that splits it costs Redis ~0.8 us, about
+--           what nine more ARGV strings did.
+--   ARGV[4..] the script's own arguments
 --
 -- Time comes only from redis.call('TIME'): client clocks never enter a decision.
--- Performance (see README, Performance; measured with scripts/bench): one HGETALL loads the hash
--- (cheaper than an HMGET naming 34 fields: a small hash is a listpack scanned per name), one HSET
--- writes the changes; the policy arrives as positional ARGV (parsing a CSV cost ~4 us); calls not
--- needed on the common path (TIME on the closed acquire, window bookkeeping except on a bucket
--- change) are skipped. Every redis.call costs ~0.8 us of Redis CPU; script CPU is fleet-wide
--- capacity.
+-- Performance (see README, Performance; measured with scripts/bench scripts and INFO
+-- commandstats): a redis.call costs ~1-1.5 us of Redis CPU before its own work (a 4-field HMGET
+-- ~2.5 us, an 11-field HGETALL ~3.6 us), and these definitions ~2.5 us per call. So the common
+-- cases run ahead of them, with as few calls as they need: acquire's closed path (one HMGET) and
+-- record's CLOSED count (TIME + one HMGET + one HSET, 22 -> 14-15 us). The full path loads the
+-- hash with one HGETALL (cheaper than an HMGET naming 34 fields: a small hash is a listpack
+-- scanned per name), writes with one HSET, and touches old window buckets only when the bucket
+-- number moves. Script CPU is fleet-wide capacity.
 
 local H, EV, LEASES = KEYS[1], KEYS[2], KEYS[3]
 local NODES, NODEINFO = KEYS[4], KEYS[5]
@@ -78,7 +84,19 @@ local function effective()
     num('overrideUntil', 0), NOW)
 end
 
--- The policy in force: the warmed copy when present, else the caller's (ARGV[3..12]), else
+-- The caller's policy argument (ARGV[3]) as ten strings ('' = default); record.lua's fast path
+-- matches the same pattern. A malformed argument is an error, never a silent default.
+local POLICY_ARG = '^([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),'
+  .. '([%d.]*),([01]?)$'
+local function policy_arg()
+  local arg = ARGV[3] or ''
+  if arg == '' then return '', '', '', '', '', '', '', '', '', '' end
+  local a, b, c, d, e, f, g, h, i, j = string.match(arg, POLICY_ARG)
+  if not a then error({ err = 'ERR breakerctl: bad policy argument ' .. arg }) end
+  return a, b, c, d, e, f, g, h, i, j
+end
+
+-- The policy in force: the warmed copy when present, else the caller's (ARGV[3]), else
 -- defaults.
 local POLICY
 local function policy()
@@ -93,14 +111,11 @@ local function policy()
       id = B.policyId or '', version = B.policyVersion }
     return POLICY
   end
-  local function at(i, d)
-    local v = ARGV[2 + i]
-    if v == nil or v == '' then return d end
-    return tonumber(v)
-  end
-  POLICY = { threshold = at(1, 5), window = at(2, 60000), rate = at(3, nil), minCalls = at(4, 20),
-    slow = at(5, nil), open = at(6, 30000), maxOpen = at(7, 300000), permits = at(8, 1),
-    lease = at(9, 10000), enabled = (ARGV[12] ~= '0'), id = '', version = '0' }
+  local t, w, r, m, s, o, mo, p, l, e = policy_arg()
+  POLICY = { threshold = tonumber(t) or 5, window = tonumber(w) or 60000, rate = tonumber(r),
+    minCalls = tonumber(m) or 20, slow = tonumber(s), open = tonumber(o) or 30000,
+    maxOpen = tonumber(mo) or 300000, permits = tonumber(p) or 1, lease = tonumber(l) or 10000,
+    enabled = (e ~= '0'), id = '', version = '0' }
   return POLICY
 end
 

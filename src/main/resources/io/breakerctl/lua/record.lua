@@ -1,15 +1,17 @@
 -- record.lua: records call outcomes and trips, closes or reopens the breaker.
 --
--- ARGV[13] failures (count)   ARGV[14] successes (count; a node flushes its successes in batches)
--- ARGV[15] duration in ms of the one call reported ('' for batches): a call at least
+-- ARGV[4] failures (count)   ARGV[5] successes (count; a node flushes its successes in batches)
+-- ARGV[6] duration in ms of the one call reported ('' for batches): a call at least
 --         slowCallMillis slow counts as a failure
--- ARGV[16] generation the caller was admitted in ('' unknown)   ARGV[17] probe lease id ('' none)
--- ARGV[18] the node's heartbeat as a JSON object ('' none): written with the node's batched flush
+-- ARGV[7] generation the caller was admitted in ('' unknown)   ARGV[8] probe lease id ('' none)
+-- ARGV[9] the node's heartbeat as a JSON object ('' none): written with the node's batched flush
 --          to KEYS[4]/KEYS[5] with the Redis time added as "at"; nodes silent for NODE_GONE are
 --          pruned here (at most 10 per call), so there are no per-node keys to expire.
 --
 -- Returns {effectiveState, windowFailures, windowCalls, transitioned 0|1, generation, eventId,
---          epoch, accepted 0|1, reason, openUntil}.
+--          epoch, accepted 0|1, reason, openUntil}; the fast path only {windowFailures,
+--          windowCalls, generation, epoch}: CLOSED, not transitioned, accepted, COUNTED, no
+--          openUntil (a stored CLOSED never has one).
 --
 -- The window is time-bucketed: BUCKETS buckets of windowMillis/BUCKETS. winFailures/winCalls are
 -- maintained totals, curFailures/curCalls the newest bucket (number winBucket); older buckets
@@ -22,41 +24,43 @@
 --
 -- Fast path (ahead of the prelude's definitions, which cost ~2.5 us per call): the common case,
 -- a CLOSED breaker without override counting a result in the newest bucket without tripping,
--- takes TIME + one HMGET + one HSET and no table of the whole hash. Anything else (no keys yet, a
+-- takes TIME + one HMGET (14 fields, not the whole hash) + one HSET. Anything else (no keys yet, a
 -- lease, a heartbeat, a stale generation, a bucket change, a trip, a TTL refresh due, bad counts)
 -- falls through to the full path below, which decides from scratch: the fast path changes
 -- nothing before it commits. It must stay equivalent to the full path for the cases it takes
--- (ScriptContractIT runs both; a test pins each fall-through).
+-- (RecordFastPathIT feeds both the same calls and pins each fall-through).
 local A = ARGV
-if A[17] == '' and A[18] == '' then
+if A[8] == '' and A[9] == '' then
   local t = redis.call('TIME')
   local now = t[1] * 1000 + math.floor(t[2] / 1000)
   local f = redis.call('HMGET', KEYS[1], 'state', 'override', 'generation', 'epoch', 'winBucket',
     'curFailures', 'curCalls', 'winFailures', 'winCalls', 'failuresTotal', 'successesTotal',
-    'ttlAt', 'openUntil', 'policyVersion', 'p.failureThreshold', 'p.windowMillis',
-    'p.failureRate', 'p.minimumCalls', 'p.slowCallMillis', 'p.enabled')
-  local fails, succ = tonumber(A[13]), tonumber(A[14])
+    'ttlAt', 'policyVersion', 'policy')
+  local fails, succ = tonumber(A[4]), tonumber(A[5])
   local ttl = tonumber(f[12])
-  if f[1] == 'CLOSED' and not f[2] and (A[16] == '' or A[16] == f[3]) and fails and succ
+  -- the policy in force, in the policy argument's format: the warmed copy (warm.lua writes it as
+  -- `policy` next to the p.* fields), else the caller's
+  local pol = A[3]
+  if f[13] then pol = f[14] end
+  if pol and f[1] == 'CLOSED' and not f[2] and (A[7] == '' or A[7] == f[3]) and fails and succ
       and fails >= 0 and succ >= 0 and f[5] and ttl
       and (ttl == -1 or now - ttl < tonumber(A[2]) / 8) then
-    -- the policy in force: the warmed copy, else the caller's (as policy() in the prelude)
-    local threshold, window, rate, min_calls, slow, enabled
-    if f[14] then
-      threshold, window = tonumber(f[15]) or 5, tonumber(f[16]) or 60000
-      rate, min_calls = tonumber(f[17]), tonumber(f[18]) or 20
-      slow, enabled = tonumber(f[19]), f[20] ~= '0'
-    else
-      threshold, window = tonumber(A[3]) or 5, tonumber(A[4]) or 60000
-      rate, min_calls = tonumber(A[5]), tonumber(A[6]) or 20
-      slow, enabled = tonumber(A[7]), A[12] ~= '0'
+    -- as policy() in the prelude; a malformed value leaves threshold nil and falls through to
+    -- the full path, which reports it
+    local t, w, r, m, s, e = '', '', '', '', '', ''
+    if pol ~= '' then
+      t, w, r, m, s, e = string.match(pol,
+        '^([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),[%d.]*,[%d.]*,[%d.]*,[%d.]*,([01]?)$')
     end
-    local duration = tonumber(A[15])
+    local threshold = t and (tonumber(t) or 5)
+    local window, rate, min_calls = tonumber(w) or 60000, tonumber(r), tonumber(m) or 20
+    local slow, enabled = tonumber(s), e ~= '0'
+    local duration = tonumber(A[6])
     if slow and duration and duration >= slow and succ > 0 and fails == 0 then
       succ, fails = succ - 1, 1
     end
     local wf, wc = f[8] + fails, f[9] + fails + succ
-    if math.floor(now / math.max(1, math.floor(window / 10))) == tonumber(f[5])
+    if threshold and math.floor(now / math.max(1, math.floor(window / 10))) == tonumber(f[5])
         and not (enabled and fails > 0 and (wf >= threshold
           or (rate and wc >= min_calls and wf * 100 >= rate * wc))) then
       if fails > 0 and succ > 0 then
@@ -70,7 +74,7 @@ if A[17] == '' and A[18] == '' then
         redis.call('HSET', KEYS[1], 'curCalls', f[7] + succ, 'winCalls', wc,
           'successesTotal', (f[11] or 0) + succ)
       end
-      return { 'CLOSED', wf, wc, 0, f[3], '', f[4], 1, 'COUNTED', tonumber(f[13]) or 0 }
+      return { wf, wc, f[3], f[4] }
     end
   end
 end
@@ -79,11 +83,11 @@ end
 
 clock()
 load()
-local failures = tonumber(ARGV[13]) or 0
-local successes = tonumber(ARGV[14]) or 0
-local duration = tonumber(ARGV[15])
-local seen_gen = ARGV[16] or ''
-local lease = ARGV[17] or ''
+local failures = tonumber(ARGV[4]) or 0
+local successes = tonumber(ARGV[5]) or 0
+local duration = tonumber(ARGV[6])
+local seen_gen = ARGV[7] or ''
+local lease = ARGV[8] or ''
 if failures < 0 or successes < 0 then
   return redis.error_reply('ERR breakerctl record: counts must be >= 0')
 end
@@ -196,7 +200,7 @@ else
 end
 
 flush()
-local beat = ARGV[18] or ''
+local beat = ARGV[9] or ''
 if beat ~= '' then
   local ok, hb = pcall(cjson.decode, beat)
   if not ok or type(hb) ~= 'table' then

@@ -1,8 +1,8 @@
--- warm.lua: writes the resolved policy into the breaker's hash (fields p.*, policyId,
+-- warm.lua: writes the resolved policy into the breaker's hash (fields p.*, policy, policyId,
 -- policyVersion) and publishes it so running nodes adopt it without restart.
 --
--- ARGV[3..12] the policy (prelude header)   ARGV[13] policy id   ARGV[14] version (integer >= 1)
--- ARGV[15] storeFailureMode   ARGV[16] fallbackPolicy
+-- ARGV[3] the policy (prelude header)   ARGV[4] policy id   ARGV[5] version (integer >= 1)
+-- ARGV[6] storeFailureMode   ARGV[7] fallbackPolicy
 --
 -- Returns {written 0|1, outcome, policyId, policyVersion, epoch}; outcome WARMED | UNCHANGED |
 -- STALE. For the same policy id an older or equal version never overwrites a newer one (appliers
@@ -11,7 +11,7 @@
 
 clock()
 load()
-local id, version = ARGV[13], tonumber(ARGV[14])
+local id, version = ARGV[4], tonumber(ARGV[5])
 if not version or version < 1 then
   return redis.error_reply('ERR breakerctl warm: version must be an integer >= 1')
 end
@@ -27,12 +27,15 @@ ensure_created()
 local names = { 'p.failureThreshold', 'p.windowMillis', 'p.failureRate', 'p.minimumCalls',
   'p.slowCallMillis', 'p.openMillis', 'p.maxOpenMillis', 'p.halfOpenPermits',
   'p.probeLeaseMillis', 'p.enabled' }
+local values = { policy_arg() }
 for i, f in ipairs(names) do
-  local v = ARGV[2 + i]
-  if v == nil or v == '' then set(f, false) else set(f, v) end
+  local v = values[i]
+  if v == '' then set(f, false) else set(f, v) end
 end
-set('p.storeFailureMode', ARGV[15] or 'LOCAL_ONLY')
-set('p.fallbackPolicy', ARGV[16] or 'NONE')
+-- the same values in the policy argument's format, for record.lua's fast path (one field to read)
+set('policy', ARGV[3] or '')
+set('p.storeFailureMode', ARGV[6] or 'LOCAL_ONLY')
+set('p.fallbackPolicy', ARGV[7] or 'NONE')
 set('policyId', id)
 set('policyVersion', tostring(version))
 flush()

@@ -26,6 +26,11 @@ public record AcquireResult(
     String epoch) {
 
   static AcquireResult of(List<Object> r) {
+    if (r.size() == 3) {
+      // the closed fast path: {1, generation, epoch}
+      return new AcquireResult(
+          true, State.CLOSED, "CLOSED", Replies.str(r, 1), "", 0, Replies.str(r, 2));
+    }
     return new AcquireResult(
         Replies.flag(r, 0),
         State.fromCode(Replies.str(r, 1)),
@@ -34,6 +39,11 @@ public record AcquireResult(
         Replies.str(r, 4),
         Replies.num(r, 5),
         Replies.str(r, 6));
+  }
+
+  /** The lean form's answer for a breaker that is not closed: send the full form. */
+  static boolean isLeanRefusal(List<Object> r) {
+    return r.size() == 1 && Replies.num(r, 0) == -1;
   }
 
   /** The probe lease, when this admission is a probe. */

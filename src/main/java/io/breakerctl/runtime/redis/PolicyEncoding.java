@@ -3,14 +3,14 @@ package io.breakerctl.runtime.redis;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.StoreFailureMode;
+import java.math.BigDecimal;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * How a {@link Policy} travels to the scripts (ten positional arguments) and lives in the state
- * hash ({@code p.*} fields next to {@code policyId} and {@code policyVersion}).
+ * How a {@link Policy} travels to the scripts (one argument of ten comma-separated values) and
+ * lives in the state hash ({@code p.*} fields next to {@code policyId} and {@code policyVersion}).
  */
 public final class PolicyEncoding {
   private PolicyEncoding() {}
@@ -19,17 +19,17 @@ public final class PolicyEncoding {
   public record WarmedPolicy(String policyId, long version, Policy policy) {}
 
   /**
-   * The ten positional script arguments (ARGV[3..12]): failureThreshold, windowMillis, failureRate,
-   * minimumCalls, slowCallMillis, openMillis, maxOpenMillis, halfOpenPermits, probeLeaseMillis,
-   * enabled; an unset optional field is empty.
+   * The policy as the scripts' one policy argument (ARGV[3]): ten comma-separated values,
+   * failureThreshold, windowMillis, failureRate, minimumCalls, slowCallMillis, openMillis,
+   * maxOpenMillis, halfOpenPermits, probeLeaseMillis, enabled (1|0); an unset optional field is
+   * empty. Plain decimals only (no exponent), as the scripts' pattern expects.
    */
-  public static List<String> toArgs(Policy p) {
-    return List.of(
+  public static String toArg(Policy p) {
+    return String.join(
+        ",",
         Integer.toString(p.failureThreshold()),
         Long.toString(p.window().toMillis()),
-        p.failureRateThreshold().isPresent()
-            ? stripZero(p.failureRateThreshold().getAsDouble())
-            : "",
+        p.failureRateThreshold().isPresent() ? plain(p.failureRateThreshold().getAsDouble()) : "",
         Integer.toString(p.minimumCalls()),
         p.slowCallMillis().isPresent() ? Integer.toString(p.slowCallMillis().getAsInt()) : "",
         Long.toString(p.open().toMillis()),
@@ -39,11 +39,11 @@ public final class PolicyEncoding {
         p.enabled() ? "1" : "0");
   }
 
-  /** Ten empty policy arguments: scripts that need no caller policy. */
-  public static final List<String> NO_POLICY = List.of("", "", "", "", "", "", "", "", "", "");
+  /** The policy argument of scripts that need no caller policy: every field its default. */
+  public static final String NO_POLICY = "";
 
-  private static String stripZero(double d) {
-    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+  private static String plain(double d) {
+    return BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
   }
 
   /** The warmed policy in a breaker's hash fields, if one was warmed. */

@@ -31,6 +31,20 @@ public record RecordResult(
     long openUntilMillis) {
 
   static RecordResult of(List<Object> r) {
+    if (r.size() == 4) {
+      // the fast path: {windowFailures, windowCalls, generation, epoch}, counted in CLOSED
+      return new RecordResult(
+          State.CLOSED,
+          Replies.num(r, 0),
+          Replies.num(r, 1),
+          false,
+          Replies.str(r, 2),
+          "",
+          Replies.str(r, 3),
+          true,
+          "COUNTED",
+          0);
+    }
     return new RecordResult(
         State.fromCode(Replies.str(r, 0)),
         Replies.num(r, 1),

@@ -2,6 +2,7 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanArgs;
@@ -72,8 +73,25 @@ public final class RedisBreakerStore implements AutoCloseable {
   private final Duration timeout;
   private final BreakerKeys keys;
   private final String idleTtlMillis;
-  private final Map<Policy, List<String>> policyArgs = new ConcurrentHashMap<>();
-  private final Map<BreakerId, String[]> scriptKeys = new ConcurrentHashMap<>();
+  private final Map<Policy, String> policyArgs = new ConcurrentHashMap<>();
+  private final Map<BreakerId, Target> targets = new ConcurrentHashMap<>();
+
+  /**
+   * A breaker as the scripts address it: its keys (built once), the lean acquire's one key, and
+   * whether this store last saw it CLOSED (then acquire sends the lean form first).
+   */
+  private static final class Target {
+    final String[] keys;
+    final String[] hashOnly;
+    volatile boolean lastClosed = true;
+
+    Target(String[] keys) {
+      this.keys = keys;
+      this.hashOnly = new String[] {keys[0]};
+    }
+  }
+
+  private static final String[] NO_ARGS = {};
 
   private RedisBreakerStore(
       AbstractRedisClient client,
@@ -343,7 +361,34 @@ public final class RedisBreakerStore implements AutoCloseable {
    * breaker's hash.
    */
   public CompletableFuture<AcquireResult> acquire(BreakerId id, String node, Policy policy) {
-    return run(BreakerScript.ACQUIRE, id, node, policy).thenApply(AcquireResult::of);
+    Target t = target(id);
+    if (!t.lastClosed) {
+      return full(t, id, node, policy);
+    }
+    // The lean form (acquire.lua): the hash key alone and no arguments, answered on the closed
+    // fast path; a breaker that is not closed answers {-1} and gets the full form at once.
+    return evalsha(BreakerScript.ACQUIRE, id.toString(), t.hashOnly, NO_ARGS)
+        .thenCompose(
+            r ->
+                AcquireResult.isLeanRefusal(r)
+                    ? full(t, id, node, policy)
+                    : CompletableFuture.completedFuture(AcquireResult.of(r)));
+  }
+
+  private CompletableFuture<AcquireResult> full(
+      Target t, BreakerId id, String node, Policy policy) {
+    return run(BreakerScript.ACQUIRE, id, node, policy)
+        .thenApply(
+            r -> {
+              AcquireResult a = AcquireResult.of(r);
+              t.lastClosed = a.state() == State.CLOSED;
+              return a;
+            });
+  }
+
+  private Target target(BreakerId id) {
+    Target t = targets.get(id);
+    return t != null ? t : targets.computeIfAbsent(id, i -> new Target(keys.scriptKeys(i)));
   }
 
   /** Records outcomes. {@code policy} applies while no policy is warmed. */
@@ -416,13 +461,10 @@ public final class RedisBreakerStore implements AutoCloseable {
    */
   public CompletableFuture<String> holdForwarderLease(String node, Duration lease) {
     String[] k = {keys.prefix() + ":forwarder"};
-    List<String> args = new ArrayList<>();
-    args.add(node);
-    args.add(idleTtlMillis);
-    args.addAll(PolicyEncoding.NO_POLICY);
-    args.add(Long.toString(lease.toMillis()));
-    return evalsha(BreakerScript.FORWARDER_LEASE, k[0], k, args.toArray(new String[0]))
-        .thenApply(r -> Replies.str(r, 1));
+    String[] args = {
+      node, idleTtlMillis, PolicyEncoding.NO_POLICY, Long.toString(lease.toMillis())
+    };
+    return evalsha(BreakerScript.FORWARDER_LEASE, k[0], k, args).thenApply(r -> Replies.str(r, 1));
   }
 
   /**
@@ -542,19 +584,15 @@ public final class RedisBreakerStore implements AutoCloseable {
 
   private CompletableFuture<List<Object>> run(
       BreakerScript script, BreakerId id, String actor, Policy policy, String... extra) {
-    String[] k = scriptKeys.computeIfAbsent(id, keys::scriptKeys);
-    List<String> policyArgs =
-        policy == null
-            ? PolicyEncoding.NO_POLICY
-            : this.policyArgs.computeIfAbsent(policy, PolicyEncoding::toArgs);
-    String[] args = new String[2 + policyArgs.size() + extra.length];
+    String[] args = new String[3 + extra.length];
     args[0] = actor;
     args[1] = idleTtlMillis;
-    for (int i = 0; i < policyArgs.size(); i++) {
-      args[2 + i] = policyArgs.get(i);
-    }
-    System.arraycopy(extra, 0, args, 2 + policyArgs.size(), extra.length);
-    return evalsha(script, id.toString(), k, args);
+    args[2] =
+        policy == null
+            ? PolicyEncoding.NO_POLICY
+            : policyArgs.computeIfAbsent(policy, PolicyEncoding::toArg);
+    System.arraycopy(extra, 0, args, 3, extra.length);
+    return evalsha(script, id.toString(), target(id).keys, args);
   }
 
   private CompletableFuture<List<Object>> evalsha(

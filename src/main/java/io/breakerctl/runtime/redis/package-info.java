@@ -6,10 +6,16 @@
  * an {@code EVAL} fallback on {@code NOSCRIPT}. Reads need no script. The key layout is {@link
  * io.breakerctl.runtime.redis.BreakerKeys}; the README documents it for {@code redis-cli} users.
  *
- * <p>Performance decisions (measured with {@code scripts/bench scripts}): the hash is loaded with
- * one {@code HGETALL} (cheaper than an {@code HMGET} of 34 names in a listpack), the caller's
- * policy travels as ten positional arguments (parsing a CSV cost about 4 µs), the window keeps
- * maintained totals and touches old buckets only when the bucket number moves, and the closed
- * acquire path is one {@code HMGET} before the prelude's definitions.
+ * <p>Performance decisions (measured with {@code scripts/bench scripts}; figures in the README and
+ * {@code prelude.lua}): every {@code redis.call} costs 1-1.5 µs of Redis CPU and the prelude's
+ * definitions about 2.5 µs, so the common cases run ahead of the prelude: acquire's closed path
+ * (one {@code HMGET}) and record's CLOSED count (TIME, one {@code HMGET} of 14 fields, one {@code
+ * HSET}); {@code RecordFastPathIT} holds the latter to the full path. On the client, every key and
+ * argument costs an encoding: the caller's policy travels as one argument of ten values, the fast
+ * paths answer with short replies, and {@link
+ * io.breakerctl.runtime.redis.RedisBreakerStore#acquire} sends the lean form (the hash key alone,
+ * no arguments) while it last saw the breaker CLOSED. The full path loads the hash with one {@code
+ * HGETALL} (cheaper than an {@code HMGET} of 34 names in a listpack) and keeps the window as
+ * maintained totals, touching old buckets only when the bucket number moves.
  */
 package io.breakerctl.runtime.redis;

@@ -50,7 +50,7 @@ class PolicyEncodingTest {
    * plus the store failure mode, fallback policy, policyId and policyVersion.
    */
   private static Map<String, String> warmedHash(Policy p, String policyId, long version) {
-    String[] values = String.join(",", PolicyEncoding.toArgs(p)).split(",", -1);
+    String[] values = PolicyEncoding.toArg(p).split(",", -1);
     Map<String, String> hash = new HashMap<>();
     for (int i = 0; i < CSV_FIELDS.size(); i++) {
       if (!values[i].isEmpty()) {
@@ -67,20 +67,20 @@ class PolicyEncodingTest {
   }
 
   @Nested
-  @DisplayName("toArgs")
+  @DisplayName("toArg")
   class ToCsv {
 
     @Test
     @DisplayName("the defaults leave the optional rate and slow-call fields empty")
     void defaults() {
-      assertThat(String.join(",", PolicyEncoding.toArgs(Policy.DEFAULT)))
+      assertThat(PolicyEncoding.toArg(Policy.DEFAULT))
           .isEqualTo("5,60000,,20,,30000,300000,1,10000,1");
     }
 
     @Test
     @DisplayName("a policy with failure rate and slow calls, durations in ms")
     void rateAndSlowCalls() {
-      assertThat(String.join(",", PolicyEncoding.toArgs(withRateAndSlowCalls())))
+      assertThat(PolicyEncoding.toArg(withRateAndSlowCalls()))
           .isEqualTo("8,30000,50,10,750,2500,600000,3,1500,1");
     }
 
@@ -89,17 +89,23 @@ class PolicyEncodingTest {
     void fractionalRateDisabled() {
       Policy p = Policy.builder().failureRateThreshold(12.5).enabled(false).build();
 
-      assertThat(String.join(",", PolicyEncoding.toArgs(p)))
-          .isEqualTo("5,60000,12.5,20,,30000,300000,1,10000,0");
+      assertThat(PolicyEncoding.toArg(p)).isEqualTo("5,60000,12.5,20,,30000,300000,1,10000,0");
+    }
+
+    @Test
+    @DisplayName("a tiny or large rate is a plain decimal, never an exponent the scripts reject")
+    void plainDecimals() {
+      assertThat(PolicyEncoding.toArg(Policy.builder().failureRateThreshold(0.0001).build()))
+          .isEqualTo("5,60000,0.0001,20,,30000,300000,1,10000,1");
+      assertThat(PolicyEncoding.toArg(Policy.builder().failureRateThreshold(100.0).build()))
+          .isEqualTo("5,60000,100,20,,30000,300000,1,10000,1");
     }
 
     @Test
     @DisplayName("always has the 10 fields warm.lua requires")
     void tenFields() {
-      assertThat(String.join(",", PolicyEncoding.toArgs(Policy.DEFAULT)).split(",", -1))
-          .hasSize(10);
-      assertThat(String.join(",", PolicyEncoding.toArgs(withRateAndSlowCalls())).split(",", -1))
-          .hasSize(10);
+      assertThat(PolicyEncoding.toArg(Policy.DEFAULT).split(",", -1)).hasSize(10);
+      assertThat(PolicyEncoding.toArg(withRateAndSlowCalls()).split(",", -1)).hasSize(10);
     }
   }
 
@@ -143,7 +149,7 @@ class PolicyEncodingTest {
     }
 
     @Test
-    @DisplayName("a policy round-trips through toArgs and the warmed hash")
+    @DisplayName("a policy round-trips through toArg and the warmed hash")
     void roundTrip() {
       Policy p =
           withRateAndSlowCalls().toBuilder()

@@ -197,6 +197,40 @@ class ScriptContractIT {
   @ParameterizedTest(name = "{0}")
   @MethodSource("targets")
   @DisplayName(
+      "acquire's lean form (one key, no arguments): answers CLOSED; otherwise -1 and writes"
+          + " nothing, and the store sends the full form")
+  void leanAcquire(StoreTarget t) {
+    BreakerId id = fresh(t, "lean");
+    Policy p = policy().failureThreshold(1).open(Duration.ofMillis(100)).build();
+    RedisServerProcess node = t.nodeFor(id);
+    String hash = t.store.keys().hash(id);
+    String body = BreakerScript.ACQUIRE.body();
+
+    assertThat(node.call("EVAL", body, "1", hash)).isEqualTo(List.of(1L, "0", ""));
+    AcquireResult unused = await(t.store.acquire(id, "n1", p));
+    assertThat(unused.allowed()).isTrue();
+    assertThat(unused.state()).isEqualTo(State.CLOSED);
+
+    fail(t, id, p);
+    awaitHalfOpen(t, id);
+    Object storedBefore = node.call("HGETALL", hash);
+    assertThat(node.call("EVAL", body, "1", hash)).isEqualTo(List.of(-1L));
+    assertThat(node.call("HGETALL", hash)).isEqualTo(storedBefore);
+    assertThat(causes(t, id)).containsExactly(TransitionCause.FAILURE_THRESHOLD);
+
+    AcquireResult probe = await(t.store.acquire(id, "n1", p));
+    assertThat(probe.reason()).isEqualTo("PROBE");
+    assertThat(await(t.store.acquire(id, "n2", p)).reason()).isEqualTo("PROBES_BUSY");
+    await(t.store.record(id, Outcome.probe("n1", probe.generation(), probe.leaseId(), true), p));
+    AcquireResult closed = await(t.store.acquire(id, "n1", p));
+    assertThat(closed.allowed()).isTrue();
+    assertThat(closed.state()).isEqualTo(State.CLOSED);
+    assertThat(closed.generation()).isNotEqualTo(probe.generation()).isNotEqualTo("0");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName(
       "leases: one probe, stale lease/owner/generation ignored, an expired lease frees its slot")
   void leaseLifecycle(StoreTarget t) {
     BreakerId id = fresh(t, "lease");
