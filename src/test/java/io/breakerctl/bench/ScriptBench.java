@@ -36,9 +36,11 @@ import java.util.TreeMap;
  *   <li>{@code ping} — {@code async().ping().toCompletableFuture().join()}: the floor, through the
  *       same asynchronous API the store uses;
  *   <li>{@code acquire} — {@code store.acquire(...).join()} on the closed path (a breaker in CLOSED
- *       without an override, created by recording one success first);
+ *       without an override, created by recording one success first), which the store sends in
+ *       acquire.lua's lean form (the hash key alone) since it last saw the breaker CLOSED;
  *   <li>{@code record} — {@code store.record(id, Outcome.failure(node, ""), policy).join()} on a
- *       breaker whose {@code failureThreshold} (1,000,000) is never reached during the run;
+ *       breaker whose {@code failureThreshold} (1,000,000) is never reached during the run
+ *       (record.lua's fast path, except when the window's bucket moves);
  *   <li>{@code ping-sync} — {@code sync().ping()}, for reference only.
  * </ul>
  *
