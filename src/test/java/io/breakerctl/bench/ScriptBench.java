@@ -2,7 +2,9 @@ package io.breakerctl.bench;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.AcquireResult;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
 import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RecordResult;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
@@ -41,6 +43,9 @@ import java.util.TreeMap;
  *   <li>{@code record} — {@code store.record(id, Outcome.failure(node, ""), policy).join()} on a
  *       breaker whose {@code failureThreshold} (1,000,000) is never reached during the run
  *       (record.lua's fast path, except when the window's bucket moves);
+ *   <li>{@code flush} — a node's batched flush: {@code store.record(id, Outcome.successes(node,
+ *       25), policy, heartbeat)}, what every HYBRID node sends per breaker every second
+ *       (informational: no target; the fleet's steady Redis load);
  *   <li>{@code ping-sync} — {@code sync().ping()}, for reference only.
  * </ul>
  *
@@ -127,11 +132,14 @@ public final class ScriptBench {
 
       BreakerId acquireId = BreakerId.parse("bench:acquire");
       BreakerId recordId = BreakerId.parse("bench:record");
+      BreakerId flushId = BreakerId.parse("bench:flush");
+      NodeHeartbeat beat = new NodeHeartbeat(NODE, State.CLOSED, "", 0, false, 0);
       Policy policy = Policy.builder().failureThreshold(1_000_000).build();
 
       // The closed acquire path needs an existing CLOSED breaker: one success creates it.
       store.record(acquireId, Outcome.success(NODE, "", 5), policy).join();
       store.record(recordId, Outcome.success(NODE, "", 5), policy).join();
+      store.record(flushId, Outcome.success(NODE, "", 5), policy).join();
       Outcome failure = Outcome.failure(NODE, "");
 
       Map<String, Op> ops = new LinkedHashMap<>();
@@ -152,6 +160,8 @@ public final class ScriptBench {
               throw new IllegalStateException("record tripped the breaker: " + r);
             }
           });
+      Outcome batch = Outcome.successes(NODE, 25);
+      ops.put("flush", () -> store.record(flushId, batch, policy, beat).join());
       ops.put("ping-sync", sync::ping);
 
       // Warm-up: JIT, Netty buffers, script cache (first EVALSHA may answer NOSCRIPT).
@@ -190,8 +200,9 @@ public final class ScriptBench {
       Cpu pingCpu = cpu(server, "ping", ops.get("ping"));
       Cpu acquireCpu = cpu(server, "evalsha", ops.get("acquire"));
       Cpu recordCpu = cpu(server, "evalsha", ops.get("record"));
+      Cpu flushCpu = cpu(server, "evalsha", ops.get("flush"));
 
-      report(samples, counts, roundsDone, pingCpu, acquireCpu, recordCpu);
+      report(samples, counts, roundsDone, pingCpu, acquireCpu, recordCpu, flushCpu);
     }
   }
 
@@ -240,7 +251,8 @@ public final class ScriptBench {
       int roundsDone,
       Cpu pingCpu,
       Cpu acquireCpu,
-      Cpu recordCpu) {
+      Cpu recordCpu,
+      Cpu flushCpu) {
     Map<String, double[]> p = new LinkedHashMap<>();
     for (Map.Entry<String, long[]> e : samples.entrySet()) {
       int n = counts.get(e.getKey());
@@ -249,7 +261,8 @@ public final class ScriptBench {
       double mean = Arrays.stream(s).average().orElse(Double.NaN) / 1000.0;
       p.put(e.getKey(), new double[] {pct(s, n, 0.50), pct(s, n, 0.99), mean, n});
     }
-    Map<String, Cpu> cpus = Map.of("ping", pingCpu, "acquire", acquireCpu, "record", recordCpu);
+    Map<String, Cpu> cpus =
+        Map.of("ping", pingCpu, "acquire", acquireCpu, "record", recordCpu, "flush", flushCpu);
     double ping50 = p.get("ping")[0];
 
     System.out.println();
@@ -278,6 +291,7 @@ public final class ScriptBench {
     System.out.println("Redis CPU inside the scripts (commandstats, per script call: count x us):");
     innerLine("acquire", acquireCpu);
     innerLine("record", recordCpu);
+    innerLine("flush", flushCpu);
 
     double acq50 = p.get("acquire")[0];
     double rec50 = p.get("record")[0];

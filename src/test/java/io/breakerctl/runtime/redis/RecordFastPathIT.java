@@ -2,7 +2,10 @@ package io.breakerctl.runtime.redis;
 
 import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -37,6 +40,8 @@ class RecordFastPathIT {
 
   @RegisterExtension static final RedisExtension redis = RedisExtension.manual();
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
   private static final String IDLE_TTL = Long.toString(Duration.ofHours(24).toMillis());
   private static final Duration LONG_WINDOW = Duration.ofSeconds(600);
 
@@ -121,6 +126,7 @@ class RecordFastPathIT {
       }
       assertThat(ha).as("hash after %s", o).isEqualTo(hb);
       assertThat(ttlKind(a)).as("key expiry after %s", o).isEqualTo(ttlKind(b));
+      assertThat(heartbeats(a)).as("heartbeats after %s", o).isEqualTo(heartbeats(b));
       return ra;
     }
 
@@ -158,7 +164,14 @@ class RecordFastPathIT {
         m.put((String) flat.get(i), (String) flat.get(i + 1));
       }
       for (String f :
-          List.of("epoch", "lastTransitionAt", "openUntil", "openedAt", "lastEvent", "forwarded")) {
+          List.of(
+              "epoch",
+              "lastTransitionAt",
+              "openUntil",
+              "openedAt",
+              "lastEvent",
+              "forwarded",
+              "nodesPrunedAt")) {
         m.computeIfPresent(f, (k, v) -> "<set>");
       }
       m.computeIfPresent("ttlAt", (k, v) -> v.equals("-1") ? "-1" : "<time>");
@@ -166,8 +179,37 @@ class RecordFastPathIT {
     }
 
     private String ttlKind(BreakerId id) {
-      long ttl = (Long) server.call("PTTL", t.store.keys().hash(id));
+      return ttlKind(t.store.keys().hash(id));
+    }
+
+    private String ttlKind(String key) {
+      long ttl = (Long) server.call("PTTL", key);
       return ttl == -1 ? "persisted" : ttl == -2 ? "absent" : "expires";
+    }
+
+    /** The heartbeat keys: members, each node's JSON without "at", and both keys' expiry kind. */
+    private List<Object> heartbeats(BreakerId id) {
+      BreakerKeys k = t.store.keys();
+      Map<String, Object> info = new TreeMap<>();
+      @SuppressWarnings("unchecked")
+      List<Object> flat = (List<Object>) server.call("HGETALL", k.nodeInfo(id));
+      for (int i = 0; i < flat.size(); i += 2) {
+        try {
+          Map<String, Object> json = JSON.readValue((String) flat.get(i + 1), MAP);
+          assertThat(json)
+              .as("heartbeat of %s carries the Redis time", flat.get(i))
+              .containsKey("at");
+          json.remove("at");
+          info.put((String) flat.get(i), json);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+      return List.of(
+          server.call("ZRANGE", k.nodes(id), "0", "-1"),
+          info,
+          ttlKind(k.nodes(id)),
+          ttlKind(k.nodeInfo(id)));
     }
   }
 
@@ -302,6 +344,44 @@ class RecordFastPathIT {
         false);
     x.record(Outcome.failure("n1", closed.generation()), p, true);
     assertThat(x.ttlKind(x.a)).isEqualTo("persisted");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName(
+      "a flush with the node's heartbeat takes the fast path unless pruning is due or the"
+          + " heartbeat is not the runtime's; a broken one writes nothing")
+  void heartbeats(StoreTarget t) {
+    Pair x = new Pair(t, "beat");
+    Policy p = policy().failureThreshold(1000).build();
+    String beat = new NodeHeartbeat("n1", State.CLOSED, "pol", 3, false, 0).toJson();
+
+    x.record(Outcome.successes("n1", 1), p, false); // no keys yet
+    x.record(Outcome.successes("n1", 3), p, beat, false); // nodes never pruned
+    x.record(Outcome.successes("n1", 2), p, beat, true);
+    x.record(
+        Outcome.successes("n2", 4),
+        p,
+        new NodeHeartbeat("n2", State.CLOSED, "pol", 2, true, 0).toJson(),
+        true); // a new node: its keys get the hash's expiry
+    x.record(Outcome.successes("n1", 0), p, beat, true);
+    x.record(Outcome.successes("n1", 1), p, "{\"state\":\"CLOSED\",\"at\":5}", false);
+    x.record(Outcome.successes("n1", 1), p, "{}", false);
+    x.record(Outcome.successes("n1", 1), p, " " + beat + " ", false);
+
+    Object before = x.server.call("HGETALL", t.store.keys().hash(x.a));
+    for (String broken : List.of("{\"state\":", "[1,2}", "\"x\"")) {
+      for (BreakerId id : List.of(x.a, x.b)) {
+        List<String> cmd = new ArrayList<>(List.of("EVAL", SHIPPED, "5"));
+        cmd.addAll(List.of(t.store.keys().scriptKeys(id)));
+        cmd.addAll(List.of("n1", IDLE_TTL, PolicyEncoding.toArg(p), "0", "1", "", "", "", broken));
+        assertThatThrownBy(() -> x.server.call(cmd.toArray(new String[0])))
+            .as("heartbeat %s", broken)
+            .isInstanceOf(RuntimeException.class)
+            .hasMessageContaining("heartbeat is not a JSON object");
+      }
+    }
+    assertThat(x.server.call("HGETALL", t.store.keys().hash(x.a))).isEqualTo(before);
   }
 
   @ParameterizedTest(name = "{0}")
