@@ -26,8 +26,8 @@
 -- Fast path (ahead of the prelude's definitions, which cost ~2.5 us per call): the common cases,
 -- a CLOSED breaker without override counting a result in the newest bucket without tripping, and
 -- a node's batched flush with its heartbeat, take TIME + one HMGET (15 fields, not the whole
--- hash) + one HSET (+ ZADD and HSET of the heartbeat: 14-15 us and ~17 us of Redis CPU against
--- 22-26 and 34 on the full path). Anything else (no keys yet, a lease, a stale generation, a
+-- hash) + one HSET (+ ZADD and HSET of the heartbeat): 14-15 us and ~16 us of Redis CPU against
+-- 22-26 and ~32 on the full path (scripts/bench scripts, record and flush). Anything else (no keys yet, a lease, a stale generation, a
 -- bucket change, a trip, a TTL refresh or node pruning due, bad counts or heartbeat)
 -- falls through to the full path below, which decides from scratch: the fast path changes
 -- nothing before it commits. It must stay equivalent to the full path for the cases it takes
