@@ -1,16 +1,13 @@
 package io.breakerctl.bench;
 
 import io.breakerctl.testing.RedisBinary;
-import io.breakerctl.testing.RedisServerProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 
 /** What the runtime benchmarks share: the Redis binary, the header, percentiles, target lines. */
 final class BenchSupport {
@@ -82,31 +79,6 @@ final class BenchSupport {
   /** Prints a line of the targets block that is not a target (no PASS/FAIL). */
   static void info(String what, String fmt, Object... values) {
     System.out.printf("  %-44s info  (%s)%n", what, String.format(Locale.ROOT, fmt, values));
-  }
-
-  /** {@code INFO commandstats} as command -> {calls, usec}. */
-  static Map<String, long[]> commandStats(RedisServerProcess server) {
-    Object reply = server.call("INFO", "commandstats");
-    Map<String, long[]> out = new LinkedHashMap<>();
-    for (String line : String.valueOf(reply).split("\r?\n")) {
-      if (!line.startsWith("cmdstat_")) {
-        continue;
-      }
-      int colon = line.indexOf(':');
-      String name = line.substring("cmdstat_".length(), colon);
-      long calls = 0;
-      long usec = 0;
-      for (String kv : line.substring(colon + 1).split(",")) {
-        String[] p = kv.split("=", 2);
-        if (p[0].equals("calls")) {
-          calls = Long.parseLong(p[1]);
-        } else if (p[0].equals("usec")) {
-          usec = Long.parseLong(p[1]);
-        }
-      }
-      out.put(name, new long[] {calls, usec});
-    }
-    return out;
   }
 
   /** Parses {@code --name value} options into the given setter; rejects unknown names. */

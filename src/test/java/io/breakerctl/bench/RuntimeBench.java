@@ -566,7 +566,8 @@ public final class RuntimeBench {
       // before any other command of ours.
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300));
       Map<String, Long> executed = new TreeMap<>();
-      BenchSupport.commandStats(server)
+      server
+          .commandStats()
           .forEach(
               (k, v) -> {
                 if (!k.startsWith("config") && !k.startsWith("info")) {

@@ -14,10 +14,7 @@ import io.breakerctl.testing.RedisServerProcess;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -93,28 +90,8 @@ public final class ScriptBench {
   }
 
   private void run() {
-    RedisBinary binary =
-        opt.redis != null
-            ? RedisBinary.of(Path.of(opt.redis))
-            : RedisBinary.onPath().orElseGet(RedisBinary::embedded);
-    System.out.println("== breakerctl benchmark: scripts ==");
-    System.out.printf(
-        "date:   %s%n", ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
-    System.out.printf(
-        "java:   %s (%s %s), %d CPUs%n",
-        System.getProperty("java.version"),
-        System.getProperty("java.vm.name"),
-        System.getProperty("java.vm.version"),
-        Runtime.getRuntime().availableProcessors());
-    System.out.printf(
-        "redis:  %s (%s%s)%n",
-        binary.version(),
-        binary.path(),
-        opt.redis != null
-            ? ", from --redis"
-            : binary.path().toString().contains("breakerctl-redis")
-                ? ", embedded: none >= 6.2 on PATH"
-                : ", from PATH");
+    RedisBinary binary = BenchSupport.binary(opt.redis);
+    BenchSupport.header("scripts", binary, opt.redis != null);
     System.out.printf(
         "plan:   warm-up %,d calls each; %d rounds x %,d calls per op, rotating order; Redis CPU"
             + " over %,d calls each%n",
@@ -218,7 +195,7 @@ public final class ScriptBench {
     for (int i = 0; i < opt.cpuCalls; i++) {
       op.call();
     }
-    Map<String, long[]> stats = BenchSupport.commandStats(server);
+    Map<String, long[]> stats = server.commandStats();
     long[] main = stats.getOrDefault(command, new long[2]);
     Map<String, double[]> inner = new TreeMap<>();
     for (Map.Entry<String, long[]> e : stats.entrySet()) {
@@ -237,14 +214,6 @@ public final class ScriptBench {
     return new Cpu(main[0], main[1] / (double) Math.max(1, main[0]), inner);
   }
 
-  private static double pct(long[] sorted, int n, double q) {
-    if (n == 0) {
-      return Double.NaN;
-    }
-    int i = (int) Math.ceil(q * n) - 1;
-    return sorted[Math.max(0, Math.min(n - 1, i))] / 1000.0;
-  }
-
   private void report(
       Map<String, long[]> samples,
       Map<String, Integer> counts,
@@ -256,10 +225,16 @@ public final class ScriptBench {
     Map<String, double[]> p = new LinkedHashMap<>();
     for (Map.Entry<String, long[]> e : samples.entrySet()) {
       int n = counts.get(e.getKey());
-      long[] s = Arrays.copyOf(e.getValue(), n);
-      Arrays.sort(s);
+      long[] s = BenchSupport.sorted(e.getValue(), n);
       double mean = Arrays.stream(s).average().orElse(Double.NaN) / 1000.0;
-      p.put(e.getKey(), new double[] {pct(s, n, 0.50), pct(s, n, 0.99), mean, n});
+      p.put(
+          e.getKey(),
+          new double[] {
+            BenchSupport.quantile(s, n, 0.50) / 1000.0,
+            BenchSupport.quantile(s, n, 0.99) / 1000.0,
+            mean,
+            n
+          });
     }
     Map<String, Cpu> cpus =
         Map.of("ping", pingCpu, "acquire", acquireCpu, "record", recordCpu, "flush", flushCpu);
@@ -297,15 +272,16 @@ public final class ScriptBench {
     double rec50 = p.get("record")[0];
     System.out.println();
     System.out.println("targets:");
-    target(
+    BenchSupport.target(
         "acquire p50 <= 1.6x PING", acq50 / ping50 <= ACQUIRE_MAX_RATIO, "%.2fx", acq50 / ping50);
-    target(
+    BenchSupport.target(
         "acquire Redis CPU <= 8 us",
         acquireCpu.usPerCall() <= ACQUIRE_MAX_CPU_US,
         "%.2f us",
         acquireCpu.usPerCall());
-    target("record p50 <= 3x PING", rec50 / ping50 <= RECORD_MAX_RATIO, "%.2fx", rec50 / ping50);
-    target(
+    BenchSupport.target(
+        "record p50 <= 3x PING", rec50 / ping50 <= RECORD_MAX_RATIO, "%.2fx", rec50 / ping50);
+    BenchSupport.target(
         "record Redis CPU <= 20 us",
         recordCpu.usPerCall() <= RECORD_MAX_CPU_US,
         "%.2f us",
@@ -322,11 +298,6 @@ public final class ScriptBench {
     System.out.printf("  %-8s evalsha %.2f us =%s%n", name, c.usPerCall(), b);
   }
 
-  private static void target(String what, boolean pass, String fmt, double value) {
-    System.out.printf(
-        "  %-28s %s  (%s)%n", what, pass ? "PASS" : "FAIL", String.format(Locale.ROOT, fmt, value));
-  }
-
   private static final class Options {
     String redis;
     int warmup = 20_000;
@@ -337,31 +308,23 @@ public final class ScriptBench {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException("option " + a + " needs a value");
-        }
-        String v = args[++i];
-        switch (a) {
-          case "--redis" -> o.redis = v;
-          case "--warmup" -> o.warmup = positive(a, v, 0);
-          case "--rounds" -> o.rounds = positive(a, v, 1);
-          case "--per-round" -> o.perRound = positive(a, v, 1);
-          case "--cpu-calls" -> o.cpuCalls = positive(a, v, 1);
-          case "--max-seconds" -> o.maxSeconds = positive(a, v, 1);
-          default -> throw new IllegalArgumentException("unknown option " + a);
-        }
-      }
+      BenchSupport.parse(
+          args,
+          (a, v) -> {
+            switch (a) {
+              case "--redis" -> o.redis = v;
+              case "--warmup" -> o.warmup = BenchSupport.positive(a, v, 0);
+              case "--rounds" -> o.rounds = BenchSupport.positive(a, v, 1);
+              case "--per-round" -> o.perRound = BenchSupport.positive(a, v, 1);
+              case "--cpu-calls" -> o.cpuCalls = BenchSupport.positive(a, v, 1);
+              case "--max-seconds" -> o.maxSeconds = BenchSupport.positive(a, v, 1);
+              default -> {
+                return false;
+              }
+            }
+            return true;
+          });
       return o;
-    }
-
-    private static int positive(String name, String v, int min) {
-      int n = Integer.parseInt(v);
-      if (n < min || n > 10_000_000) {
-        throw new IllegalArgumentException(name + " must be " + min + "..10000000 but was " + v);
-      }
-      return n;
     }
   }
 }

@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -183,6 +185,34 @@ public final class RedisServerProcess implements AutoCloseable {
   /** Sends a command and returns the reply: String, Long, null, or a List of those. */
   public Object call(String... command) {
     return Resp.call(HOST, port, CONTROL_TIMEOUT, command);
+  }
+
+  /**
+   * {@code INFO commandstats} as command -> {calls, usec} (since start or the last {@code CONFIG
+   * RESETSTAT}); commands run by scripts are counted under their own names.
+   */
+  public Map<String, long[]> commandStats() {
+    Object reply = call("INFO", "commandstats");
+    Map<String, long[]> out = new LinkedHashMap<>();
+    for (String line : String.valueOf(reply).split("\r?\n")) {
+      if (!line.startsWith("cmdstat_")) {
+        continue;
+      }
+      int colon = line.indexOf(':');
+      String name = line.substring("cmdstat_".length(), colon);
+      long calls = 0;
+      long usec = 0;
+      for (String kv : line.substring(colon + 1).split(",")) {
+        String[] p = kv.split("=", 2);
+        if (p[0].equals("calls")) {
+          calls = Long.parseLong(p[1]);
+        } else if (p[0].equals("usec")) {
+          usec = Long.parseLong(p[1]);
+        }
+      }
+      out.put(name, new long[] {calls, usec});
+    }
+    return out;
   }
 
   /** {@code CLIENT PAUSE <ms> ALL}: the server stops serving clients for {@code duration}. */

@@ -50,8 +50,8 @@ public enum BreakerScript {
   public String body() {
     String b = body;
     if (b == null) {
-      String own = read(file);
-      String prelude = read("prelude.lua");
+      String own = source(file);
+      String prelude = source("prelude.lua");
       int at = own.indexOf(PRELUDE_MARKER);
       b =
           at < 0
@@ -80,7 +80,8 @@ public enum BreakerScript {
     return s;
   }
 
-  private static String read(String name) {
+  /** One file of the scripts as shipped, e.g. {@code record.lua} or {@code prelude.lua}. */
+  static String source(String name) {
     try (InputStream in = BreakerScript.class.getResourceAsStream(BASE + name)) {
       if (in == null) {
         throw new IllegalStateException("script resource missing: " + BASE + name);

@@ -2,8 +2,6 @@ package io.breakerctl.runtime.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -26,7 +24,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @DisplayName("Lua scripts")
 class LuaScriptsTest {
 
-  private static final String BASE = "/io/breakerctl/lua/";
   private static final String PRELUDE = "prelude.lua";
 
   /** The prelude at the script's {@code --@prelude} line, or first followed by a newline. */
@@ -70,12 +67,7 @@ class LuaScriptsTest {
           "ZSCORE");
 
   private static String resource(String name) {
-    try (InputStream in = LuaScriptsTest.class.getResourceAsStream(BASE + name)) {
-      assertThat(in).as("resource %s%s", BASE, name).isNotNull();
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new AssertionError(e);
-    }
+    return BreakerScript.source(name);
   }
 
   static Stream<String> files() {

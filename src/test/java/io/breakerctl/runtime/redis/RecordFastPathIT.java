@@ -12,9 +12,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,22 +60,15 @@ class RecordFastPathIT {
   private static final String FULL_ONLY;
 
   static {
-    String own = resource("record.lua");
+    String own = BreakerScript.source("record.lua");
     int at = own.indexOf(BreakerScript.PRELUDE_MARKER);
     if (at < 0) {
       throw new IllegalStateException("record.lua has no fast path ahead of the prelude");
     }
     FULL_ONLY =
-        resource("prelude.lua") + "\n" + own.substring(at + BreakerScript.PRELUDE_MARKER.length());
-  }
-
-  private static String resource(String name) {
-    try (InputStream in =
-        RecordFastPathIT.class.getResourceAsStream("/io/breakerctl/lua/" + name)) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+        BreakerScript.source("prelude.lua")
+            + "\n"
+            + own.substring(at + BreakerScript.PRELUDE_MARKER.length());
   }
 
   /**
@@ -105,7 +96,7 @@ class RecordFastPathIT {
       String bucketBefore = field(a, "winBucket");
       server.call("CONFIG", "RESETSTAT");
       RecordResult ra = eval(SHIPPED, a, o, p, heartbeat);
-      long hgetall = hgetallCalls(server);
+      long hgetall = server.commandStats().getOrDefault("hgetall", new long[2])[0];
       RecordResult rb = eval(FULL_ONLY, b, o, p, heartbeat);
       boolean tookFast = hgetall == 0;
       if (fast != null && fast && !tookFast) {
@@ -213,17 +204,6 @@ class RecordFastPathIT {
           ttlKind(k.nodes(id)),
           ttlKind(k.nodeInfo(id)));
     }
-  }
-
-  /** {@code HGETALL} calls since the last {@code CONFIG RESETSTAT}, from INFO commandstats. */
-  private static long hgetallCalls(RedisServerProcess server) {
-    for (String line : String.valueOf(server.call("INFO", "commandstats")).split("\r?\n")) {
-      if (line.startsWith("cmdstat_hgetall:calls=")) {
-        String rest = line.substring("cmdstat_hgetall:calls=".length());
-        return Long.parseLong(rest.substring(0, rest.indexOf(',')));
-      }
-    }
-    return 0;
   }
 
   /** What two breakers fed the same calls must answer alike (ids and times differ). */
