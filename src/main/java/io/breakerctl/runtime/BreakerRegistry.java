@@ -62,6 +62,7 @@ public interface BreakerRegistry extends AutoCloseable {
     Duration refreshInterval = Duration.ofSeconds(1);
     Duration flushInterval = Duration.ofSeconds(1);
     Duration idleTtl = Duration.ofDays(7);
+    Duration lastKnownFor = Duration.ofSeconds(30);
     String prefix = BreakerKeys.DEFAULT_PREFIX;
     Clock clock = Clock.systemUTC();
     boolean rejectionStackTraces;
@@ -134,6 +135,16 @@ public interface BreakerRegistry extends AutoCloseable {
     /** How often pending successes and heartbeats are flushed (default 1 s). */
     public Builder flushInterval(Duration interval) {
       this.flushInterval = positive("flushInterval", interval);
+      return this;
+    }
+
+    /**
+     * How long a breaker whose policy says {@code storeFailureMode: LAST_KNOWN} decides from the
+     * fleet state it last read once Redis stops answering (default 30 s); after that it decides per
+     * process. A live operator override it has seen stays in force past this, until its expiry.
+     */
+    public Builder lastKnownFor(Duration duration) {
+      this.lastKnownFor = positive("lastKnownFor", duration);
       return this;
     }
 

@@ -31,6 +31,11 @@ public record CircuitEvent(
     /** Redis is reachable again and the node has reconciled. */
     RECOVERED,
     /** The node adopted a new policy version. */
-    POLICY_ADOPTED
+    POLICY_ADOPTED,
+    /**
+     * This node put back a trip or an override Redis had lost (a failover to a replica that missed
+     * it, a flush); detail names what it put back.
+     */
+    REASSERTED
   }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
@@ -25,7 +24,23 @@ import java.util.function.Consumer;
  */
 final class DefaultBreakerRegistry implements BreakerRegistry {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final long RECONNECT_MILLIS = 250;
+  private static final System.Logger LOG = System.getLogger(BreakerRegistry.class.getName());
+
+  /** The recovery check while degraded: first after this, then backing off with jitter. */
+  private static final long RECOVERY_CHECK_MILLIS = 250;
+
+  private static final long RECOVERY_CHECK_MAX_MILLIS = 2_000;
+
+  /** Re-subscription after a failed (re)subscribe: first after this, doubling with jitter. */
+  private static final long RESUBSCRIBE_MILLIS = 100;
+
+  private static final long RESUBSCRIBE_MAX_MILLIS = 5_000;
+
+  /** A subscription whose connection stayed closed this long is replaced by a new one. */
+  private static final long SUBSCRIPTION_DEAD_MILLIS = 2_000;
+
+  /** The breaker id of the message a node sends itself to warm its message path. */
+  private static final BreakerId WARM_UP = BreakerId.parse("breakerctl-warm-up:message-path");
 
   private final BreakerRegistry.Builder cfg;
   private final Map<BreakerId, DistributedBreaker> breakers = new ConcurrentHashMap<>();
@@ -34,7 +49,16 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<BreakerId, Boolean> refreshQueued = new ConcurrentHashMap<>();
   private volatile RedisBreakerStore store;
-  private volatile AutoCloseable subscription;
+  private volatile RedisBreakerStore.Subscription subscription;
+  private volatile boolean listening = true;
+  private volatile long subscriptionClosedSince;
+  private volatile long resubscribeDelay = RESUBSCRIBE_MILLIS;
+  private final AtomicBoolean resubscribeScheduled = new AtomicBoolean();
+  private volatile long degradedAt;
+  private volatile long recoveryDelay = RECOVERY_CHECK_MILLIS;
+  private final java.util.concurrent.CountDownLatch warmedUp =
+      new java.util.concurrent.CountDownLatch(1);
+  private final String warmUpNonce = Long.toHexString(System.nanoTime());
   private final Consumer<BreakerId> transitionsWon;
   private final ControlPlaneLink control;
 
@@ -50,7 +74,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
             });
     s.setRemoveOnCancelPolicy(true);
     this.scheduler = s;
-    this.guard = new StoreGuard(this::onDegraded);
+    this.guard = new StoreGuard(this::onDegraded, this::confirm);
     if (cfg.mode != Mode.LOCAL) {
       if (!connect()) {
         guard.trip();
@@ -59,6 +83,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       long flush = cfg.flushInterval.toMillis();
       scheduler.scheduleWithFixedDelay(this::refreshAll, refresh, refresh, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::flushAll, flush, flush, TimeUnit.MILLISECONDS);
+      scheduler.scheduleWithFixedDelay(this::watchSubscription, 500, 500, TimeUnit.MILLISECONDS);
     }
     this.control =
         cfg.controlPlane != null && cfg.mode != Mode.LOCAL
@@ -83,6 +108,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   PolicySource policySource() {
     return cfg.policySource != null ? cfg.policySource : control;
+  }
+
+  long lastKnownMillis() {
+    return cfg.lastKnownFor.toMillis();
   }
 
   java.time.Duration commandTimeout() {
@@ -132,8 +161,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   // ---- connection -----------------------------------------------------------------------------
 
   private boolean connect() {
+    RedisBreakerStore s;
     try {
-      RedisBreakerStore s;
       if (cfg.redisClient != null) {
         s = RedisBreakerStore.create(cfg.redisClient, cfg.prefix, cfg.idleTtl, cfg.commandTimeout);
       } else if (cfg.redisClusterClient != null) {
@@ -151,15 +180,150 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
                     .idleTtl(cfg.idleTtl)
                     .build());
       }
-      store = s;
-      subscription = s.subscribe(this::onMessage, () -> background(this::refreshAll));
+    } catch (StoreException e) {
+      return false;
+    }
+    store = s;
+    if (subscribe(s)) {
+      warmUp(s);
+    }
+    return true;
+  }
+
+  /**
+   * Subscribes to the fleet's messages; a failure closes what it opened and retries in the
+   * background with a jittered, doubling delay, so pub/sub is never lost for good.
+   */
+  private boolean subscribe(RedisBreakerStore s) {
+    if (!listening || closed.get()) {
+      return false;
+    }
+    try {
+      RedisBreakerStore.Subscription sub =
+          s.subscribe(this::onMessage, () -> background(this::refreshAll));
+      RedisBreakerStore.Subscription old = subscription;
+      subscription = sub;
+      subscriptionClosedSince = 0;
+      resubscribeDelay = RESUBSCRIBE_MILLIS;
+      if (old != null) {
+        old.close();
+      }
       return true;
     } catch (StoreException e) {
+      scheduleResubscribe();
       return false;
     }
   }
 
+  private void scheduleResubscribe() {
+    if (closed.get() || !resubscribeScheduled.compareAndSet(false, true)) {
+      return;
+    }
+    long delay = jitter(resubscribeDelay);
+    resubscribeDelay = Math.min(RESUBSCRIBE_MAX_MILLIS, resubscribeDelay * 2);
+    try {
+      scheduler.schedule(
+          () -> {
+            resubscribeScheduled.set(false);
+            RedisBreakerStore s = store;
+            if (s != null && subscribe(s)) {
+              background(this::refreshAll);
+            }
+          },
+          delay,
+          TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      resubscribeScheduled.set(false); // rejected after close
+    }
+  }
+
+  /**
+   * Replaces a subscription whose connection stayed closed (Lettuce reconnects and resubscribes by
+   * itself while the server it chose comes back; on a Cluster whose node died it must move).
+   */
+  private void watchSubscription() {
+    RedisBreakerStore s = store;
+    if (!listening || s == null) {
+      return;
+    }
+    RedisBreakerStore.Subscription sub = subscription;
+    if (sub == null) {
+      scheduleResubscribe();
+      return;
+    }
+    if (sub.isOpen()) {
+      subscriptionClosedSince = 0;
+      return;
+    }
+    long now = System.nanoTime();
+    if (subscriptionClosedSince == 0) {
+      subscriptionClosedSince = now;
+    } else if (now - subscriptionClosedSince > SUBSCRIPTION_DEAD_MILLIS * 1_000_000) {
+      subscriptionClosedSince = 0;
+      scheduleResubscribe();
+    }
+  }
+
+  /**
+   * Sends this node one message through its own subscription and waits (bounded) until it has run
+   * through the whole message path (Lettuce's pub/sub decoding, JSON, the view update), so the
+   * first real trip is not the message that pays for class loading and a cold path.
+   */
+  private void warmUp(RedisBreakerStore s) {
+    RedisBreakerStore.Subscription sub = subscription;
+    if (sub == null || warmedUp.getCount() == 0) {
+      return;
+    }
+    try {
+      String hello =
+          JSON.writeValueAsString(
+              Map.of(
+                  "type",
+                  "hello",
+                  "node",
+                  cfg.nodeId,
+                  "nonce",
+                  warmUpNonce,
+                  "message",
+                  Map.of(
+                      "type", "transition",
+                      "id", WARM_UP.toString(),
+                      "from", "CLOSED",
+                      "to", "OPEN",
+                      "cause", "FAILURE_THRESHOLD",
+                      "generation", "1",
+                      "epoch", "0",
+                      "until", "1",
+                      "openMillis", "1")));
+      sub.publish(hello);
+      warmedUp.await(Math.min(cfg.connectTimeout.toMillis(), 1_000), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      // a node that cannot warm its path still works; the first message pays for it
+    }
+  }
+
+  /** The guard's confirmation: one PING bounded by the command timeout. */
+  private void confirm(StoreGuard g) {
+    RedisBreakerStore s = store;
+    if (s == null) {
+      g.confirmed(false);
+      return;
+    }
+    s.ping()
+        .orTimeout(cfg.commandTimeout.toMillis() + 10, TimeUnit.MILLISECONDS)
+        .whenComplete((v, e) -> g.confirmed(e == null));
+  }
+
   private void onDegraded() {
+    degradedAt = System.currentTimeMillis();
+    recoveryDelay = RECOVERY_CHECK_MILLIS;
+    LOG.log(
+        System.Logger.Level.WARNING,
+        "breakerctl node {0}: Redis does not answer; each breaker decides from the fleet state it"
+            + " last saw and its storeFailureMode until Redis answers again",
+        cfg.nodeId);
     breakers.values().forEach(DistributedBreaker::degraded);
     background(this::checkRecovery);
   }
@@ -181,17 +345,34 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       }
     }
     if (reachable && reconcileAll() && guard.recover()) {
+      LOG.log(
+          System.Logger.Level.INFO,
+          "breakerctl node {0}: Redis answers again after {1} ms; reconciled {2} breakers",
+          cfg.nodeId,
+          System.currentTimeMillis() - degradedAt,
+          breakers.size());
       breakers.values().forEach(DistributedBreaker::recovered);
       return;
     }
-    scheduler.schedule(this::checkRecovery, RECONNECT_MILLIS, TimeUnit.MILLISECONDS);
+    long delay = jitter(recoveryDelay);
+    recoveryDelay = Math.min(RECOVERY_CHECK_MAX_MILLIS, recoveryDelay * 2);
+    try {
+      scheduler.schedule(this::checkRecovery, delay, TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      // rejected after close
+    }
+  }
+
+  /** A delay between half and all of {@code millis} (equal jitter), so nodes spread out. */
+  private static long jitter(long millis) {
+    return millis / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(millis / 2 + 1);
   }
 
   private boolean reconcileAll() {
     RedisBreakerStore s = store;
     try {
       for (DistributedBreaker b : breakers.values()) {
-        BreakerSnapshot shared = RedisBreakerStore.await(s.state(b.id()));
+        BreakerSnapshot shared = RedisBreakerStore.await(s.state(b.id()), cfg.commandTimeout);
         b.reconcile(shared);
       }
       return true;
@@ -269,22 +450,24 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private void onMessage(String message) {
     try {
       JsonNode m = JSON.readTree(message);
-      String id = m.path("id").asText("");
-      DistributedBreaker b = breakers.get(io.breakerctl.runtime.model.BreakerId.parse(id));
+      if ("hello".equals(m.path("type").asText(""))) {
+        if (cfg.nodeId.equals(m.path("node").asText(""))
+            && warmUpNonce.equals(m.path("nonce").asText(""))) {
+          // the whole path a transition takes, on a breaker nobody uses
+          new DistributedBreaker(WARM_UP, this).warmUp(FleetMessage.parse(m.path("message")));
+          warmedUp.countDown();
+        }
+        return;
+      }
+      FleetMessage f = FleetMessage.parse(m);
+      DistributedBreaker b = breakers.get(f.id());
       if (b == null) {
         return;
       }
-      String type = m.path("type").asText("");
-      if ("transition".equals(type)) {
-        b.onMessage(
-            type,
-            State.fromCode(m.path("to").asText("CLOSED")),
-            m.path("cause").asText(""),
-            m.path("generation").asLong(0),
-            m.path("epoch").asText(""),
-            m.path("until").asLong(0));
+      if (f.transition()) {
+        b.onTransitionMessage(f);
       } else {
-        b.onMessage(type, null, "", 0, "", 0);
+        b.onOtherMessage();
       }
     } catch (Exception e) {
       // a malformed message must not disturb the node; the periodic refresh corrects the view
@@ -296,6 +479,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * script results). Tests use it to make a node miss fleet messages.
    */
   void stopListening() {
+    listening = false;
     try {
       AutoCloseable sub = subscription;
       subscription = null;

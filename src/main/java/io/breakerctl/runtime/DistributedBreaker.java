@@ -9,7 +9,9 @@ import io.breakerctl.runtime.redis.AcquireResult;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
 import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.PolicyEncoding;
 import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
+import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreException;
@@ -30,16 +32,22 @@ import java.util.function.Supplier;
  * every outcome, is ready to take over.
  */
 final class DistributedBreaker implements CircuitBreaker {
-  /** How long LAST_KNOWN trusts a shared view that can no longer be refreshed. */
-  static final long LAST_KNOWN_MILLIS = 30_000;
+  /** The reason of a half-open rejection without a lease from Redis (no lease, no probe). */
+  static final String NO_LEASE = "NO_LEASE";
 
-  private record Resolved(Policy policy, String policyId, long version, long slowMillis) {
+  private static final String LEARNED = "LEARNED";
+  private static final String WON_HERE = "WON_HERE";
+  private static final String RECONCILED = "RECONCILED";
+
+  private record Resolved(
+      Policy policy, String policyId, long version, long slowMillis, String defaultsArg) {
     Resolved(Policy policy, String policyId, long version) {
       this(
           policy,
           policyId,
           version,
-          policy.slowCallMillis().isPresent() ? policy.slowCallMillis().getAsInt() : -1);
+          policy.slowCallMillis().isPresent() ? policy.slowCallMillis().getAsInt() : -1,
+          PolicyEncoding.toArg(policy));
     }
   }
 
@@ -50,6 +58,14 @@ final class DistributedBreaker implements CircuitBreaker {
   private final AtomicLong degradedFailures = new AtomicLong();
   private final List<Consumer<CircuitEvent>> listeners = new CopyOnWriteArrayList<>();
   private final AtomicBoolean probing = new AtomicBoolean();
+  private final AtomicBoolean reasserting = new AtomicBoolean();
+
+  /** Set when the local machine tripped while this node was degraded (published on recovery). */
+  private final AtomicBoolean trippedWhileDegraded = new AtomicBoolean();
+
+  /** The degradation ({@link StoreGuard#degradations()}) the local machine was seeded for. */
+  private volatile long seededFor = -1;
+
   private volatile Resolved resolved;
   private volatile SharedView view;
 
@@ -67,6 +83,13 @@ final class DistributedBreaker implements CircuitBreaker {
     this.local = new LocalStateMachine(defaults, registry.clock());
     local.onTransition(
         t -> {
+          if (registry.mode() != Mode.LOCAL
+              && !registry.guard().up()
+              && resolved.policy().storeFailureMode() != StoreFailureMode.ALLOW_ALL
+              && t.from() == State.CLOSED
+              && t.to() == State.OPEN) {
+            trippedWhileDegraded.set(true);
+          }
           if (localDecides()) {
             emit(CircuitEvent.Type.TRANSITION, t.from(), t.to(), t.cause().name());
           }
@@ -170,28 +193,69 @@ final class DistributedBreaker implements CircuitBreaker {
 
   private Permission sharedAcquire() {
     RedisBreakerStore store = registry.store();
+    if (store == null) {
+      registry.guard().trip();
+      return degradedAcquire();
+    }
+    AcquireResult r;
     try {
-      if (store == null) {
-        registry.guard().trip();
-        return degradedAcquire();
-      }
-      AcquireResult r =
+      r =
           RedisBreakerStore.await(
               store.acquire(id, node(), resolved.policy()), registry.commandTimeout());
       registry.guard().success();
-      learn(r);
-      if (!r.allowed()) {
-        return reject(r.state(), r.reason());
-      }
-      return new Grant(
-          this, true, r.state(), r.reason(), parse(r.generation()), r.leaseId(), false);
     } catch (StoreException e) {
       registry.guard().failure(e);
-      return degradedAcquire();
+      return registry.guard().up() ? fromView() : degradedAcquire();
+    }
+    if (behind(r)) {
+      return fromView(); // Redis lost what this node knows: decide from it, re-assert it
+    }
+    learn(r);
+    if (!r.allowed()) {
+      return reject(r.state(), r.reason());
+    }
+    return new Grant(this, true, r.state(), r.reason(), parse(r.generation()), r.leaseId(), false);
+  }
+
+  /**
+   * Decides from the last shared state this node holds, without Redis: a command failed or timed
+   * out and the node is not (yet) degraded. OPEN stays OPEN until its window ends, a live override
+   * stays in force, and a half-open breaker without a lease from Redis rejects (no lease, no
+   * probe); only a view of CLOSED admits. A node that never read the shared state (started while
+   * Redis was down) cannot know it and decides per process.
+   */
+  private Permission fromView() {
+    SharedView v = view;
+    if (v == null) {
+      return fromLocal(local.tryAcquire(node()));
+    }
+    State s = v.effective(now());
+    switch (s) {
+      case CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY:
+        return new Grant(this, true, s, s.name(), v.generation(), "", false);
+      case OPEN, FORCED_OPEN:
+        return reject(s, s.name());
+      default:
+        if (!resolved.policy().enabled()) {
+          return new Grant(this, true, s, "POLICY_DISABLED", v.generation(), "", false);
+        }
+        return reject(State.HALF_OPEN, NO_LEASE);
     }
   }
 
+  /**
+   * Decides while the node is degraded. The local machine, seeded from the last shared view when
+   * the node was declared degraded, holds the override the node has seen, which stays in force in
+   * every storeFailureMode until its expiry or clear. Then LOCAL_ONLY decides per process from the
+   * seeded machine; LAST_KNOWN decides from the shared view for the registry's {@code lastKnownFor}
+   * after its last read (half-open rejects: no lease, no probe), then as LOCAL_ONLY; ALLOW_ALL
+   * admits.
+   */
   private Permission degradedAcquire() {
+    seedIfNeeded();
+    if (local.activeOverride().isPresent()) {
+      return fromLocal(local.tryAcquire(node()));
+    }
     StoreFailureMode m = resolved.policy().storeFailureMode();
     SharedView v = view;
     if (m == StoreFailureMode.ALLOW_ALL) {
@@ -206,16 +270,91 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     if (m == StoreFailureMode.LAST_KNOWN
         && v != null
-        && now() - v.readAtMillis() < LAST_KNOWN_MILLIS) {
+        && now() - v.readAtMillis() < registry.lastKnownMillis()) {
       State s = v.effective(now());
       if (s.rejects()) {
         return reject(s, s.name());
       }
-      if (s != State.HALF_OPEN) {
-        return new Grant(this, true, s, "LAST_KNOWN", -1, "", true);
+      if (s == State.HALF_OPEN) {
+        return reject(s, NO_LEASE);
       }
+      return new Grant(this, true, s, "LAST_KNOWN", -1, "", true);
     }
     return fromLocal(local.tryAcquire(node()));
+  }
+
+  /**
+   * Seeds the local machine from the last shared view once per degradation, before it decides
+   * anything: stored state, open window, override and its expiry (converted with the measured
+   * Redis-time offset), generation. A view that is open or half-open becomes a fresh local open
+   * window from now (at least one more open window before this node probes on its own), so a short
+   * stall at the moment of recovery never turns into one probe per node.
+   */
+  private void seedIfNeeded() {
+    long degradation = registry.guard().degradations();
+    if (seededFor == degradation) {
+      return;
+    }
+    synchronized (this) {
+      if (seededFor == degradation) {
+        return;
+      }
+      SharedView v = view;
+      if (v != null) {
+        long now = now();
+        long length = v.openMillis() > 0 ? v.openMillis() : resolved.policy().open().toMillis();
+        if (v.stored() == State.CLOSED) {
+          local.seed(State.CLOSED, 0, 0, localOverride(v, now), v.generation());
+        } else {
+          local.seed(State.OPEN, now + length, length, localOverride(v, now), v.generation());
+        }
+      }
+      seededFor = degradation;
+    }
+  }
+
+  /** The view's override in force on the local clock, or null. */
+  private static LocalStateMachine.ActiveOverride localOverride(SharedView v, long now) {
+    if (!v.overrideLive(now)) {
+      return null;
+    }
+    long until = v.overrideUntil() == 0 ? 0 : v.overrideUntil() - v.offsetMillis();
+    return new LocalStateMachine.ActiveOverride(
+        v.override(), until, v.origin().actor(), v.origin().reason(), now);
+  }
+
+  /**
+   * Whether an acquire answer comes from a Redis that lost what this node's view enforces (a
+   * failover to a replica that missed the write, a flush); then the node re-asserts it.
+   */
+  private boolean behind(AcquireResult r) {
+    SharedView v = view;
+    if (v == null) {
+      return false;
+    }
+    State stored = r.state().isOverride() ? State.CLOSED : r.state();
+    if (stored == State.HALF_OPEN || stored == State.OPEN) {
+      stored = State.OPEN;
+    }
+    SharedView answer =
+        new SharedView(
+            stored,
+            r.untilMillis(),
+            0,
+            r.state().isOverride() ? r.state() : null,
+            0,
+            SharedView.OverrideOrigin.UNKNOWN,
+            null,
+            parse(r.generation()),
+            r.epoch(),
+            v.offsetMillis(),
+            now());
+    State lost = v.lostIn(answer, now());
+    if (lost == null) {
+      return false;
+    }
+    reassertSoon(v, lost);
+    return true;
   }
 
   private Permission fromLocal(LocalStateMachine.Admission a) {
@@ -403,9 +542,18 @@ final class DistributedBreaker implements CircuitBreaker {
       return;
     }
     long gen = parse(r.generation());
-    if (gen != v.generation() || !r.epoch().equals(v.epoch())) {
-      registry.refreshSoon(this);
+    if (gen == v.generation() && r.epoch().equals(v.epoch())) {
+      return;
     }
+    if (gen > v.generation() && r.epoch().equals(v.epoch()) && !r.state().isOverride()) {
+      // keep the last answer until the full read arrives (what a stall then decides from)
+      State stored = r.state() == State.OPEN ? State.OPEN : r.state();
+      long until = r.state() == State.OPEN ? r.untilMillis() : v.openUntil();
+      if (v.override() == null) {
+        apply(v.withStored(stored, until, v.openMillis(), gen, r.epoch(), now()), LEARNED);
+      }
+    }
+    registry.refreshSoon(this);
   }
 
   private void learn(RecordResult r) {
@@ -421,73 +569,169 @@ final class DistributedBreaker implements CircuitBreaker {
         new SharedView(
             stored,
             r.openUntilMillis(),
+            v == null ? 0 : v.openMillis(),
             override,
             v == null ? 0 : v.overrideUntil(),
+            v == null ? SharedView.OverrideOrigin.UNKNOWN : v.origin(),
+            null,
             gen,
             r.epoch(),
             offset,
             now()),
-        r.transitioned() ? "WON_HERE" : "RECORD");
+        r.transitioned() ? WON_HERE : LEARNED);
     if (r.transitioned()) {
       registry.transitionWon(id);
     }
     registry.refreshSoon(this);
   }
 
-  /** Applies a pub/sub message about this breaker (already parsed). */
-  void onMessage(String type, State to, String cause, long generation, String epoch, long until) {
-    if (!"transition".equals(type)) {
-      registry.refreshSoon(this);
-      return;
-    }
+  /** Applies a pub/sub transition message about this breaker (already parsed). */
+  void onTransitionMessage(FleetMessage m) {
     SharedView v = view;
     long offset = v == null ? 0 : v.offsetMillis();
     State stored = v == null ? State.CLOSED : v.stored();
     State override = v == null ? null : v.override();
     long overrideUntil = v == null ? 0 : v.overrideUntil();
+    SharedView.OverrideOrigin origin = v == null ? SharedView.OverrideOrigin.UNKNOWN : v.origin();
     long openUntil = v == null ? 0 : v.openUntil();
-    if (to.isOverride()) {
-      override = to;
-      overrideUntil = until;
+    long openMillis = v == null ? 0 : v.openMillis();
+    if (m.to().isOverride()) {
+      override = m.to();
+      overrideUntil = m.until();
+      origin = new SharedView.OverrideOrigin(m.actor(), m.reason(), m.correlationId());
     } else {
       override = null;
       overrideUntil = 0;
-      stored = to;
-      if (to == State.OPEN) {
-        openUntil = until;
+      origin = SharedView.OverrideOrigin.UNKNOWN;
+      stored = m.to();
+      if (m.to() == State.OPEN) {
+        openUntil = m.until();
+        openMillis = m.openMillis() > 0 ? m.openMillis() : openMillis;
+      } else if (m.to() == State.CLOSED) {
+        openUntil = 0;
+        openMillis = 0;
       }
     }
     apply(
         new SharedView(
-            stored, openUntil, override, overrideUntil, generation, epoch, offset, now()),
-        cause);
+            stored,
+            openUntil,
+            openMillis,
+            override,
+            overrideUntil,
+            origin,
+            m.cause(),
+            m.generation(),
+            m.epoch(),
+            offset,
+            now()),
+        m.cause() == null ? LEARNED : m.cause().name());
     registry.refreshSoon(this);
   }
 
-  /** Applies a full read of the breaker's hash (refresh, reconcile). */
+  /** Runs a message through the view update only (the registry's warm-up; no reads follow). */
+  void warmUp(FleetMessage m) {
+    apply(
+        new SharedView(
+            m.to(),
+            m.until(),
+            m.openMillis(),
+            null,
+            0,
+            SharedView.OverrideOrigin.UNKNOWN,
+            m.cause(),
+            m.generation(),
+            m.epoch(),
+            0,
+            now()),
+        LEARNED);
+    view().state();
+  }
+
+  /** A warmed policy or another change that needs a full read. */
+  void onOtherMessage() {
+    registry.refreshSoon(this);
+  }
+
+  /** Applies a full read of the breaker's hash (refresh, first read). */
   void onSnapshot(BreakerSnapshot s) {
-    apply(SharedView.of(s, now()), "REFRESH");
+    apply(SharedView.of(s, now()), LEARNED);
     adoptPolicy(s.warmedPolicy().orElse(null));
   }
 
+  /**
+   * Replaces the view with {@code next} unless {@code next} is behind it: the same incarnation at
+   * an older generation (a read overtaken by a message, or a Redis that lost writes) is ignored,
+   * and when it lost a live override or a running open window this node enforces, the node keeps
+   * its view and re-asserts it through a script.
+   */
   private void apply(SharedView next, String cause) {
     State before;
+    State lost = null;
+    SharedView kept = null;
     synchronized (this) {
       SharedView v = view;
-      if (v != null && !v.supersededBy(next)) {
-        return;
+      if (v != null && (v.newerThan(next) || !v.epoch().equals(next.epoch()))) {
+        lost = v.lostIn(next, now());
+        if (lost != null || v.newerThan(next)) {
+          kept = v;
+        }
       }
-      before = v == null ? State.CLOSED : v.effective(now());
-      view = next;
-      closedGrant =
-          next.stored() == State.CLOSED && next.override() == null
-              ? new Grant(this, true, State.CLOSED, "CLOSED", next.generation(), "", false, null)
-              : null;
+      if (kept == null) {
+        before = v == null ? State.CLOSED : v.effective(now());
+        view = next;
+        closedGrant =
+            next.stored() == State.CLOSED && next.override() == null
+                ? new Grant(this, true, State.CLOSED, "CLOSED", next.generation(), "", false, null)
+                : null;
+      } else {
+        before = null;
+      }
+    }
+    if (lost != null) {
+      reassertSoon(kept, lost);
+      return;
+    }
+    if (before == null) {
+      return;
     }
     State after = next.effective(now());
-    if (after != before && !localDecides()) {
+    if (after != before && registry.guard().up() && registry.mode() != Mode.LOCAL) {
       emit(CircuitEvent.Type.TRANSITION, before, after, cause);
     }
+  }
+
+  /** Re-asserts what {@code v} enforces and Redis lost (one script call at a time). */
+  private void reassertSoon(SharedView v, State lost) {
+    if (!reasserting.compareAndSet(false, true)) {
+      return;
+    }
+    RedisBreakerStore store = registry.store();
+    if (store == null) {
+      reasserting.set(false);
+      return;
+    }
+    Reassertion r = reassertion(v, lost);
+    store
+        .reassert(id, node(), r, resolved.policy())
+        .whenComplete(
+            (res, e) -> {
+              reasserting.set(false);
+              if (e != null) {
+                registry.guard().failure(e);
+                return;
+              }
+              registry.guard().success();
+              if (res.written()) {
+                emit(CircuitEvent.Type.REASSERTED, v.effective(now()), res.state(), lost.name());
+              }
+              forceRefresh();
+            });
+  }
+
+  /** Reads the breaker again and takes what Redis holds when it is no longer behind. */
+  private void forceRefresh() {
+    registry.refreshSoon(this);
   }
 
   private void adoptPolicy(WarmedPolicy warmed) {
@@ -530,7 +774,15 @@ final class DistributedBreaker implements CircuitBreaker {
       local.record(0, n, -1, -1, null, node());
     }
     Resolved r = resolved;
-    NodeHeartbeat beat = new NodeHeartbeat(node(), acting(), r.policyId(), r.version(), !up, 0);
+    NodeHeartbeat beat =
+        new NodeHeartbeat(
+            node(),
+            acting(),
+            r.policyId(),
+            r.version(),
+            !up,
+            0,
+            r.policyId().isEmpty() ? r.defaultsArg() : "");
     store
         .record(id, new Outcome(node(), 0, n, -1, "", ""), r.policy(), beat)
         .whenComplete(
@@ -546,25 +798,107 @@ final class DistributedBreaker implements CircuitBreaker {
             });
   }
 
-  /** Reconciles after Redis came back: adopt a shared OPEN, publish a trip made while degraded. */
+  /**
+   * Reconciles after Redis answered again, while the node still counts as degraded (the registry's
+   * recovery check). Redis behind this node's view (a failover that lost a trip or an override)
+   * gets it back through {@code reassert.lua}; a trip the local machine made while degraded is
+   * published the same way when the shared breaker is CLOSED. Then the node adopts the shared state
+   * exactly (stored state, window, override and its expiry, generation) into its view and its local
+   * machine, sends the outcomes counted meanwhile when the shared breaker counts them, and reports
+   * a transition only when what it enforces changes.
+   *
+   * @throws StoreException when Redis fails meanwhile (the registry retries)
+   */
   void reconcile(BreakerSnapshot shared) {
-    onSnapshot(shared);
-    State sharedState = shared.effectiveState();
+    RedisBreakerStore store = registry.store();
+    State before = acting();
+    long now = now();
+    SharedView v = view;
+    SharedView next = SharedView.of(shared, now);
+    State lost = v == null ? null : v.lostIn(next, now);
+    boolean published = false;
+    if (lost != null) {
+      RedisBreakerStore.await(
+          store.reassert(id, node(), reassertion(v, lost), resolved.policy()),
+          registry.commandTimeout());
+      next =
+          SharedView.of(RedisBreakerStore.await(store.state(id), registry.commandTimeout()), now());
+    } else if (trippedWhileDegraded.get()
+        && local.state().rejects()
+        && next.effective(now) == State.CLOSED) {
+      Reassertion trip =
+          new Reassertion(
+              Reassertion.Mode.DEGRADED_TRIP,
+              State.OPEN,
+              next.epoch(),
+              next.generation(),
+              local.openUntilMillis() + next.offsetMillis(),
+              resolved.policy().open().toMillis(),
+              null,
+              degradedFailures.get(),
+              "",
+              "",
+              "");
+      RedisBreakerStore.await(
+          store.reassert(id, node(), trip, resolved.policy()), registry.commandTimeout());
+      next =
+          SharedView.of(RedisBreakerStore.await(store.state(id), registry.commandTimeout()), now());
+      published = true;
+    }
+    adoptPolicy(shared.warmedPolicy().orElse(null));
+    trippedWhileDegraded.set(false);
     long failures = degradedFailures.getAndSet(0);
     long successes = pendingSuccesses.sumThenReset();
-    if (sharedState.rejects() || sharedState == State.HALF_OPEN) {
-      local.adopt(
-          State.OPEN,
-          shared.number("openUntil") - view.offsetMillis(),
-          shared.number("openMillis"));
-      return;
-    }
-    if (failures > 0 || successes > 0) {
+    install(next);
+    State counting = next.effective(now());
+    if (!published
+        && (failures > 0 || successes > 0)
+        && (counting == State.CLOSED
+            || counting == State.FORCED_CLOSED
+            || counting == State.METRICS_ONLY)) {
       record(new Outcome(node(), failures, successes, -1, "", ""), null);
+    }
+    State after = next.effective(now());
+    if (after != before) {
+      emit(CircuitEvent.Type.TRANSITION, before, after, RECONCILED);
     }
   }
 
+  /** Takes {@code next} as the view and seeds the local machine from it exactly. */
+  private void install(SharedView next) {
+    synchronized (this) {
+      view = next;
+      closedGrant =
+          next.stored() == State.CLOSED && next.override() == null
+              ? new Grant(this, true, State.CLOSED, "CLOSED", next.generation(), "", false, null)
+              : null;
+      long now = now();
+      local.seed(
+          next.stored(),
+          next.stored() == State.CLOSED ? 0 : next.openUntil() - next.offsetMillis(),
+          next.openMillis(),
+          localOverride(next, now),
+          Math.max(0, next.generation()));
+    }
+  }
+
+  private static Reassertion reassertion(SharedView v, State lost) {
+    return new Reassertion(
+        Reassertion.Mode.REASSERT,
+        lost,
+        v.epoch(),
+        v.generation(),
+        lost == State.OPEN ? v.openUntil() : v.overrideUntil(),
+        v.openMillis(),
+        v.cause(),
+        -1,
+        v.origin().actor(),
+        v.origin().reason(),
+        v.origin().correlationId());
+  }
+
   void degraded() {
+    seedIfNeeded();
     State s = acting();
     emit(CircuitEvent.Type.DEGRADED, s, s, resolved.policy().storeFailureMode().name());
   }

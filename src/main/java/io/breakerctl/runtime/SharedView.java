@@ -2,22 +2,34 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.EffectiveState;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 
 /**
  * A node's copy of a breaker's shared state: the stored fields that decide admission plus the
  * offset between Redis time and the local clock when they were read, so time-based changes (an open
  * window ending, an override expiring) are computed at Redis time by the one state function.
+ *
+ * <p>It is also what the node holds when Redis does not answer (degraded decisions start from it)
+ * and what it re-asserts when Redis comes back behind it (see {@link #lostIn}).
  */
 record SharedView(
     State stored,
     long openUntil,
+    long openMillis,
     State override,
     long overrideUntil,
+    OverrideOrigin origin,
+    TransitionCause cause,
     long generation,
     String epoch,
     long offsetMillis,
     long readAtMillis) {
+
+  /** Who set the override and why, as far as this node knows (never null). */
+  record OverrideOrigin(String actor, String reason, String correlationId) {
+    static final OverrideOrigin UNKNOWN = new OverrideOrigin("", "", "");
+  }
 
   /** The state in force at local time {@code localNowMillis}. */
   State effective(long localNowMillis) {
@@ -25,17 +37,73 @@ record SharedView(
         stored, openUntil, override, overrideUntil, localNowMillis + offsetMillis);
   }
 
-  /** Whether {@code next} may replace this view (same incarnation and not older, or a new one). */
-  boolean supersededBy(SharedView next) {
-    return !epoch.equals(next.epoch) || next.generation >= generation;
+  /** Whether the override is in force at local time {@code localNowMillis}. */
+  boolean overrideLive(long localNowMillis) {
+    return override != null
+        && !EffectiveState.overrideExpired(overrideUntil, localNowMillis + offsetMillis);
+  }
+
+  /** Whether the stored open window is still running at local time {@code localNowMillis}. */
+  boolean windowLive(long localNowMillis) {
+    return stored == State.OPEN && localNowMillis + offsetMillis < openUntil;
+  }
+
+  /** Whether {@code next} is the same incarnation at an older generation. */
+  boolean newerThan(SharedView next) {
+    return epoch.equals(next.epoch) && next.generation < generation;
+  }
+
+  /**
+   * What this view enforces that {@code next} (what Redis holds now) lost, when {@code next} is
+   * behind this view (the same epoch at a lower generation, or another incarnation): a live
+   * override {@code next} lacks, or a running open window where {@code next} is CLOSED without an
+   * override. Null when nothing was lost.
+   */
+  State lostIn(SharedView next, long localNowMillis) {
+    if (!newerThan(next) && epoch.equals(next.epoch)) {
+      return null;
+    }
+    if (overrideLive(localNowMillis) && next.override != override) {
+      return override;
+    }
+    if (windowLive(localNowMillis) && next.stored == State.CLOSED && next.override == null) {
+      return State.OPEN;
+    }
+    return null;
+  }
+
+  /** This view with the stored state and open window of a newer answer (same override). */
+  SharedView withStored(
+      State stored, long openUntil, long openMillis, long generation, String epoch, long readAt) {
+    return new SharedView(
+        stored,
+        openUntil,
+        openMillis,
+        override,
+        overrideUntil,
+        origin,
+        cause,
+        generation,
+        epoch,
+        offsetMillis,
+        readAt);
   }
 
   static SharedView of(BreakerSnapshot s, long localNowMillis) {
+    State override = s.override().orElse(null);
     return new SharedView(
         s.storedState(),
         s.number("openUntil"),
-        s.override().orElse(null),
+        s.number("openMillis"),
+        override,
         s.number("overrideUntil"),
+        override == null
+            ? OverrideOrigin.UNKNOWN
+            : new OverrideOrigin(
+                s.fields().getOrDefault("overrideActor", ""),
+                s.fields().getOrDefault("overrideReason", ""),
+                s.fields().getOrDefault("overrideCorrelationId", "")),
+        null,
         s.number("generation"),
         s.epoch(),
         s.redisTimeMillis() - localNowMillis,

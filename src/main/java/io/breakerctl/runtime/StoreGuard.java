@@ -3,30 +3,46 @@ package io.breakerctl.runtime;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The small breaker around the coordinator: after {@link #TRIP_AFTER} consecutive unavailable
- * answers from Redis (each bounded by the command timeout) the node is degraded, and no call waits
- * on Redis until a background check sees it answer again.
+ * The small breaker around the coordinator: the node is degraded when Redis does not answer, and no
+ * call waits on Redis until a background check sees it answer again.
+ *
+ * <p>The first unavailable answer of a streak starts a confirmation (the registry sends one PING,
+ * bounded by the command timeout): when that fails too the node is degraded at once, so the loss is
+ * detected within about one command timeout of the first failed command, not after several periodic
+ * commands. {@link #TRIP_AFTER} consecutive unavailable answers degrade it as well. A single slow
+ * answer on a CPU-starved machine followed by a PING that answers does not.
  */
 final class StoreGuard {
-  /**
-   * Consecutive unavailable answers that mark Redis as down. Refused connections fail at once, so a
-   * dead Redis is detected within three calls; a single slow answer on a CPU-starved machine does
-   * not degrade the node.
-   */
+  /** Consecutive unavailable answers that mark Redis as down without waiting for the PING. */
   static final int TRIP_AFTER = 3;
 
-  private final AtomicBoolean down = new AtomicBoolean();
-  private final AtomicInteger consecutive = new AtomicInteger();
-  private final Runnable onDown;
+  /** Checks Redis once, bounded by the command timeout, and reports to {@link #confirmed}. */
+  interface Confirmation {
+    void start(StoreGuard guard);
+  }
 
-  StoreGuard(Runnable onDown) {
+  private final AtomicBoolean down = new AtomicBoolean();
+  private final AtomicBoolean confirming = new AtomicBoolean();
+  private final AtomicInteger consecutive = new AtomicInteger();
+  private final AtomicLong degradations = new AtomicLong();
+  private final Runnable onDown;
+  private final Confirmation confirmation;
+
+  StoreGuard(Runnable onDown, Confirmation confirmation) {
     this.onDown = onDown;
+    this.confirmation = confirmation;
   }
 
   boolean up() {
     return !down.get();
+  }
+
+  /** How many times the node has been degraded; a breaker seeds its local machine once per. */
+  long degradations() {
+    return degradations.get();
   }
 
   void success() {
@@ -38,16 +54,33 @@ final class StoreGuard {
     while (e != null && !(e instanceof StoreUnavailableException)) {
       e = e.getCause();
     }
-    if (e == null) {
+    if (e == null || down.get()) {
       return;
     }
     if (consecutive.incrementAndGet() >= TRIP_AFTER) {
+      trip();
+    } else if (confirming.compareAndSet(false, true)) {
+      try {
+        confirmation.start(this);
+      } catch (RuntimeException ex) {
+        confirming.set(false);
+      }
+    }
+  }
+
+  /** The confirmation's answer: Redis answered the PING, or it did not within the timeout. */
+  void confirmed(boolean answered) {
+    confirming.set(false);
+    if (answered) {
+      consecutive.set(0);
+    } else {
       trip();
     }
   }
 
   void trip() {
     if (down.compareAndSet(false, true)) {
+      degradations.incrementAndGet();
       onDown.run();
     }
   }

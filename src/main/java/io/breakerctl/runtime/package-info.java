@@ -22,13 +22,58 @@
  * <h2>Redis is never a reason to fail a call</h2>
  *
  * Commands a call waits on are bounded by the command timeout (50 ms) with the caller's own
- * deadline; Lettuce rejects commands while disconnected. {@code StoreGuard} marks Redis down after
- * three consecutive unavailable answers; from then on no call waits, the policy's {@code
- * storeFailureMode} decides ({@code LOCAL_ONLY}: the local machine, which has seen every outcome;
- * {@code LAST_KNOWN}: the last shared view for 30 s; {@code ALLOW_ALL}), and a background check
- * reconnects every 250 ms. On recovery each breaker reconciles: a shared OPEN is adopted by the
- * local machine, and failures counted while degraded are recorded, so a local trip reaches the
- * fleet. DEGRADED and RECOVERED are events and the degraded flag is in every heartbeat.
+ * deadline; Lettuce rejects commands while disconnected and reconnects with jittered backoff (50 ms
+ * doubling to 1 s). {@code StoreGuard} notices a loss within about one command timeout of the first
+ * failed command (that failure starts one confirming PING; three unavailable answers in a row also
+ * count), and the registry logs the loss once and the recovery once through {@code System.Logger},
+ * never per attempt.
+ *
+ * <h2>Degraded decisions start from the fleet's state</h2>
+ *
+ * A node decides from the last shared state it holds whenever Redis does not answer in time:
+ *
+ * <ul>
+ *   <li><b>A command failed or timed out, the node is not (yet) degraded</b>: OPEN stays OPEN until
+ *       its window ends, a live override stays in force, a half-open breaker without a lease from
+ *       Redis rejects ({@code NO_LEASE}: no lease, no probe); only a view of CLOSED admits. SHARED
+ *       nodes keep the view updated from every acquire answer for the same purpose.
+ *   <li><b>Degraded</b>: the breaker's local machine is seeded from that view once per degradation
+ *       (stored state, open window, override and its expiry converted with the measured Redis-time
+ *       offset, generation). A view that is OPEN or HALF_OPEN becomes a fresh local open window
+ *       from the moment of the loss (one more {@code openSeconds}) before the node probes on its
+ *       own, so a short stall at the moment of recovery never turns into one probe per node; a long
+ *       outage still recovers per process. Then {@code storeFailureMode} decides: {@code
+ *       LOCAL_ONLY} the seeded machine; {@code LAST_KNOWN} the last view for the registry's {@code
+ *       lastKnownFor} (30 s; half-open rejects), then the seeded machine; {@code ALLOW_ALL} admits
+ *       (by choice: a stall long enough to degrade the node admits every call from then on, while a
+ *       single slow answer before that is still decided from the view).
+ *   <li><b>Overrides</b>: an operator override the node has seen (FORCED_OPEN rejects,
+ *       FORCED_CLOSED and DISABLED admit, METRICS_ONLY counts and never rejects) stays in force in
+ *       every {@code storeFailureMode}, past {@code lastKnownFor} included, until its expiry or
+ *       clear. A node started while Redis is down has never read the shared state and cannot know
+ *       an override or a trip: it decides per process until Redis answers.
+ * </ul>
+ *
+ * <p>On recovery each breaker reconciles before the node counts as up: it adopts the shared state
+ * exactly (stored state, window, override and expiry, generation) into its view and its local
+ * machine, reports a TRANSITION only when what it enforces changes, sends the outcomes counted
+ * meanwhile when the shared breaker counts them, and publishes a trip its local machine made while
+ * degraded ({@code reassert.lua}, a FAILURE_THRESHOLD event marked {@code degraded=1}). Pub/sub
+ * never stays lost: a failed (re)subscription closes its connection and retries with jittered
+ * backoff, and a subscription whose connection stays closed for 2 s (a Cluster node that died) is
+ * replaced. A registry warms its message path (one message to itself through its own subscription
+ * and the view update) before {@code build()} returns, so the first trip a fresh JVM sees arrives
+ * by push.
+ *
+ * <h2>A failover must not undo a trip</h2>
+ *
+ * Redis replication is asynchronous: a promoted replica may have missed a trip, and a flush or an
+ * empty replica loses every key. A node never adopts a view older than its own for the same epoch
+ * (a lower generation); when what Redis holds (same epoch at a lower generation, or a new epoch)
+ * lacks a running open window or a live override this node enforces, it keeps its view and calls
+ * {@code reassert.lua}, which writes it back once (cause {@code REASSERTED}, fields {@code
+ * lostEpoch}, {@code lostGeneration}) with a generation above the node's, so the fleet stays open
+ * and the stream records what happened.
  *
  * <h2>Policies and history</h2>
  *

@@ -23,12 +23,17 @@
 -- result carrying a live lease of this generation and owner counts: halfOpenPermits successes
 -- close, one failure reopens with the open window doubled up to maxOpenMillis.
 --
+-- While no policy is warmed, the caller's policy argument is stored as `nodePolicy` (the node's
+-- registry defaults, shown by status and describe); a call whose argument differs from it takes
+-- the full path, which writes it.
+--
 -- Fast path (ahead of the prelude's definitions, which cost ~2.5 us per call): the common cases,
 -- a CLOSED breaker without override counting a result in the newest bucket without tripping, and
 -- a node's batched flush with its heartbeat, take TIME + one HMGET (15 fields, not the whole
 -- hash) + one HSET (+ ZADD and HSET of the heartbeat): 14-15 us and ~16 us of Redis CPU against
 -- 22-26 and ~32 on the full path (scripts/bench scripts, record and flush). Anything else (no keys yet, a lease, a stale generation, a
--- bucket change, a trip, a TTL refresh or node pruning due, bad counts or heartbeat)
+-- bucket change, a trip, a TTL refresh or node pruning due, bad counts or heartbeat, other node
+-- defaults than the stored `nodePolicy`)
 -- falls through to the full path below, which decides from scratch: the fast path changes
 -- nothing before it commits. It must stay equivalent to the full path for the cases it takes
 -- (RecordFastPathIT feeds both the same calls and pins each fall-through).
@@ -38,7 +43,7 @@ if A[8] == '' then
   local now = t[1] * 1000 + math.floor(t[2] / 1000)
   local f = redis.call('HMGET', KEYS[1], 'state', 'override', 'generation', 'epoch', 'winBucket',
     'curFailures', 'curCalls', 'winFailures', 'winCalls', 'failuresTotal', 'successesTotal',
-    'ttlAt', 'policyVersion', 'policy', 'nodesPrunedAt')
+    'ttlAt', 'policyVersion', 'policy', 'nodesPrunedAt', 'nodePolicy')
   local fails, succ = tonumber(A[4]), tonumber(A[5])
   local ttl = tonumber(f[12])
   -- the policy in force, in the policy argument's format: the warmed copy (warm.lua writes it as
@@ -53,7 +58,8 @@ if A[8] == '' then
     local ok, hb = pcall(cjson.decode, beat)
     beat_ok = ok and type(hb) == 'table' and hb.at == nil and next(hb) ~= nil
   end
-  if beat_ok and pol and f[1] == 'CLOSED' and not f[2] and (A[7] == '' or A[7] == f[3]) and fails
+  if beat_ok and pol and (f[13] or f[16] == A[3]) and f[1] == 'CLOSED' and not f[2]
+      and (A[7] == '' or A[7] == f[3]) and fails
       and succ and fails >= 0 and succ >= 0 and f[5] and ttl
       and (ttl == -1 or now - ttl < tonumber(A[2]) / 8) then
     -- as policy() in the prelude; a malformed value leaves threshold nil and falls through to
@@ -119,6 +125,9 @@ if beat ~= '' then
   end
 end
 local p = policy()
+-- the caller's policy (its registry defaults) is recorded while none is warmed, so readers show
+-- the threshold the fleet runs with (`nodePolicy`, the policy argument's format)
+if not B.policyVersion and B.nodePolicy ~= (ARGV[3] or '') then set('nodePolicy', ARGV[3] or '') end
 local slow = 0
 if p.slow and duration and duration >= p.slow and successes > 0 and failures == 0 then
   successes, failures, slow = successes - 1, 1, 1

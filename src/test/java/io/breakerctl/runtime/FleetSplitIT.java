@@ -31,7 +31,7 @@ class FleetSplitIT {
       names = {"SHARED", "HYBRID"})
   void splitFleet(Mode mode) {
     BreakerId id = BreakerId.parse("split-" + mode.name().toLowerCase() + ":dep");
-    long startAt = System.currentTimeMillis() + 5000;
+    long startAt = System.currentTimeMillis() + 10_000;
     long stopAt = startAt + 4500;
     ChildJvm child =
         redis.manage(
@@ -46,7 +46,7 @@ class FleetSplitIT {
                 Long.toString(stopAt)));
     List<Long> reached = new ArrayList<>();
     try (Fleet here = new Fleet(redis.uri(), id, mode, 10, "parent-", FleetTableIT.policy())) {
-      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      long deadline = System.nanoTime() + Duration.ofSeconds(25).toNanos();
       while (child.stdout().stream().noneMatch("READY"::equals) && System.nanoTime() < deadline) {
         Fleet.sleep(20);
       }

@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * A 3-master Redis Cluster (no replicas) of {@link RedisServerProcess} nodes, formed from Java with
- * {@code CLUSTER ADDSLOTS} and {@code CLUSTER MEET} only, so it works on Redis 6.2 and 7.x without
- * redis-cli. Node {@code i} owns the {@code i}-th third of the 16384 slots.
+ * A 3-master Redis Cluster of {@link RedisServerProcess} nodes, formed from Java with {@code
+ * CLUSTER ADDSLOTS} and {@code CLUSTER MEET} only (and {@code CLUSTER REPLICATE} for the variant
+ * with one replica per master), so it works on Redis 6.2 and 7.x without redis-cli. Node {@code i}
+ * owns the {@code i}-th third of the 16384 slots.
  */
 public final class RedisClusterProcess implements AutoCloseable {
 
@@ -20,9 +21,109 @@ public final class RedisClusterProcess implements AutoCloseable {
   private static final Duration FORM_TIMEOUT = Duration.ofSeconds(15);
 
   private final List<RedisServerProcess> nodes;
+  private final List<RedisServerProcess> replicas;
 
   private RedisClusterProcess(List<RedisServerProcess> nodes) {
+    this(nodes, List.of());
+  }
+
+  private RedisClusterProcess(List<RedisServerProcess> nodes, List<RedisServerProcess> replicas) {
     this.nodes = List.copyOf(nodes);
+    this.replicas = List.copyOf(replicas);
+  }
+
+  /**
+   * Starts three masters and one replica of each (replica {@code i} of master {@code i}), with a
+   * short {@code cluster-node-timeout} so a killed master's replica is promoted within a few
+   * seconds; waits until every replica's link to its master is up.
+   */
+  public static RedisClusterProcess startWithReplicas(RedisBinary binary, Duration nodeTimeout) {
+    List<RedisServerProcess> all = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2 * MASTERS; i++) {
+        all.add(
+            RedisServerProcess.builder(binary)
+                .clusterBusPort()
+                .args(
+                    "--cluster-enabled", "yes",
+                    "--cluster-config-file", "nodes.conf",
+                    "--cluster-node-timeout", Long.toString(nodeTimeout.toMillis()))
+                .start());
+      }
+      RedisClusterProcess cluster =
+          new RedisClusterProcess(all.subList(0, MASTERS), all.subList(MASTERS, 2 * MASTERS));
+      cluster.form();
+      RedisServerProcess first = all.get(0);
+      for (RedisServerProcess r : cluster.replicas) {
+        first.call("CLUSTER", "MEET", r.host(), Integer.toString(r.port()));
+      }
+      cluster.awaitKnown(2 * MASTERS);
+      for (int i = 0; i < MASTERS; i++) {
+        String masterId = String.valueOf(cluster.nodes.get(i).call("CLUSTER", "MYID")).trim();
+        cluster.replicas.get(i).call("CLUSTER", "REPLICATE", masterId);
+      }
+      cluster.awaitReplicasLinked();
+      return cluster;
+    } catch (RuntimeException e) {
+      for (RedisServerProcess node : all) {
+        node.close();
+      }
+      throw e;
+    }
+  }
+
+  /** The replicas (empty without them); replica {@code i} replicates master {@code i}. */
+  public List<RedisServerProcess> replicas() {
+    return replicas;
+  }
+
+  private void awaitKnown(int count) {
+    await(
+        "every node knows " + count + " nodes",
+        () -> {
+          for (RedisServerProcess n : all()) {
+            if (!String.valueOf(n.call("CLUSTER", "INFO"))
+                .contains("cluster_known_nodes:" + count)) {
+              return false;
+            }
+          }
+          return true;
+        });
+  }
+
+  private void awaitReplicasLinked() {
+    await(
+        "every replica linked to its master",
+        () -> {
+          for (RedisServerProcess r : replicas) {
+            if (!String.valueOf(r.call("INFO", "replication")).contains("master_link_status:up")) {
+              return false;
+            }
+          }
+          return true;
+        });
+  }
+
+  private List<RedisServerProcess> all() {
+    List<RedisServerProcess> out = new ArrayList<>(nodes);
+    out.addAll(replicas);
+    return out;
+  }
+
+  private static void await(String what, java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + FORM_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (condition.getAsBoolean()) {
+        return;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted waiting until " + what, e);
+      }
+    }
+    throw new IllegalStateException("timed out waiting until " + what);
   }
 
   /** Starts three cluster-enabled nodes on {@code binary}, forms the cluster and waits for ok. */
@@ -88,7 +189,7 @@ public final class RedisClusterProcess implements AutoCloseable {
   @Override
   public void close() {
     RuntimeException first = null;
-    for (RedisServerProcess node : nodes) {
+    for (RedisServerProcess node : all()) {
       try {
         node.close();
       } catch (RuntimeException e) {

@@ -70,10 +70,12 @@ public record BreakerDetailView(
    *
    * @param id the policy id
    * @param version its version
-   * @param spec the warmed spec, field name to value
+   * @param spec the spec, field name to value
+   * @param source {@code warmed} (a control-plane version) or {@code node-defaults} (no policy is
+   *     warmed: the registry defaults the nodes recorded; id empty, version 0)
    */
-  @JsonPropertyOrder({"id", "version", "spec"})
-  public record PolicyView(String id, long version, Map<String, Object> spec) {}
+  @JsonPropertyOrder({"id", "version", "spec", "source"})
+  public record PolicyView(String id, long version, Map<String, Object> spec, String source) {}
 
   /**
    * A node's last heartbeat.
@@ -86,6 +88,8 @@ public record BreakerDetailView(
    * @param lastSeen its last heartbeat
    * @param disagrees whether its state differs from the shared state
    * @param oldPolicy whether it runs an older version than the warmed one
+   * @param policyDrift with no policy warmed, whether its registry defaults differ from the ones
+   *     the breaker records (nodes configured differently)
    */
   @JsonPropertyOrder({
     "node",
@@ -95,7 +99,8 @@ public record BreakerDetailView(
     "degraded",
     "lastSeen",
     "disagrees",
-    "oldPolicy"
+    "oldPolicy",
+    "policyDrift"
   })
   public record NodeView(
       String node,
@@ -105,7 +110,8 @@ public record BreakerDetailView(
       boolean degraded,
       String lastSeen,
       boolean disagrees,
-      boolean oldPolicy) {}
+      boolean oldPolicy,
+      boolean policyDrift) {}
 
   /**
    * One event of the stream.

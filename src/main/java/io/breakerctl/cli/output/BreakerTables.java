@@ -127,7 +127,10 @@ public final class BreakerTables {
     if (v.policy() == null) {
       out.println("Policy:        none warmed (nodes use their registry defaults)");
     } else {
-      out.println("Policy:        " + v.policy().id() + " v" + v.policy().version());
+      out.println(
+          "node-defaults".equals(v.policy().source())
+              ? "Policy:        none warmed; the nodes' registry defaults:"
+              : "Policy:        " + v.policy().id() + " v" + v.policy().version());
       for (Map.Entry<String, Object> e : v.policy().spec().entrySet()) {
         if (e.getValue() != null) {
           out.println("  " + e.getKey() + ": " + e.getValue());
@@ -206,6 +209,9 @@ public final class BreakerTables {
     }
     if (!n.oldPolicy().isEmpty()) {
       notes.add(n.oldPolicy().size() + " old policy");
+    }
+    if (!n.policyDrift().isEmpty()) {
+      notes.add(n.policyDrift().size() + " policy drift");
     }
     return n.reporting() + (notes.isEmpty() ? "" : " (" + String.join(", ", notes) + ")");
   }

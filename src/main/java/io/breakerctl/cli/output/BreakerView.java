@@ -47,7 +47,8 @@ public record BreakerView(
    *
    * @param window failures in the window
    * @param calls calls in the window
-   * @param threshold failures that trip the breaker, null without a warmed policy
+   * @param threshold failures that trip the breaker: the warmed policy's, else the registry
+   *     defaults the nodes recorded, null when neither is known
    * @param rate failures / calls when a failure-rate threshold is configured, else null
    * @param rateThreshold the failure-rate threshold (0..1), else null
    * @param total every failure ever recorded in this incarnation
@@ -97,8 +98,14 @@ public record BreakerView(
    * @param disagreeing nodes whose local state differs from the shared state
    * @param degraded nodes that lost Redis and run on their local machine
    * @param oldPolicy nodes running an older policy version than the warmed one
+   * @param policyDrift with no policy warmed, nodes whose registry defaults differ from the ones
+   *     the breaker records
    */
-  @JsonPropertyOrder({"reporting", "disagreeing", "degraded", "oldPolicy"})
+  @JsonPropertyOrder({"reporting", "disagreeing", "degraded", "oldPolicy", "policyDrift"})
   public record Nodes(
-      int reporting, List<String> disagreeing, List<String> degraded, List<String> oldPolicy) {}
+      int reporting,
+      List<String> disagreeing,
+      List<String> degraded,
+      List<String> oldPolicy,
+      List<String> policyDrift) {}
 }

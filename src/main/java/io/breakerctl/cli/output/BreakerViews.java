@@ -6,6 +6,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.PolicyEncoding;
 import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
 import io.breakerctl.runtime.redis.ProbeLease;
 import java.util.ArrayList;
@@ -54,7 +55,8 @@ public final class BreakerViews {
               n.degraded(),
               time(n.atMillis()),
               n.state() != state,
-              isOld(n, warmed)));
+              isOld(n, warmed),
+              drifts(n, s, warmed)));
     }
     List<BreakerDetailView.EventView> events = new ArrayList<>();
     for (BreakerEvent e : s.recentEvents()) {
@@ -89,7 +91,14 @@ public final class BreakerViews {
             .map(
                 w ->
                     new BreakerDetailView.PolicyView(
-                        w.policyId(), w.version(), PolicySpec.toMap(w.policy())))
+                        w.policyId(), w.version(), PolicySpec.toMap(w.policy()), "warmed"))
+            .or(
+                () ->
+                    PolicyEncoding.nodeDefaults(s.fields())
+                        .map(
+                            p ->
+                                new BreakerDetailView.PolicyView(
+                                    "", 0, PolicySpec.toMap(p), "node-defaults")))
             .orElse(null),
         nodes,
         events,
@@ -100,10 +109,11 @@ public final class BreakerViews {
   private static BreakerView.Failures failures(BreakerSnapshot s, Optional<WarmedPolicy> warmed) {
     long failures = s.number("winFailures");
     long calls = s.number("winCalls");
-    Integer threshold = warmed.map(w -> w.policy().failureThreshold()).orElse(null);
+    Optional<Policy> inForce =
+        warmed.map(WarmedPolicy::policy).or(() -> PolicyEncoding.nodeDefaults(s.fields()));
+    Integer threshold = inForce.map(Policy::failureThreshold).orElse(null);
     Double rateThreshold =
-        warmed
-            .map(WarmedPolicy::policy)
+        inForce
             .filter(p -> p.failureRateThreshold().isPresent())
             .map(p -> p.failureRateThreshold().getAsDouble())
             .orElse(null);
@@ -148,7 +158,11 @@ public final class BreakerViews {
     List<String> disagreeing = new ArrayList<>();
     List<String> degraded = new ArrayList<>();
     List<String> old = new ArrayList<>();
+    List<String> drift = new ArrayList<>();
     for (NodeHeartbeat n : s.nodes()) {
+      if (drifts(n, s, warmed)) {
+        drift.add(n.node());
+      }
       if (n.state() != state) {
         disagreeing.add(n.node());
       }
@@ -159,7 +173,19 @@ public final class BreakerViews {
         old.add(n.node());
       }
     }
-    return new BreakerView.Nodes(s.nodes().size(), disagreeing, degraded, old);
+    return new BreakerView.Nodes(s.nodes().size(), disagreeing, degraded, old, drift);
+  }
+
+  /**
+   * With no policy warmed, a node drifts when it reports registry defaults other than the ones the
+   * breaker records (the last node to record wins; any difference shows on the others).
+   */
+  private static boolean drifts(NodeHeartbeat n, BreakerSnapshot s, Optional<WarmedPolicy> warmed) {
+    String recorded = s.fields().get("nodePolicy");
+    return warmed.isEmpty()
+        && recorded != null
+        && !n.defaults().isEmpty()
+        && !n.defaults().equals(recorded);
   }
 
   private static boolean isOld(NodeHeartbeat n, Optional<WarmedPolicy> warmed) {

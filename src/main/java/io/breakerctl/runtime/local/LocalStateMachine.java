@@ -501,6 +501,54 @@ public final class LocalStateMachine {
     }
   }
 
+  /**
+   * Takes the fleet's shared state exactly, without recording transitions: the stored state, the
+   * open window, the override with its expiry and the generation replace the machine's own. The
+   * runtime calls it when this machine starts deciding for a node that lost Redis (seeded from the
+   * node's last shared view) and when Redis answers again (reconcile); the caller reports what the
+   * node enforces, so no listener hears of a change the fleet did not make. The window counts are
+   * kept: they are this node's own outcomes.
+   *
+   * @param storedState the shared machine state: CLOSED, OPEN or HALF_OPEN
+   * @param openUntilMillis the open window's end on this machine's clock (0 for none)
+   * @param openMillis the open window's length, the base of the next backoff (0 for the policy's)
+   * @param override the override in force, or null for none ({@code untilMillis} on this clock)
+   * @param generation the shared generation (at least 0)
+   * @throws IllegalArgumentException for an override as the stored state or a negative generation
+   */
+  public void seed(
+      State storedState,
+      long openUntilMillis,
+      long openMillis,
+      ActiveOverride override,
+      long generation) {
+    Objects.requireNonNull(storedState, "storedState");
+    if (storedState.isOverride()) {
+      throw new IllegalArgumentException(
+          "seeded state must be CLOSED, OPEN or HALF_OPEN but was " + storedState);
+    }
+    if (generation < 0) {
+      throw new IllegalArgumentException("generation must be >= 0 but was " + generation);
+    }
+    if (override != null && !override.kind().isOverride()) {
+      throw new IllegalArgumentException(
+          "override must be one of FORCED_OPEN, FORCED_CLOSED, DISABLED, METRICS_ONLY but was "
+              + override.kind());
+    }
+    lock.lock();
+    try {
+      stored = storedState;
+      openUntil = storedState == State.CLOSED ? 0 : openUntilMillis;
+      this.openMillis = storedState == State.CLOSED ? 0 : Math.max(0, openMillis);
+      this.override = override;
+      this.generation = generation;
+      halfOpenSuccesses = 0;
+      leases.clear();
+    } finally {
+      finish();
+    }
+  }
+
   /** The effective state at the clock's time (an ended open window reads HALF_OPEN). */
   public State state() {
     View v = view;

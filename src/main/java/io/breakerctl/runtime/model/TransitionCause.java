@@ -19,5 +19,10 @@ public enum TransitionCause {
   /** An operator cleared the override. */
   OVERRIDE_CLEARED,
   /** The override's expiry passed. */
-  OVERRIDE_EXPIRED
+  OVERRIDE_EXPIRED,
+  /**
+   * A node put back a trip or an override that Redis had lost (a failover to a replica that missed
+   * the write, a flush): CLOSED to OPEN, or a machine state to the override.
+   */
+  REASSERTED
 }

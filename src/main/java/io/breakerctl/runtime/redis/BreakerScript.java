@@ -26,7 +26,9 @@ public enum BreakerScript {
   /** Advances the forwarded-events cursor. */
   FORWARDED("forwarded.lua"),
   /** Elects the fleet's history forwarder (one key, outside the breakers). */
-  FORWARDER_LEASE("forwarder-lease.lua");
+  FORWARDER_LEASE("forwarder-lease.lua"),
+  /** Puts back a trip or override Redis lost; publishes a trip made while degraded. */
+  REASSERT("reassert.lua");
 
   private static final String BASE = "/io/breakerctl/lua/";
 

@@ -16,6 +16,8 @@ import io.breakerctl.runtime.model.State;
  * @param policyVersion the version it runs (0: not a control-plane version)
  * @param degraded whether the node has lost Redis and runs on its local machine
  * @param atMillis Redis time of the heartbeat (0 before it is stored)
+ * @param defaults while the node runs its registry defaults (no policy id), those defaults as a
+ *     policy argument ({@link PolicyEncoding#toArg}); else empty. The fleet view compares them.
  */
 public record NodeHeartbeat(
     String node,
@@ -23,7 +25,24 @@ public record NodeHeartbeat(
     String policyId,
     long policyVersion,
     boolean degraded,
-    long atMillis) {
+    long atMillis,
+    String defaults) {
+
+  /** A heartbeat without registry defaults (a node running a control-plane policy version). */
+  public NodeHeartbeat(
+      String node,
+      State state,
+      String policyId,
+      long policyVersion,
+      boolean degraded,
+      long atMillis) {
+    this(node, state, policyId, policyVersion, degraded, atMillis, "");
+  }
+
+  /** Normalizes a missing value. */
+  public NodeHeartbeat {
+    defaults = defaults == null ? "" : defaults;
+  }
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -34,6 +53,9 @@ public record NodeHeartbeat(
     o.put("policyId", policyId == null ? "" : policyId);
     o.put("policyVersion", policyVersion);
     o.put("degraded", degraded);
+    if (!defaults.isEmpty()) {
+      o.put("defaults", defaults);
+    }
     return o.toString();
   }
 
@@ -47,7 +69,8 @@ public record NodeHeartbeat(
           o.path("policyId").asText(""),
           o.path("policyVersion").asLong(0),
           o.path("degraded").asBoolean(false),
-          o.path("at").asLong(lastSeenMillis));
+          o.path("at").asLong(lastSeenMillis),
+          o.path("defaults").asText(""));
     } catch (Exception e) {
       return new NodeHeartbeat(node, State.CLOSED, "", 0, false, lastSeenMillis);
     }

@@ -46,6 +46,65 @@ public final class PolicyEncoding {
     return BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
   }
 
+  /**
+   * Decodes a policy argument ({@link #toArg}); an empty value is every default.
+   *
+   * @throws IllegalArgumentException for a value that is not ten comma-separated fields
+   */
+  public static Policy fromArg(String arg) {
+    Policy.Builder b = Policy.builder();
+    if (arg == null || arg.isEmpty()) {
+      return b.build();
+    }
+    String[] v = arg.split(",", -1);
+    if (v.length != 10) {
+      throw new IllegalArgumentException(
+          "a policy argument has 10 comma-separated fields but this has " + v.length);
+    }
+    if (!v[0].isEmpty()) {
+      b.failureThreshold(Integer.parseInt(v[0]));
+    }
+    if (!v[1].isEmpty()) {
+      b.window(Duration.ofMillis(Long.parseLong(v[1])));
+    }
+    b.failureRateThreshold(v[2].isEmpty() ? null : Double.valueOf(v[2]));
+    if (!v[3].isEmpty()) {
+      b.minimumCalls(Integer.parseInt(v[3]));
+    }
+    b.slowCallMillis(v[4].isEmpty() ? null : Integer.valueOf(v[4]));
+    if (!v[5].isEmpty()) {
+      b.open(Duration.ofMillis(Long.parseLong(v[5])));
+    }
+    if (!v[6].isEmpty()) {
+      b.maxOpen(Duration.ofMillis(Long.parseLong(v[6])));
+    }
+    if (!v[7].isEmpty()) {
+      b.halfOpenPermits(Integer.parseInt(v[7]));
+    }
+    if (!v[8].isEmpty()) {
+      b.probeLease(Duration.ofMillis(Long.parseLong(v[8])));
+    }
+    b.enabled(!"0".equals(v[9]));
+    return b.build();
+  }
+
+  /**
+   * The registry defaults the nodes run with while no policy is warmed, as the record script stores
+   * them ({@code nodePolicy}), if any node recorded them. Only the ten script fields are known:
+   * storeFailureMode and fallbackPolicy read as their defaults.
+   */
+  public static Optional<Policy> nodeDefaults(Map<String, String> f) {
+    String arg = f.get("nodePolicy");
+    if (arg == null || f.containsKey("policyVersion")) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(fromArg(arg));
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+
   /** The warmed policy in a breaker's hash fields, if one was warmed. */
   public static Optional<WarmedPolicy> fromFields(Map<String, String> f) {
     String version = f.get("policyVersion");

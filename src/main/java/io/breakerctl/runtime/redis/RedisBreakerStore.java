@@ -35,6 +35,7 @@ import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import io.netty.resolver.DefaultAddressResolverGroup;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,6 +93,9 @@ public final class RedisBreakerStore implements AutoCloseable {
   }
 
   private static final String[] NO_ARGS = {};
+
+  private static final Delay RECONNECT_DELAY =
+      Delay.equalJitter(Duration.ofMillis(50), Duration.ofSeconds(1), 25, TimeUnit.MILLISECONDS);
 
   private RedisBreakerStore(
       AbstractRedisClient client,
@@ -162,10 +166,13 @@ public final class RedisBreakerStore implements AutoCloseable {
             : SslOptions.builder().jdkSslProvider().trustManager(config.caFile().toFile()).build();
     // The JDK's resolver instead of Netty's DNS resolver, and no latency recorder: both cost
     // start-up time (the CLI starts for every command) and neither is used here.
+    // Reconnects back off with jitter (50 ms doubling to 1 s): a fleet that loses Redis does not
+    // spin on refused connections (Lettuce's default starts at 1 ms), and its nodes spread out.
     ClientResources resources =
         ClientResources.builder()
             .addressResolverGroup(DefaultAddressResolverGroup.INSTANCE)
             .commandLatencyRecorder(CommandLatencyRecorder.disabled())
+            .reconnectDelay(RECONNECT_DELAY)
             .build();
     try {
       if (uris.size() == 1) {
@@ -222,10 +229,19 @@ public final class RedisBreakerStore implements AutoCloseable {
         c = client.connect();
         // Node connections open lazily; with REJECT_COMMANDS the first command to a node that is
         // still connecting would be rejected, so open one to every master now.
+        // A master marked failed (killed, its replica promoted) is skipped: its slots are served
+        // elsewhere, and one node that cannot be reached must not fail the whole store.
         for (RedisClusterNode node : c.getPartitions()) {
-          if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-            c.getConnection(node.getNodeId());
-            c.getConnection(node.getUri().getHost(), node.getUri().getPort());
+          if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)
+              && !node.is(RedisClusterNode.NodeFlag.FAIL)
+              && !node.is(RedisClusterNode.NodeFlag.EVENTUAL_FAIL)
+              && !node.getSlots().isEmpty()) {
+            try {
+              c.getConnection(node.getNodeId());
+              c.getConnection(node.getUri().getHost(), node.getUri().getPort());
+            } catch (RuntimeException unreachable) {
+              // commands for its slots fail until the topology moves them; the others work
+            }
           }
         }
       } catch (RuntimeException e) {
@@ -280,15 +296,27 @@ public final class RedisBreakerStore implements AutoCloseable {
     }
   }
 
+  /** A pub/sub subscription: whether its connection is up, and how to end it. */
+  public interface Subscription extends AutoCloseable {
+    /** Whether the subscription's connection is open (Lettuce reconnects and resubscribes). */
+    boolean isOpen();
+
+    /** Publishes {@code message} on the subscribed channel (a node's warm-up of its path). */
+    CompletableFuture<Long> publish(String message);
+
+    @Override
+    void close();
+  }
+
   /**
    * Subscribes to the transitions and warmed policies of every breaker under this prefix (the
    * {@code <prefix>:events} channel; JSON messages). {@code onSubscribed} runs after every
    * (re)subscription, e.g. after a reconnect, when messages may have been missed. Close the
-   * returned handle to unsubscribe.
+   * returned handle to unsubscribe. A subscription that fails closes its connection.
    *
    * @throws StoreUnavailableException when the subscription cannot be made within the timeout
    */
-  public AutoCloseable subscribe(Consumer<String> onMessage, Runnable onSubscribed) {
+  public Subscription subscribe(Consumer<String> onMessage, Runnable onSubscribed) {
     RedisPubSubAdapter<String, String> listener =
         new RedisPubSubAdapter<>() {
           @Override
@@ -301,19 +329,48 @@ public final class RedisBreakerStore implements AutoCloseable {
             onSubscribed.run();
           }
         };
+    StatefulRedisPubSubConnection<String, String> pubsub = null;
     try {
-      StatefulRedisPubSubConnection<String, String> pubsub =
+      pubsub =
           client instanceof RedisClusterClient cc
               ? cc.connectPubSub()
               : ((RedisClient) client).connectPubSub();
       pubsub.addListener(listener);
       pubsub.async().subscribe(keys.channel()).get(timeout.toMillis() + 100, TimeUnit.MILLISECONDS);
-      return pubsub::close;
+      StatefulRedisPubSubConnection<String, String> c = pubsub;
+      return new Subscription() {
+        @Override
+        public boolean isOpen() {
+          return c.isOpen();
+        }
+
+        @Override
+        public CompletableFuture<Long> publish(String message) {
+          return guard("publish", commands.publish(keys.channel(), message));
+        }
+
+        @Override
+        public void close() {
+          c.close();
+        }
+      };
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      closeQuietly(pubsub);
       throw new StoreUnavailableException("subscribe to " + keys.channel() + " interrupted", e);
     } catch (Exception e) {
+      closeQuietly(pubsub);
       throw StoreErrors.translate("subscribe to " + keys.channel(), e);
+    }
+  }
+
+  private static void closeQuietly(StatefulConnection<?, ?> c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (RuntimeException e) {
+        // the connection is abandoned either way
+      }
     }
   }
 
@@ -428,6 +485,16 @@ public final class RedisBreakerStore implements AutoCloseable {
             Long.toString(request.duration().toMillis()),
             request.correlationId())
         .thenApply(OverrideResult::of);
+  }
+
+  /**
+   * Puts back a trip or an override Redis lost, or publishes a trip made while degraded ({@code
+   * reassert.lua}). {@code policy} applies while no policy is warmed.
+   */
+  public CompletableFuture<ReassertResult> reassert(
+      BreakerId id, String node, Reassertion request, Policy policy) {
+    return run(BreakerScript.REASSERT, id, node, policy, request.arguments())
+        .thenApply(ReassertResult::of);
   }
 
   /**

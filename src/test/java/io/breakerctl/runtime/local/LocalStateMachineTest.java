@@ -885,6 +885,92 @@ class LocalStateMachineTest {
     }
   }
 
+  @Nested
+  @DisplayName("seeding from the fleet's state")
+  class Seeding {
+
+    /** A machine outside the generation bookkeeping of the other tests (seed sets it). */
+    private LocalStateMachine seeded(List<LocalTransition> heard) {
+      LocalStateMachine m = new LocalStateMachine(BASE, clock);
+      m.onTransition(heard::add);
+      return m;
+    }
+
+    @Test
+    @DisplayName("takes state, window, override and generation exactly, and records nothing")
+    void exact() {
+      List<LocalTransition> heard = new ArrayList<>();
+      LocalStateMachine m = seeded(heard);
+      m.seed(
+          OPEN,
+          T0 + 5_000,
+          8_000,
+          new LocalStateMachine.ActiveOverride(FORCED_OPEN, T0 + 2_000, "oncall", "drill", T0),
+          41);
+
+      assertThat(m.state()).isEqualTo(FORCED_OPEN);
+      assertThat(m.generation()).isEqualTo(41);
+      assertThat(m.openUntilMillis()).isEqualTo(T0 + 5_000);
+      assertThat(m.tryAcquire(NODE).allowed()).as("the override rejects").isFalse();
+      assertThat(heard).as("seeding is not a transition").isEmpty();
+
+      clock.advanceMillis(2_000);
+      assertThat(m.tryAcquire(NODE).allowed()).as("expired: the open window beneath").isFalse();
+      assertThat(m.state()).isEqualTo(OPEN);
+      clock.advanceMillis(3_000);
+      Admission probe = m.tryAcquire(NODE);
+      assertThat(probe.reason()).isEqualTo("PROBE");
+      Result r = probe(m, probe, true);
+      assertThat(m.openUntilMillis())
+          .as("the backoff doubles the seeded open length")
+          .isEqualTo(clock.millis() + 16_000);
+      assertThat(r.state()).isEqualTo(OPEN);
+      assertThat(heard)
+          .extracting(LocalTransition::cause)
+          .containsExactly(OVERRIDE_EXPIRED, OPEN_WINDOW_ENDED, PROBE_FAILED);
+      assertThat(heard.get(0).generation()).isEqualTo(42);
+    }
+
+    @Test
+    @DisplayName("FORCED_CLOSED admits through failures; METRICS_ONLY counts and never rejects")
+    void admittingOverrides() {
+      LocalStateMachine closed = seeded(new ArrayList<>());
+      closed.seed(
+          CLOSED, 0, 0, new LocalStateMachine.ActiveOverride(FORCED_CLOSED, 0, "", "", T0), 3);
+      LocalStateMachine metrics = seeded(new ArrayList<>());
+      metrics.seed(
+          CLOSED, 0, 0, new LocalStateMachine.ActiveOverride(METRICS_ONLY, 0, "", "", T0), 3);
+      for (int i = 0; i < 10; i++) {
+        assertThat(closed.tryAcquire(NODE).allowed()).isTrue();
+        fail(closed);
+        assertThat(metrics.tryAcquire(NODE).allowed()).isTrue();
+        fail(metrics);
+      }
+      assertThat(closed.state()).isEqualTo(FORCED_CLOSED);
+      assertThat(metrics.state()).isEqualTo(METRICS_ONLY);
+      assertThat(metrics.windowFailures()).as("METRICS_ONLY counts").isEqualTo(10);
+    }
+
+    @Test
+    @DisplayName("CLOSED keeps the node's own window counts; bad seeds are refused")
+    void closedAndInvalid() {
+      LocalStateMachine m = seeded(new ArrayList<>());
+      fail(m);
+      fail(m);
+      m.seed(CLOSED, 0, 0, null, 7);
+      assertThat(m.windowFailures()).isEqualTo(2);
+      assertThat(m.tryAcquire(NODE).allowed()).isTrue();
+      fail(m);
+      assertThat(m.state()).as("its own third failure trips it").isEqualTo(OPEN);
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> m.seed(FORCED_OPEN, 0, 0, null, 1))
+          .withMessageContaining("FORCED_OPEN");
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> m.seed(CLOSED, 0, 0, null, -1))
+          .withMessageContaining("-1");
+    }
+  }
+
   private static void runConcurrently(int threads, Runnable body) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {

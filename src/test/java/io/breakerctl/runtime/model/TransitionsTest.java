@@ -16,6 +16,7 @@ import static io.breakerctl.runtime.model.TransitionCause.OVERRIDE_SET;
 import static io.breakerctl.runtime.model.TransitionCause.OVERRIDE_UPDATED;
 import static io.breakerctl.runtime.model.TransitionCause.PROBES_SUCCEEDED;
 import static io.breakerctl.runtime.model.TransitionCause.PROBE_FAILED;
+import static io.breakerctl.runtime.model.TransitionCause.REASSERTED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -68,6 +69,13 @@ class TransitionsTest {
       for (State to : MACHINE) {
         rows.add(new Row(from, to, OVERRIDE_CLEARED));
         rows.add(new Row(from, to, OVERRIDE_EXPIRED));
+      }
+    }
+    // a node puts back what Redis lost: a trip, or an override over a machine state
+    rows.add(new Row(CLOSED, OPEN, REASSERTED));
+    for (State to : OVERRIDES) {
+      for (State from : MACHINE) {
+        rows.add(new Row(from, to, REASSERTED));
       }
     }
     return rows;
@@ -153,7 +161,7 @@ class TransitionsTest {
   class Exhaustive {
 
     @Test
-    @DisplayName("isLegal is true for exactly the 57 spelled-out rows among all 441 triples")
+    @DisplayName("isLegal is true for exactly the 70 spelled-out rows among all 490 triples")
     void exactlyTheLegalRows() {
       Set<Row> expected = legalRows();
       Set<Row> actual = new HashSet<>();
@@ -167,7 +175,7 @@ class TransitionsTest {
         }
       }
 
-      assertThat(expected).hasSize(57);
+      assertThat(expected).hasSize(70);
       assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
     }
 
@@ -176,7 +184,7 @@ class TransitionsTest {
     void everyCauseUsed() {
       assertThat(Transitions.TABLE)
           .extracting(Transitions.Rule::cause)
-          .containsExactlyInAnyOrder(TransitionCause.values());
+          .containsAll(List.of(TransitionCause.values()));
     }
   }
 }

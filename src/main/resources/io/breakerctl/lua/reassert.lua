@@ -1,0 +1,91 @@
+-- reassert.lua: a node puts back a trip or an override that Redis lost, or publishes a trip it made
+-- while it could not reach Redis.
+--
+-- Redis replication is asynchronous: a master that dies right after a trip can hand its slot to a
+-- replica that never saw it, and a FLUSHALL (or a failover to an empty replica) loses every key.
+-- Every node would then adopt CLOSED from what Redis now holds and the fleet would send traffic to
+-- a dependency it had just found down. A node whose view is newer (the same epoch at a higher
+-- generation, or an older epoch while Redis holds a new one) keeps its view and calls this script
+-- with what it knows; the first such node writes it, every later one finds it done. The script
+-- decides from what Redis holds, never from the caller's clock: times are Redis times the node
+-- read before.
+--
+-- ARGV[4] REASSERT (only when Redis is behind the caller's view) | DEGRADED_TRIP (a trip the
+--         caller's local machine made while Redis was unreachable: written whenever the breaker
+--         is CLOSED without override)
+-- ARGV[5] what to put back: OPEN | FORCED_OPEN | FORCED_CLOSED | DISABLED | METRICS_ONLY
+-- ARGV[6] the epoch the caller saw it in   ARGV[7] the generation the caller saw it at
+-- ARGV[8] until (Redis ms): the open window's end, or the override's expiry (0 = until cleared)
+-- ARGV[9] the open window's length in ms (OPEN; '' for the policy's openMillis)
+-- ARGV[10] the cause the caller knows ('' unknown)   ARGV[11] failures at the trip ('' unknown)
+-- ARGV[12] override actor   ARGV[13] override reason   ARGV[14] override correlation id
+--
+-- Returns {written 0|1, outcome, effectiveState, generation, epoch}; outcome REASSERTED |
+-- CURRENT (Redis is not behind the caller) | ENDED (the window or override is over by Redis time) |
+-- ALREADY (Redis already enforces it, or holds something else the operator or the fleet set since).
+-- A REASSERT writes its event with cause REASSERTED (CLOSED -> OPEN, or any state -> the override)
+-- and the fields lostEpoch, lostGeneration, reassertedCause; the generation becomes at least the
+-- caller's plus one, so every node adopts the result instead of calling again. A DEGRADED_TRIP
+-- writes a FAILURE_THRESHOLD trip marked degraded=1.
+
+clock()
+load()
+local mode, kind = ARGV[4], ARGV[5]
+local seen_epoch, seen_gen = ARGV[6] or '', tonumber(ARGV[7]) or 0
+local until_ms, open_ms = tonumber(ARGV[8]) or 0, tonumber(ARGV[9])
+local known_cause, failures = ARGV[10] or '', ARGV[11] or ''
+if mode ~= 'REASSERT' and mode ~= 'DEGRADED_TRIP' then
+  return redis.error_reply('ERR breakerctl reassert: unknown mode ' .. tostring(mode))
+end
+if kind ~= 'OPEN' and kind ~= 'FORCED_OPEN' and kind ~= 'FORCED_CLOSED' and kind ~= 'DISABLED'
+    and kind ~= 'METRICS_ONLY' then
+  return redis.error_reply('ERR breakerctl reassert: cannot reassert ' .. tostring(kind))
+end
+if mode == 'DEGRADED_TRIP' and kind ~= 'OPEN' then
+  return redis.error_reply('ERR breakerctl reassert: a degraded trip opens the breaker')
+end
+ensure_created()
+local state = settle()
+local gen = num('generation', 0)
+local function answer(written, outcome)
+  flush()
+  return { written, outcome, effective(), B.generation, B.epoch }
+end
+
+if mode == 'REASSERT' and B.epoch == seen_epoch and gen >= seen_gen then
+  return answer(0, 'CURRENT')
+end
+if (kind == 'OPEN' and until_ms <= NOW) or (kind ~= 'OPEN' and until_ms > 0 and until_ms <= NOW) then
+  return answer(0, 'ENDED')
+end
+if kind == 'OPEN' then
+  if state ~= 'CLOSED' then return answer(0, 'ALREADY') end
+  local om = open_ms or policy().open
+  set('state', 'OPEN')
+  set('openMillis', tostring(om))
+  set('openUntil', tostring(until_ms))
+  set('openedAt', tostring(NOW))
+  if mode == 'DEGRADED_TRIP' then
+    transition('CLOSED', 'OPEN', 'FAILURE_THRESHOLD', { 'failures', failures,
+      'threshold', policy().threshold, 'degraded', '1', 'openMillis', om, 'until', until_ms })
+  else
+    if gen < seen_gen then set('generation', tostring(seen_gen)) end
+    transition('CLOSED', 'OPEN', 'REASSERTED', { 'lostEpoch', seen_epoch,
+      'lostGeneration', seen_gen, 'reassertedCause', known_cause, 'openMillis', om,
+      'until', until_ms })
+  end
+  clear_window()
+  return answer(1, 'REASSERTED')
+end
+if B.override then return answer(0, 'ALREADY') end
+if gen < seen_gen then set('generation', tostring(seen_gen)) end
+set('override', kind)
+set('overrideUntil', tostring(until_ms))
+set('overrideActor', ARGV[12] or '')
+set('overrideReason', ARGV[13] or '')
+set('overrideAt', tostring(NOW))
+set('overrideCorrelationId', ARGV[14] or '')
+transition(state, kind, 'REASSERTED', { 'actor', ARGV[12] or '', 'reason', ARGV[13] or '',
+  'correlationId', ARGV[14] or '', 'until', until_ms, 'lostEpoch', seen_epoch,
+  'lostGeneration', seen_gen, 'reassertedCause', known_cause })
+return answer(1, 'REASSERTED')

@@ -1,0 +1,205 @@
+package io.breakerctl.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.StoreFailureMode;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.Poll;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.ChildJvm;
+import io.breakerctl.testing.LoopbackDependency;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * An operator's override is the last word until it expires, also when Redis is gone: 3 HYBRID nodes
+ * in 2 JVMs (2 here, 1 in a child) see {@code force ... --for}, then redis-server is killed.
+ * FORCED_OPEN: no call reaches the failing loopback dependency until the expiry, in every
+ * storeFailureMode (LAST_KNOWN with a 500 ms {@code lastKnownFor}, so the override outlives it);
+ * then the nodes behave per process and calls reach it again. FORCED_CLOSED: the nodes keep
+ * admitting through a dependency outage.
+ */
+@DisplayName("A fleet-wide override survives the loss of Redis")
+class DegradedOverrideIT {
+
+  @RegisterExtension
+  static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+
+  private static final long RUN_MILLIS = 5500;
+  private static final long SLOT_MILLIS = 9000;
+  private static final long OVERRIDE_MILLIS = 3500;
+
+  record Scenario(OverrideKind kind, StoreFailureMode failureMode, BreakerId id) {}
+
+  @Test
+  @DisplayName("FORCED_OPEN in LOCAL_ONLY, LAST_KNOWN, ALLOW_ALL; FORCED_CLOSED through an outage")
+  void overridesOutliveRedis() throws Exception {
+    List<Scenario> scenarios = new ArrayList<>();
+    for (StoreFailureMode f : StoreFailureMode.values()) {
+      scenarios.add(
+          new Scenario(
+              OverrideKind.FORCED_OPEN,
+              f,
+              BreakerId.parse("override:open-" + f.name().toLowerCase().replace('_', '-'))));
+    }
+    scenarios.add(
+        new Scenario(
+            OverrideKind.FORCED_CLOSED,
+            StoreFailureMode.LOCAL_ONLY,
+            BreakerId.parse("override:closed-local-only")));
+    LoopbackFleet.prewarm(redis.uri());
+    long first = System.currentTimeMillis() + 12_000;
+    try (LoopbackDependency dependency = new LoopbackDependency()) {
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  redis.uri(),
+                  Integer.toString(dependency.port()),
+                  "1",
+                  "child-",
+                  "5",
+                  "5",
+                  "2000"));
+      for (int i = 0; i < scenarios.size(); i++) {
+        Scenario s = scenarios.get(i);
+        long start = first + i * SLOT_MILLIS;
+        args.add(
+            s.id()
+                + ",HYBRID,"
+                + s.failureMode()
+                + ","
+                + start
+                + ","
+                + (start + RUN_MILLIS)
+                + ",500");
+      }
+      ChildJvm child =
+          redis.manage(ChildJvm.start(LoopbackFleetMain.class, args.toArray(String[]::new)));
+      List<String> failures = new ArrayList<>();
+      java.util.Map<String, Long> untils = new java.util.HashMap<>();
+      for (int i = 0; i < scenarios.size(); i++) {
+        failures.addAll(run(scenarios.get(i), first + i * SLOT_MILLIS, dependency, untils));
+      }
+      assertThat(child.waitFor(Duration.ofSeconds(30))).as("child %s", child.stderr()).isZero();
+      for (String line : child.stdout()) {
+        if (line.startsWith("firstRejections override:closed")) {
+          long until = untils.get(line.split(" ")[1]);
+          for (String t : line.split(" ")[2].split(",")) {
+            long r = Long.parseLong(t);
+            if (r != 0 && r < until - 50) {
+              failures.add("the child's FORCED_CLOSED node rejected before the expiry: " + line);
+            }
+          }
+        }
+      }
+      assertThat(failures).as("child stdout %s", child.stdout()).isEmpty();
+    }
+  }
+
+  private static List<String> run(
+      Scenario s, long start, LoopbackDependency dependency, java.util.Map<String, Long> untils) {
+    List<String> failures = new ArrayList<>();
+    Fleet.sleep(start - 2500 - System.currentTimeMillis());
+    LoopbackFleet here =
+        new LoopbackFleet(
+            redis.uri(),
+            s.id(),
+            2,
+            "parent-",
+            dependency.port(),
+            new LoopbackFleet.Options(
+                Mode.HYBRID,
+                LoopbackFleetMain.policy(5, 2000, s.failureMode()),
+                null,
+                null,
+                null,
+                Duration.ofMillis(500)));
+    long setAt;
+    long killedAt;
+    long confirmedAt;
+    try (here;
+        RedisBreakerStore store =
+            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      Fleet.sleep(start - 600 - System.currentTimeMillis());
+      setAt = System.currentTimeMillis();
+      RedisBreakerStore.await(
+          store.override(
+              s.id(),
+              new OverrideRequest(
+                  s.kind(), "oncall", "incident 42", Duration.ofMillis(OVERRIDE_MILLIS), "c-42")));
+      Fleet.sleep(start - System.currentTimeMillis());
+      here.start(5);
+      // every node (the child's too) reports the override in its heartbeat before Redis goes
+      State forced = State.fromCode(s.kind().name());
+      Poll.until(
+          Duration.ofSeconds(2),
+          "all 3 nodes report " + forced,
+          () ->
+              RedisBreakerStore.await(store.snapshot(s.id(), 0)).nodes().stream()
+                      .filter(n -> n.state() == forced)
+                      .count()
+                  == 3);
+      confirmedAt = System.currentTimeMillis();
+      assertThat(confirmedAt).as("confirmed well before the expiry").isLessThan(setAt + 2000);
+      Fleet.sleep(Math.max(0, start + 300 - System.currentTimeMillis()));
+      killedAt = System.currentTimeMillis();
+      redis.server().kill();
+      Fleet.sleep(start + RUN_MILLIS - System.currentTimeMillis());
+    }
+    redis.server().restart(); // up again before the next scenario's nodes are built
+    long until = setAt + OVERRIDE_MILLIS;
+    untils.put(s.id().toString(), until);
+    String what = s.kind() + " " + s.failureMode();
+    if (s.kind() == OverrideKind.FORCED_OPEN) {
+      long during = dependency.reachedBetween(confirmedAt, until - 50);
+      long after = dependency.reachedBetween(until + 100, start + RUN_MILLIS);
+      System.out.printf(
+          "override %s: %d calls reached the dependency while forced open (killed %d ms in), %d"
+              + " after the expiry%n",
+          what, during, killedAt - start, after);
+      if (during != 0) {
+        failures.add(
+            what
+                + ": "
+                + during
+                + " calls reached the dependency before the expiry (until "
+                + until
+                + ", killed "
+                + killedAt
+                + "; parent admissions "
+                + here.admissions
+                + ")");
+      }
+      if (after == 0) {
+        failures.add(what + ": no call after the expiry (per-process behaviour expected)");
+      }
+    } else {
+      long during = dependency.reachedBetween(killedAt + 100, until - 100);
+      long[] rejections = here.firstRejections();
+      System.out.printf(
+          "override %s: %d calls reached the failing dependency while Redis was down, first"
+              + " rejections %s%n",
+          what, during, Arrays.toString(rejections));
+      if (during < 100) {
+        failures.add(what + ": only " + during + " calls admitted while forced closed");
+      }
+      for (long r : rejections) {
+        if (r != 0 && r < until - 50) {
+          failures.add(what + ": a node rejected at " + (r - start) + " ms, before the expiry");
+        }
+      }
+    }
+    return failures;
+  }
+}

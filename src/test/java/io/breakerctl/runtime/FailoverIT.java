@@ -1,0 +1,222 @@
+package io.breakerctl.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.model.Transitions;
+import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.BreakerKeys;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.Poll;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RestoreArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A failover must not undo a trip: Redis that comes back behind the nodes (a promoted replica that
+ * missed the write, simulated with DUMP before the trip and RESTORE after it; a FLUSHALL) gets the
+ * trip or the override back from the nodes through {@code reassert.lua}, and no node admits a call
+ * meanwhile.
+ */
+@DisplayName("Redis behind the nodes: the trip or override is re-asserted")
+class FailoverIT {
+
+  @RegisterExtension final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+
+  private static final Policy POLICY =
+      Policy.builder().failureThreshold(5).open(Duration.ofSeconds(20)).build();
+
+  private List<CircuitBreaker> nodes(BreakerId id, int n) {
+    List<CircuitBreaker> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(
+          redis
+              .manage(
+                  BreakerRegistry.builder()
+                      .redisUri(redis.uri())
+                      .nodeId("failover-" + i)
+                      .defaults(POLICY)
+                      .commandTimeout(Duration.ofMillis(500))
+                      .refreshInterval(Duration.ofMillis(500))
+                      .flushInterval(Duration.ofMillis(200))
+                      .build())
+              .breaker(id));
+    }
+    return out;
+  }
+
+  /** Calls on every node until stopped, counting admitted calls (the dependency fails). */
+  private static final class Callers implements AutoCloseable {
+    final AtomicLong admitted = new AtomicLong();
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final List<Thread> threads = new ArrayList<>();
+
+    Callers(List<CircuitBreaker> nodes) {
+      for (CircuitBreaker cb : nodes) {
+        Thread t =
+            new Thread(
+                () -> {
+                  long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                  while (running.get() && System.nanoTime() < end) {
+                    Permission p = cb.tryAcquire();
+                    if (p.allowed()) {
+                      admitted.incrementAndGet();
+                      p.onFailure(new IllegalStateException("down"), 1_000_000);
+                    }
+                    Fleet.sleep(2);
+                  }
+                });
+        t.setDaemon(true);
+        t.start();
+        threads.add(t);
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      for (Thread t : threads) {
+        t.join(2000);
+      }
+    }
+  }
+
+  @Test
+  @DisplayName("DUMP before a trip, RESTORE after it: OPEN again within 2 s, no call admitted")
+  void restoredReplica() throws Exception {
+    BreakerId id = BreakerId.parse("failover:restored");
+    BreakerKeys keys = BreakerKeys.withPrefix("cb");
+    List<CircuitBreaker> nodes = nodes(id, 3);
+    RedisClient raw = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<byte[], byte[]> bin = raw.connect(ByteArrayCodec.INSTANCE);
+        RedisBreakerStore store =
+            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      // the keys exist, CLOSED: what the replica will have
+      Permission p = nodes.get(0).tryAcquire();
+      p.onSuccess(1_000_000);
+      Poll.until(
+          Duration.ofSeconds(3),
+          "the breaker's keys exist",
+          () -> RedisBreakerStore.await(store.state(id)).exists());
+      Map<String, byte[]> dumped = new LinkedHashMap<>();
+      for (String k : List.of(keys.hash(id), keys.events(id), keys.leases(id))) {
+        byte[] d = bin.sync().dump(k.getBytes(StandardCharsets.UTF_8));
+        dumped.put(k, d);
+      }
+      String epoch = RedisBreakerStore.await(store.state(id)).epoch();
+
+      for (int i = 0; i < 5; i++) {
+        nodes.get(i % 3).tryAcquire().onFailure(new IllegalStateException("down"), 1_000_000);
+      }
+      Poll.until(
+          Duration.ofSeconds(3),
+          "every node sees the trip",
+          () -> nodes.stream().allMatch(cb -> cb.view().state() == State.OPEN));
+      long tripGeneration = RedisBreakerStore.await(store.state(id)).number("generation");
+
+      try (Callers callers = new Callers(nodes)) {
+        Fleet.sleep(300);
+        long before = callers.admitted.get();
+        for (Map.Entry<String, byte[]> e : dumped.entrySet()) {
+          byte[] key = e.getKey().getBytes(StandardCharsets.UTF_8);
+          if (e.getValue() == null) {
+            bin.sync().del(key);
+          } else {
+            bin.sync().restore(key, e.getValue(), RestoreArgs.Builder.ttl(0).replace());
+          }
+        }
+        assertThat(RedisBreakerStore.await(store.state(id)).storedState())
+            .as("the restored replica holds CLOSED")
+            .isEqualTo(State.CLOSED);
+        long restoredAt = System.currentTimeMillis();
+        Poll.until(
+            Duration.ofSeconds(2),
+            "Redis holds OPEN again",
+            () -> RedisBreakerStore.await(store.state(id)).effectiveState() == State.OPEN);
+        System.out.printf(
+            "failover: OPEN again %d ms after the RESTORE%n",
+            System.currentTimeMillis() - restoredAt);
+        Fleet.sleep(500);
+        assertThat(callers.admitted.get() - before)
+            .as("no node admitted a call while Redis was behind")
+            .isZero();
+      }
+      var after = RedisBreakerStore.await(store.state(id));
+      assertThat(after.epoch()).isEqualTo(epoch);
+      assertThat(after.number("generation")).isGreaterThan(tripGeneration);
+      List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 100));
+      assertThat(events)
+          .extracting(BreakerEvent::cause)
+          .containsOnlyOnce(TransitionCause.REASSERTED);
+      for (BreakerEvent e : events) {
+        assertThat(Transitions.isLegal(e.from(), e.to(), e.cause())).as("event %s", e).isTrue();
+      }
+    } finally {
+      raw.shutdown();
+    }
+  }
+
+  @Test
+  @DisplayName("FLUSHALL under nodes that hold an override: back within 2 s, new epoch, no call")
+  void flushedOverride() throws Exception {
+    BreakerId id = BreakerId.parse("failover:flushed");
+    List<CircuitBreaker> nodes = nodes(id, 3);
+    try (RedisBreakerStore store =
+        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      RedisBreakerStore.await(
+          store.override(
+              id,
+              new OverrideRequest(
+                  OverrideKind.FORCED_OPEN, "oncall", "incident 7", Duration.ofMinutes(5), "c-7")));
+      Poll.until(
+          Duration.ofSeconds(3),
+          "every node sees the override",
+          () -> nodes.stream().allMatch(cb -> cb.view().state() == State.FORCED_OPEN));
+      var before = RedisBreakerStore.await(store.state(id));
+      try (Callers callers = new Callers(nodes)) {
+        Fleet.sleep(200);
+        redis.server().flushAll();
+        long flushedAt = System.currentTimeMillis();
+        Poll.until(
+            Duration.ofSeconds(2),
+            "the override is back",
+            () -> RedisBreakerStore.await(store.state(id)).override().isPresent());
+        System.out.printf(
+            "flush: override back %d ms after FLUSHALL%n", System.currentTimeMillis() - flushedAt);
+        Fleet.sleep(500);
+        assertThat(callers.admitted.get()).as("no call admitted").isZero();
+      }
+      var after = RedisBreakerStore.await(store.state(id));
+      assertThat(after.effectiveState()).isEqualTo(State.FORCED_OPEN);
+      assertThat(after.epoch()).as("a new incarnation").isNotEqualTo(before.epoch());
+      assertThat(after.number("overrideUntil")).isEqualTo(before.number("overrideUntil"));
+      assertThat(after.fields().get("overrideActor")).isEqualTo("oncall");
+      assertThat(after.fields().get("overrideReason")).isEqualTo("incident 7");
+      List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 100));
+      assertThat(events)
+          .filteredOn(e -> e.cause() == TransitionCause.REASSERTED)
+          .singleElement()
+          .satisfies(e -> assertThat(e.field("lostEpoch")).isEqualTo(before.epoch()));
+    }
+  }
+}

@@ -1,0 +1,103 @@
+package io.breakerctl.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.ChildJvm;
+import io.breakerctl.testing.LoopbackDependency;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The first trip of a freshly started fleet: 20 HYBRID nodes in 4 fresh JVMs (5 each) call a
+ * failing loopback dependency every 20 ms, threshold 5. At most 15 calls reach it before every node
+ * rejects, and the trip reaches every node's view within 50 ms (p99 over the 20 nodes), counted at
+ * the dependency and by a watcher on each node's view, not from the breaker's own report.
+ */
+@DisplayName("The first trip of a fresh fleet propagates by push")
+class FirstTripIT {
+
+  @RegisterExtension
+  static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+
+  @Test
+  @DisplayName("20 nodes in 4 fresh JVMs, every 20 ms: doomed <= 15, propagation p99 <= 50 ms")
+  void firstTrip() throws Exception {
+    BreakerId id = BreakerId.parse("first-trip:dep");
+    try (LoopbackDependency dependency = new LoopbackDependency();
+        RedisBreakerStore store =
+            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      long startAt = System.currentTimeMillis() + 15_000;
+      long stopAt = startAt + 3000;
+      List<ChildJvm> children = new ArrayList<>();
+      for (int c = 0; c < 4; c++) {
+        children.add(
+            redis.manage(
+                ChildJvm.start(
+                    FirstTripMain.class,
+                    redis.uri(),
+                    Integer.toString(dependency.port()),
+                    id.toString(),
+                    "5",
+                    "jvm" + c + "-",
+                    "20",
+                    Long.toString(startAt),
+                    Long.toString(stopAt))));
+      }
+      long deadline = System.currentTimeMillis() + 14_500;
+      while (children.stream().anyMatch(ch -> !ch.stdout().contains("READY"))
+          && System.currentTimeMillis() < deadline) {
+        Fleet.sleep(20);
+      }
+      assertThat(children).allSatisfy(ch -> assertThat(ch.stdout()).contains("READY"));
+      List<Long> openSeen = new ArrayList<>();
+      List<Long> rejections = new ArrayList<>();
+      for (ChildJvm ch : children) {
+        assertThat(ch.waitFor(Duration.ofSeconds(30))).as("child %s", ch.stderr()).isZero();
+        openSeen.addAll(values(ch, "openSeen "));
+        rejections.addAll(values(ch, "firstRejections "));
+      }
+      BreakerEvent trip =
+          RedisBreakerStore.await(store.eventsAfter(id, "", 10)).stream()
+              .filter(e -> e.cause() == TransitionCause.FAILURE_THRESHOLD)
+              .findFirst()
+              .orElseThrow();
+      assertThat(openSeen).as("every node saw the trip").doesNotContain(0L).hasSize(20);
+      assertThat(rejections).as("every node rejected").doesNotContain(0L);
+      List<Long> lags =
+          openSeen.stream().map(t -> Math.max(0, t - trip.atMillis())).sorted().toList();
+      long p99 = lags.get((int) Math.ceil(0.99 * lags.size()) - 1);
+      long allRejected = rejections.stream().mapToLong(Long::longValue).max().orElseThrow();
+      long doomed = dependency.reachedBetween(startAt - 1000, allRejected);
+      System.out.printf(
+          "first trip (fresh JVMs): failuresAtTrip=%s doomed=%d propagation p50=%d p99=%d max=%d ms%n",
+          trip.field("failures"),
+          doomed,
+          lags.get(lags.size() / 2),
+          p99,
+          lags.get(lags.size() - 1));
+      assertThat(trip.field("failures")).isEqualTo("5");
+      assertThat(doomed).as("calls that reached the failing dependency").isLessThanOrEqualTo(15);
+      assertThat(p99).as("first-trip propagation p99 (ms)").isLessThanOrEqualTo(50);
+    }
+  }
+
+  private static List<Long> values(ChildJvm ch, String prefix) {
+    String line = ch.stdout().stream().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
+    List<Long> out = new ArrayList<>();
+    for (String v : line.substring(prefix.length()).split(",")) {
+      out.add(Long.parseLong(v));
+    }
+    return out;
+  }
+}

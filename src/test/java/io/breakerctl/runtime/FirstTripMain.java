@@ -1,0 +1,77 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.StoreFailureMode;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * Child process of {@link FirstTripIT} and the propagation benchmark's first-trip row: a fresh JVM
+ * that builds {@code n} HYBRID nodes (a {@link LoopbackFleet}), prints {@code READY}, calls the
+ * loopback dependency every {@code pauseMillis} from {@code startAt} to {@code stopAt} (wall clock)
+ * while a watcher polls every node's view every 0.2 ms, then prints {@code openSeen t1,t2,...}
+ * (when each node's view first showed OPEN, wall-clock ms, 0 for never) and {@code firstRejections
+ * t1,t2,...}. With {@code pauseMillis} 0 the nodes do not call at all (only the view is watched).
+ *
+ * <p>Args: redisUri dependencyPort breakerId n nodePrefix pauseMillis startAt stopAt
+ */
+public final class FirstTripMain {
+  private FirstTripMain() {}
+
+  public static void main(String[] args) {
+    BreakerId id = BreakerId.parse(args[2]);
+    int n = Integer.parseInt(args[3]);
+    long pause = Long.parseLong(args[5]);
+    long startAt = Long.parseLong(args[6]);
+    long stopAt = Long.parseLong(args[7]);
+    LoopbackFleet fleet =
+        new LoopbackFleet(
+            args[0],
+            id,
+            n,
+            args[4],
+            Integer.parseInt(args[1]),
+            new LoopbackFleet.Options(
+                Mode.HYBRID,
+                LoopbackFleetMain.policy(5, 30_000, StoreFailureMode.LOCAL_ONLY),
+                null,
+                null,
+                null));
+    long[] openSeen = new long[n];
+    System.out.println("READY");
+    Fleet.sleep(startAt - System.currentTimeMillis());
+    Thread watcher =
+        new Thread(
+            () -> {
+              while (System.currentTimeMillis() < stopAt) {
+                long now = System.currentTimeMillis();
+                for (int i = 0; i < n; i++) {
+                  if (openSeen[i] == 0 && fleet.breakers.get(i).view().state() == State.OPEN) {
+                    openSeen[i] = now;
+                  }
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+              }
+            },
+            "open-watcher");
+    watcher.setDaemon(true);
+    watcher.start();
+    if (pause > 0) {
+      fleet.start(pause);
+    }
+    Fleet.sleep(stopAt - System.currentTimeMillis());
+    try {
+      watcher.join(1000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    fleet.close();
+    System.out.println("openSeen " + join(openSeen));
+    System.out.println("firstRejections " + join(fleet.firstRejections()));
+  }
+
+  private static String join(long[] values) {
+    return Arrays.stream(values).mapToObj(Long::toString).collect(Collectors.joining(","));
+  }
+}

@@ -1,0 +1,138 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.testing.LoopbackDependency;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * N nodes (separate registries, each with its own connections and its own connection to a {@link
+ * LoopbackDependency}) calling through one breaker, one call in flight per node, with the default
+ * command timeout unless told otherwise: the fleet of the degraded-decision tests and their child
+ * JVMs ({@link LoopbackFleetMain}).
+ */
+final class LoopbackFleet implements AutoCloseable {
+
+  /** How the nodes are configured. */
+  record Options(
+      Mode mode,
+      Policy policy,
+      Duration commandTimeout,
+      Duration refresh,
+      Duration flush,
+      Duration lastKnownFor) {
+    Options(Mode mode, Policy policy, Duration commandTimeout, Duration refresh, Duration flush) {
+      this(mode, policy, commandTimeout, refresh, flush, null);
+    }
+
+    Options {
+      lastKnownFor = lastKnownFor == null ? Duration.ofSeconds(30) : lastKnownFor;
+      commandTimeout = commandTimeout == null ? Duration.ofMillis(50) : commandTimeout;
+      refresh = refresh == null ? Duration.ofSeconds(1) : refresh;
+      flush = flush == null ? Duration.ofSeconds(1) : flush;
+    }
+  }
+
+  final List<BreakerRegistry> registries = new ArrayList<>();
+  final List<CircuitBreaker> breakers = new ArrayList<>();
+  private final List<LoopbackDependency.Client> clients = new ArrayList<>();
+  final long[] firstRejection;
+  final AtomicLong admitted = new AtomicLong();
+
+  /** When each admitted call ran (wall clock ms) and on which node, for diagnostics. */
+  final java.util.concurrent.ConcurrentLinkedQueue<String> admissions =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final List<Thread> threads = new ArrayList<>();
+
+  LoopbackFleet(String uri, BreakerId id, int nodes, String prefix, int port, Options o) {
+    firstRejection = new long[nodes];
+    for (int i = 0; i < nodes; i++) {
+      BreakerRegistry r =
+          BreakerRegistry.builder()
+              .redisUri(uri)
+              .nodeId(prefix + i)
+              .mode(o.mode())
+              .defaults(o.policy())
+              .commandTimeout(o.commandTimeout())
+              .refreshInterval(o.refresh())
+              .flushInterval(o.flush())
+              .lastKnownFor(o.lastKnownFor())
+              .build();
+      registries.add(r);
+      breakers.add(r.breaker(id));
+      clients.add(new LoopbackDependency.Client(port));
+    }
+  }
+
+  /**
+   * Builds and closes one registry, so this JVM's first registry (class loading, several seconds on
+   * a loaded 2-core machine) does not make a scheduled scenario start late.
+   */
+  static void prewarm(String uri) {
+    BreakerRegistry.builder().redisUri(uri).nodeId("prewarm").build().close();
+  }
+
+  /** Starts every node calling until {@link #close()}, pausing {@code pauseMillis} after each. */
+  void start(long pauseMillis) {
+    for (int i = 0; i < breakers.size(); i++) {
+      int node = i;
+      CircuitBreaker cb = breakers.get(i);
+      LoopbackDependency.Client dep = clients.get(i);
+      Thread t =
+          new Thread(
+              () -> {
+                long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+                while (running.get() && System.nanoTime() < deadline) {
+                  try {
+                    cb.call(
+                        () -> {
+                          admitted.incrementAndGet();
+                          admissions.add(node + "@" + System.currentTimeMillis());
+                          return dep.call();
+                        });
+                  } catch (CallNotPermittedException e) {
+                    synchronized (firstRejection) {
+                      if (firstRejection[node] == 0) {
+                        firstRejection[node] = System.currentTimeMillis();
+                      }
+                    }
+                  } catch (RuntimeException e) {
+                    // the dependency failed: expected
+                  }
+                  Fleet.sleep(pauseMillis);
+                }
+              },
+              "loopback-node-" + i);
+      t.setDaemon(true);
+      t.start();
+      threads.add(t);
+    }
+  }
+
+  /** Each node's first rejection (wall clock ms), 0 for a node that never rejected. */
+  long[] firstRejections() {
+    synchronized (firstRejection) {
+      return firstRejection.clone();
+    }
+  }
+
+  @Override
+  public void close() {
+    running.set(false);
+    for (Thread t : threads) {
+      try {
+        t.join(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    registries.forEach(BreakerRegistry::close);
+    clients.forEach(LoopbackDependency.Client::close);
+  }
+}

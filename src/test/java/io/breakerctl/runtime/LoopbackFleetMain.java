@@ -1,0 +1,82 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.StoreFailureMode;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * Child process of the degraded-decision tests: runs {@code n} nodes of a {@link LoopbackFleet} for
+ * each scenario in turn. A scenario is {@code id,mode,storeFailureMode,startAtMillis,
+ * stopAtMillis[,lastKnownForMillis]}; the nodes are built at once (then {@code READY id} is
+ * printed), call from {@code startAt} (wall clock) every {@code pauseMillis} until {@code stopAt},
+ * and print {@code firstRejections id t1,t2,...}.
+ *
+ * <p>Args: redisUri dependencyPort n nodePrefix pauseMillis threshold openMillis scenario...
+ */
+public final class LoopbackFleetMain {
+  private LoopbackFleetMain() {}
+
+  public static void main(String[] args) {
+    String uri = args[0];
+    int port = Integer.parseInt(args[1]);
+    int n = Integer.parseInt(args[2]);
+    String prefix = args[3];
+    long pause = Long.parseLong(args[4]);
+    int threshold = Integer.parseInt(args[5]);
+    long openMillis = Long.parseLong(args[6]);
+    for (String scenario : Arrays.copyOfRange(args, 7, args.length)) {
+      String[] s = scenario.split(",");
+      BreakerId id = BreakerId.parse(s[0]);
+      // built shortly before the start, so a Redis restarted between scenarios is up again
+      Fleet.sleep(Long.parseLong(s[3]) - 2500 - System.currentTimeMillis());
+      Policy policy = policy(threshold, openMillis, StoreFailureMode.valueOf(s[2]));
+      LoopbackFleet fleet =
+          new LoopbackFleet(
+              uri,
+              id,
+              n,
+              prefix,
+              port,
+              new LoopbackFleet.Options(
+                  Mode.valueOf(s[1]),
+                  policy,
+                  null,
+                  null,
+                  null,
+                  s.length > 5 ? Duration.ofMillis(Long.parseLong(s[5])) : null));
+      System.out.println("READY " + id);
+      Fleet.sleep(Long.parseLong(s[3]) - System.currentTimeMillis());
+      fleet.start(pause);
+      Fleet.sleep(Long.parseLong(s[4]) - System.currentTimeMillis());
+      fleet.close();
+      printAdmissions(id, fleet);
+      System.out.println(
+          "firstRejections "
+              + id
+              + " "
+              + Arrays.stream(fleet.firstRejections())
+                  .mapToObj(Long::toString)
+                  .collect(Collectors.joining(",")));
+    }
+    System.out.println("DONE");
+  }
+
+  /** Prints a fleet's admissions (node@wall-clock-ms) for a test's diagnostics. */
+  static void printAdmissions(BreakerId id, LoopbackFleet fleet) {
+    System.out.println("admissions " + id + " " + String.join(",", fleet.admissions));
+  }
+
+  /** The fleet tests' policy: a trip at {@code threshold}, one probe, open {@code openMillis}. */
+  static Policy policy(int threshold, long openMillis, StoreFailureMode mode) {
+    return Policy.builder()
+        .failureThreshold(threshold)
+        .open(Duration.ofMillis(openMillis))
+        .maxOpen(Duration.ofMillis(openMillis * 8))
+        .halfOpenPermits(1)
+        .storeFailureMode(mode)
+        .build();
+  }
+}
