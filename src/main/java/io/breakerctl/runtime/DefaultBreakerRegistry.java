@@ -187,6 +187,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     if (subscribe(s)) {
       warmUp(s);
     }
+    try {
+      RedisBreakerStore.await(s.warmUp(), cfg.connectTimeout);
+    } catch (StoreException e) {
+      // a node that cannot warm its script path still works; its first call pays for it
+    }
     return true;
   }
 

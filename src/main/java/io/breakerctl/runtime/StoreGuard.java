@@ -68,12 +68,14 @@ final class StoreGuard {
     }
   }
 
-  /** The confirmation's answer: Redis answered the PING, or it did not within the timeout. */
+  /**
+   * The confirmation's answer: Redis answered the PING, or it did not within the timeout. An answer
+   * does not end the streak (on a Cluster the PING may reach a node other than the one that
+   * failed); only a command that succeeds does.
+   */
   void confirmed(boolean answered) {
     confirming.set(false);
-    if (answered) {
-      consecutive.set(0);
-    } else {
+    if (!answered) {
       trip();
     }
   }

@@ -316,8 +316,13 @@ public final class PropagationBench {
     try (LoopbackDependency dependency = new LoopbackDependency()) {
       for (int run = 0; run < opt.firstTrips; run++) {
         BreakerId id = BreakerId.parse("bench:first-trip-" + run);
-        long startAt = System.currentTimeMillis() + 15_000;
-        long stopAt = startAt + 3_000;
+        java.nio.file.Path go;
+        try {
+          go = java.nio.file.Files.createTempFile("breakerctl-first-trip", ".go");
+          java.nio.file.Files.delete(go);
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
         List<ChildJvm> children = new ArrayList<>();
         try {
           for (int c = 0; c < 4; c++) {
@@ -330,8 +335,21 @@ public final class PropagationBench {
                     "5",
                     "fresh" + c + "-",
                     "0",
-                    Long.toString(startAt),
-                    Long.toString(stopAt)));
+                    "@" + go,
+                    "3000"));
+          }
+          long ready = System.currentTimeMillis() + 60_000;
+          while (children.stream().anyMatch(ch -> !ch.stdout().contains("READY"))
+              && System.currentTimeMillis() < ready) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+          }
+          long startAt = System.currentTimeMillis() + 500;
+          try {
+            java.nio.file.Path tmp = java.nio.file.Path.of(go + ".tmp");
+            java.nio.file.Files.writeString(tmp, Long.toString(startAt));
+            java.nio.file.Files.move(tmp, go, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
           }
           for (int i = 0; i < 4; i++) {
             store.record(id, Outcome.failure(DRIVER, ""), policy).join();
@@ -364,6 +382,11 @@ public final class PropagationBench {
           }
         } finally {
           children.forEach(ChildJvm::close);
+          try {
+            java.nio.file.Files.deleteIfExists(go);
+          } catch (java.io.IOException e) {
+            // a temp file
+          }
         }
       }
     }

@@ -36,9 +36,9 @@ class DegradedOverrideIT {
   @RegisterExtension
   static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
 
-  private static final long RUN_MILLIS = 5500;
-  private static final long SLOT_MILLIS = 9000;
-  private static final long OVERRIDE_MILLIS = 3500;
+  private static final long RUN_MILLIS = 8500;
+  private static final long SLOT_MILLIS = 12_000;
+  private static final long OVERRIDE_MILLIS = 6000;
 
   record Scenario(OverrideKind kind, StoreFailureMode failureMode, BreakerId id) {}
 
@@ -143,7 +143,7 @@ class DegradedOverrideIT {
       // every node (the child's too) reports the override in its heartbeat before Redis goes
       State forced = State.fromCode(s.kind().name());
       Poll.until(
-          Duration.ofSeconds(2),
+          Duration.ofSeconds(4),
           "all 3 nodes report " + forced,
           () ->
               RedisBreakerStore.await(store.snapshot(s.id(), 0)).nodes().stream()
@@ -151,7 +151,7 @@ class DegradedOverrideIT {
                       .count()
                   == 3);
       confirmedAt = System.currentTimeMillis();
-      assertThat(confirmedAt).as("confirmed well before the expiry").isLessThan(setAt + 2000);
+      assertThat(confirmedAt).as("confirmed well before the expiry").isLessThan(setAt + 4500);
       Fleet.sleep(Math.max(0, start + 300 - System.currentTimeMillis()));
       killedAt = System.currentTimeMillis();
       redis.server().kill();

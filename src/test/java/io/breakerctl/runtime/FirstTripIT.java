@@ -37,8 +37,8 @@ class FirstTripIT {
     try (LoopbackDependency dependency = new LoopbackDependency();
         RedisBreakerStore store =
             RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      long startAt = System.currentTimeMillis() + 15_000;
-      long stopAt = startAt + 3000;
+      java.nio.file.Path go = java.nio.file.Files.createTempFile("breakerctl-first-trip", ".go");
+      java.nio.file.Files.delete(go);
       List<ChildJvm> children = new ArrayList<>();
       for (int c = 0; c < 4; c++) {
         children.add(
@@ -51,15 +51,19 @@ class FirstTripIT {
                     "5",
                     "jvm" + c + "-",
                     "20",
-                    Long.toString(startAt),
-                    Long.toString(stopAt))));
+                    "@" + go,
+                    "3000")));
       }
-      long deadline = System.currentTimeMillis() + 14_500;
+      long deadline = System.currentTimeMillis() + 45_000;
       while (children.stream().anyMatch(ch -> !ch.stdout().contains("READY"))
           && System.currentTimeMillis() < deadline) {
         Fleet.sleep(20);
       }
       assertThat(children).allSatisfy(ch -> assertThat(ch.stdout()).contains("READY"));
+      long startAt = System.currentTimeMillis() + 1000;
+      java.nio.file.Path tmp = java.nio.file.Path.of(go + ".tmp");
+      java.nio.file.Files.writeString(tmp, Long.toString(startAt));
+      java.nio.file.Files.move(tmp, go, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
       List<Long> openSeen = new ArrayList<>();
       List<Long> rejections = new ArrayList<>();
       for (ChildJvm ch : children) {
@@ -79,6 +83,7 @@ class FirstTripIT {
       long p99 = lags.get((int) Math.ceil(0.99 * lags.size()) - 1);
       long allRejected = rejections.stream().mapToLong(Long::longValue).max().orElseThrow();
       long doomed = dependency.reachedBetween(startAt - 1000, allRejected);
+      java.nio.file.Files.deleteIfExists(go);
       System.out.printf(
           "first trip (fresh JVMs): failuresAtTrip=%s doomed=%d propagation p50=%d p99=%d max=%d ms%n",
           trip.field("failures"),

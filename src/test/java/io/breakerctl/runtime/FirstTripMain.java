@@ -14,7 +14,9 @@ import java.util.stream.Collectors;
  * (when each node's view first showed OPEN, wall-clock ms, 0 for never) and {@code firstRejections
  * t1,t2,...}. With {@code pauseMillis} 0 the nodes do not call at all (only the view is watched).
  *
- * <p>Args: redisUri dependencyPort breakerId n nodePrefix pauseMillis startAt stopAt
+ * <p>Args: redisUri dependencyPort breakerId n nodePrefix pauseMillis startAt durationMillis;
+ * {@code startAt} is wall-clock ms, or {@code @FILE}: wait (at most 60 s) until FILE exists and
+ * read the start time from it, so a parent can start its children together once all are ready.
  */
 public final class FirstTripMain {
   private FirstTripMain() {}
@@ -23,8 +25,7 @@ public final class FirstTripMain {
     BreakerId id = BreakerId.parse(args[2]);
     int n = Integer.parseInt(args[3]);
     long pause = Long.parseLong(args[5]);
-    long startAt = Long.parseLong(args[6]);
-    long stopAt = Long.parseLong(args[7]);
+    long duration = Long.parseLong(args[7]);
     LoopbackFleet fleet =
         new LoopbackFleet(
             args[0],
@@ -40,6 +41,8 @@ public final class FirstTripMain {
                 null));
     long[] openSeen = new long[n];
     System.out.println("READY");
+    long startAt = startAt(args[6]);
+    long stopAt = startAt + duration;
     Fleet.sleep(startAt - System.currentTimeMillis());
     Thread watcher =
         new Thread(
@@ -69,6 +72,26 @@ public final class FirstTripMain {
     fleet.close();
     System.out.println("openSeen " + join(openSeen));
     System.out.println("firstRejections " + join(fleet.firstRejections()));
+  }
+
+  private static long startAt(String arg) {
+    if (!arg.startsWith("@")) {
+      return Long.parseLong(arg);
+    }
+    java.nio.file.Path file = java.nio.file.Path.of(arg.substring(1));
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (System.currentTimeMillis() < deadline) {
+      try {
+        String text = java.nio.file.Files.readString(file).trim();
+        if (!text.isEmpty()) {
+          return Long.parseLong(text);
+        }
+      } catch (java.io.IOException | NumberFormatException notYet) {
+        // not written (completely) yet
+      }
+      Fleet.sleep(5);
+    }
+    throw new IllegalStateException("no start time in " + file);
   }
 
   private static String join(long[] values) {

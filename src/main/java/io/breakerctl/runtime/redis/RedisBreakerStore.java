@@ -393,6 +393,29 @@ public final class RedisBreakerStore implements AutoCloseable {
             });
   }
 
+  /**
+   * Runs the client side of the scripts' calls once: a keyless {@code EVAL} that writes nothing and
+   * answers as the record and acquire scripts do, parsed as theirs are. A fresh JVM's first real
+   * failure or probe then does not pay for class loading on the caller's path.
+   */
+  public CompletableFuture<Void> warmUp() {
+    String[] none = {};
+    CompletableFuture<RecordResult> record =
+        commands
+            .<List<Object>>eval(
+                "return {'OPEN', 5, 5, 1, '1', '1-0', '1', 1, 'COUNTED', 0}",
+                ScriptOutputType.MULTI,
+                none)
+            .toCompletableFuture()
+            .thenApply(RecordResult::of);
+    CompletableFuture<AcquireResult> acquire =
+        commands
+            .<List<Object>>eval("return {1, '0', '1'}", ScriptOutputType.MULTI, none)
+            .toCompletableFuture()
+            .thenApply(AcquireResult::of);
+    return guard("warm up", CompletableFuture.allOf(record, acquire));
+  }
+
   /** Round-trips a PING (health check of the connection). */
   public CompletableFuture<String> ping() {
     return guard("PING", commands.ping());

@@ -739,7 +739,7 @@ class LocalStateMachineTest {
   }
 
   @Nested
-  @DisplayName("generations and adoption")
+  @DisplayName("generations and listeners")
   class Generations {
 
     @Test
@@ -782,65 +782,6 @@ class LocalStateMachineTest {
       LocalStateMachine m = new LocalStateMachine(BASE, broken);
 
       assertThat(m.tryAcquire(NODE)).isEqualTo(new Admission(true, CLOSED, "CLOSED", 0, null, 0));
-    }
-
-    @Test
-    @DisplayName("a closed machine adopts a shared OPEN and backs off from its length")
-    void adoptOpen() {
-      LocalStateMachine m = machine(BASE);
-      m.record(2, 0, -1, -1, null, NODE);
-
-      State s = m.adopt(OPEN, T0 + 20_000, 40_000);
-
-      assertThat(s).isEqualTo(OPEN);
-      assertThat(m.windowFailures()).isZero();
-      assertThat(m.tryAcquire(NODE))
-          .isEqualTo(new Admission(false, OPEN, "OPEN", 1, null, T0 + 20_000));
-      clock.advanceMillis(20_000);
-      probe(m, m.tryAcquire(NODE), true);
-      assertThat(m.openUntilMillis()).isEqualTo(clock.millis() + 80_000);
-      assertThat(events)
-          .extracting(LocalTransition::from, LocalTransition::to, LocalTransition::cause)
-          .containsExactly(
-              tuple(CLOSED, OPEN, FAILURE_THRESHOLD),
-              tuple(OPEN, HALF_OPEN, OPEN_WINDOW_ENDED),
-              tuple(HALF_OPEN, OPEN, PROBE_FAILED));
-    }
-
-    @Test
-    @DisplayName("adoption maps every machine change to a legal cause")
-    void adoptPaths() {
-      LocalStateMachine m = machine(BASE);
-      tripAndProbe(m);
-
-      assertThat(m.adopt(OPEN, clock.millis() + 1_000, 0)).isEqualTo(OPEN);
-      assertThat(m.adopt(OPEN, clock.millis() + 2_000, 0)).as("OPEN to OPEN").isEqualTo(OPEN);
-      assertThat(m.openUntilMillis()).isEqualTo(clock.millis() + 2_000);
-      assertThat(m.adopt(CLOSED, 0, 0)).isEqualTo(CLOSED);
-      assertThat(m.adopt(OPEN, clock.millis() - 1, 0)).as("ended window").isEqualTo(HALF_OPEN);
-
-      assertThat(causes())
-          .containsExactly(
-              FAILURE_THRESHOLD,
-              OPEN_WINDOW_ENDED,
-              PROBE_FAILED,
-              OPEN_WINDOW_ENDED,
-              PROBES_SUCCEEDED,
-              FAILURE_THRESHOLD,
-              OPEN_WINDOW_ENDED);
-    }
-
-    @Test
-    @DisplayName("under an override adoption records nothing; clearing resumes from it")
-    void adoptUnderOverride() {
-      LocalStateMachine m = machine(BASE);
-      m.override(FORCED_CLOSED, Duration.ZERO, "alice", "");
-
-      State s = m.adopt(OPEN, T0 + 10_000, 0);
-
-      assertThat(s).isEqualTo(FORCED_CLOSED);
-      assertThat(causes()).containsExactly(OVERRIDE_SET);
-      assertThat(m.clearOverride("alice", "").state()).isEqualTo(OPEN);
     }
 
     @Test
