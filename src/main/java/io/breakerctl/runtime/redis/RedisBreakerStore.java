@@ -95,7 +95,7 @@ public final class RedisBreakerStore implements AutoCloseable {
   private static final String[] NO_ARGS = {};
 
   private static final Delay RECONNECT_DELAY =
-      Delay.equalJitter(Duration.ofMillis(50), Duration.ofSeconds(1), 25, TimeUnit.MILLISECONDS);
+      Delay.equalJitter(Duration.ofMillis(200), Duration.ofSeconds(2), 100, TimeUnit.MILLISECONDS);
 
   private RedisBreakerStore(
       AbstractRedisClient client,
