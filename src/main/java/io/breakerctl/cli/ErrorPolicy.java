@@ -58,7 +58,7 @@ final class ErrorPolicy
       return code;
     }
     if (code == ExitCode.INTERNAL) {
-      err.println("error: internal error (a bug): " + ex);
+      err.println("error: internal error (a bug): " + Printable.escape(String.valueOf(ex)));
       if (!root.verbose()) {
         err.println("Run again with -v for the stack trace, and please report it.");
       }

@@ -120,6 +120,9 @@ abstract class ForceAction implements Callable<Integer> {
       return code;
     }
     PrintWriter err = spec.commandLine().getErr();
+    if (done.size() == 1 && failure != null) {
+      throw failure; // one breaker: its error says it all
+    }
     err.println(
         (failure == null ? "cancelled (" + Interruption.signal() + ")" : "error")
             + ": the change is partial: "
