@@ -269,8 +269,19 @@ public final class FleetReader {
         c.flushCommands();
         for (int j = 0; j < halfOpen.size(); j++) {
           BreakerSnapshot s = snaps[halfOpen.get(j)];
+          List<ScoredValue<String>> stored;
+          try {
+            stored = await(leases.get(j), "read leases of " + s.id());
+          } catch (StoreException e) {
+            if (!String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
+              throw e;
+            }
+            unreadable.accept(s.id(), "key " + keys.leases(s.id()) + ": " + e.getMessage());
+            snaps[halfOpen.get(j)] = null;
+            continue;
+          }
           List<ProbeLease> ls = new ArrayList<>();
-          for (ScoredValue<String> sv : await(leases.get(j), "read leases of " + s.id())) {
+          for (ScoredValue<String> sv : stored) {
             String m = sv.getValue();
             int bar = m.indexOf('|');
             ls.add(

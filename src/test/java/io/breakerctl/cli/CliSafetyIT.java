@@ -185,6 +185,9 @@ class CliSafetyIT {
     servers.redis.call("HSET", "cb:{mal:d001}", "state", "BOGUS");
     servers.redis.call("DEL", "cb:{mal:d002}:nodeinfo");
     servers.redis.call("SET", "cb:{mal:d002}:nodeinfo", "a string");
+    breakers("malhalf", 1);
+    servers.redis.call("HSET", "cb:{malhalf:d000}", "state", "HALF_OPEN");
+    servers.redis.call("SET", "cb:{malhalf:d000}:leases", "a string");
     breakers("malok", 1);
 
     CliProcess.Result table = servers.cli.run("status", "mal*");
@@ -195,7 +198,8 @@ class CliSafetyIT {
         .contains("cb:{mal:d000}")
         .contains("openUntil")
         .contains("field state")
-        .contains("cb:{mal:d002}:nodeinfo");
+        .contains("cb:{mal:d002}:nodeinfo")
+        .contains("cb:{malhalf:d000}:leases");
     assertThat(table.err()).contains("INVALID").doesNotContain("For input string");
 
     CliProcess.Result json = servers.cli.run("status", "mal*", "-o", "json");
