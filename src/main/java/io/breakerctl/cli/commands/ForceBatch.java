@@ -77,6 +77,13 @@ final class ForceBatch {
           failure = ex;
         }
         stopped = ex instanceof StoreUnavailableException || ex instanceof StorePermissionException;
+      } catch (RuntimeException ex) {
+        if (!Interruption.requested()) {
+          throw ex;
+        }
+        // a wait the signal interrupted: whether this one was applied is unknown
+        rows.add(row(id, before, "-", "FAILED", null, "", Result.FAILED, "interrupted"));
+        stopped = true;
       }
     }
     return rows;
