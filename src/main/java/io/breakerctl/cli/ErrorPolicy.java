@@ -1,8 +1,10 @@
 package io.breakerctl.cli;
 
 import com.mongodb.MongoSecurityException;
+import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
+import io.breakerctl.runtime.redis.MalformedBreakerException;
 import io.breakerctl.runtime.redis.StorePermissionException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
 import io.breakerctl.sandbox.SandboxException;
@@ -34,7 +36,7 @@ final class ErrorPolicy
   public int handleParseException(ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println("error: " + ex.getMessage());
+    err.println("error: " + Printable.escape(ex.getMessage()));
     if (ex instanceof UnmatchedArgumentException u) {
       UnmatchedArgumentException.printSuggestions(u, err);
     }
@@ -47,13 +49,21 @@ final class ErrorPolicy
   public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
     PrintWriter err = cmd.getErr();
     int code = getExitCode(ex);
+    if (ex instanceof OutputFailedException || Interruption.requested()) {
+      // Main reports a failed stdout (quietly for a closed pipe); a signal is its own message
+      if (Interruption.requested()) {
+        err.println("cancelled: " + Interruption.signal());
+      }
+      err.flush();
+      return code;
+    }
     if (code == ExitCode.INTERNAL) {
-      err.println("error: internal error (a bug): " + ex);
+      err.println("error: internal error (a bug): " + Printable.escape(String.valueOf(ex)));
       if (!root.verbose()) {
         err.println("Run again with -v for the stack trace, and please report it.");
       }
     } else {
-      err.println("error: " + message(ex));
+      err.println("error: " + Printable.escape(message(ex)));
       if (code == ExitCode.PERMISSION && !(ex instanceof StorePermissionException)) {
         err.println("error: Redis refused the credentials (check the user and its password)");
       }
@@ -73,6 +83,15 @@ final class ErrorPolicy
 
   @Override
   public int getExitCode(Throwable ex) {
+    if (Interruption.requested()) {
+      return ExitCode.CANCELLED;
+    }
+    if (ex instanceof OutputFailedException) {
+      return ExitCode.OK;
+    }
+    if (ex instanceof MalformedBreakerException) {
+      return ExitCode.CONFLICT;
+    }
     if (ex instanceof CliException c) {
       return c.exitCode();
     }

@@ -14,7 +14,7 @@ public final class ExitCode {
   /** Usage or validation error. */
   public static final int USAGE = 2;
 
-  /** Conflict: an illegal transition, a dry run that would be rejected. */
+  /** Conflict: an illegal transition, a dry run that would be rejected, a malformed hash. */
   public static final int CONFLICT = 3;
 
   /** Authentication or authorization (Redis ACL NOPERM, wrong password, MongoDB auth). */
@@ -29,6 +29,9 @@ public final class ExitCode {
   /** Not found. */
   public static final int NOT_FOUND = 7;
 
+  /** Stdout could not be written (a full disk, a closed file; a closed pipe ends quietly). */
+  public static final int OUTPUT_FAILED = 8;
+
   /** Internal error (a bug). */
   public static final int INTERNAL = 9;
 
@@ -40,11 +43,15 @@ public final class ExitCode {
     m.put("0", "Success; a --dry-run of a mutation that would succeed.");
     m.put("1", "A check found something (status --check: a breaker OPEN or FORCED_OPEN).");
     m.put("2", "Usage or validation error.");
-    m.put("3", "Conflict: an illegal transition, a --dry-run that would be rejected.");
+    m.put(
+        "3",
+        "Conflict: an illegal transition, a --dry-run that would be rejected, a breaker whose"
+            + " stored hash is malformed (the message names key and field).");
     m.put("4", "Authentication or authorization (Redis NOPERM, wrong password, MongoDB auth).");
-    m.put("5", "Cancelled (prompt declined, interrupted).");
+    m.put("5", "Cancelled (prompt declined, interrupted: SIGINT, SIGTERM).");
     m.put("6", "Redis or MongoDB unavailable within --timeout.");
     m.put("7", "Not found.");
+    m.put("8", "Stdout could not be written (a full disk; a closed pipe ends quietly).");
     m.put("9", "Internal error (a bug: the message says so; -v shows the stack trace).");
     return m;
   }

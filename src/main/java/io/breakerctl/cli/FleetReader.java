@@ -41,6 +41,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -81,12 +82,17 @@ public final class FleetReader {
 
   /**
    * Calls {@code sink} with a snapshot (no events) of every selected breaker, on this thread, in
-   * scan order. Up to {@link #WINDOW} batches are in flight per master, so Redis answers the next
-   * batches while this thread turns the previous one into output.
+   * scan order; a breaker whose keys cannot be read (one of them of the wrong type) goes to {@code
+   * unreadable} with the Redis error naming the key. Up to {@link #WINDOW} batches are in flight
+   * per master, so Redis answers the next batches while this thread turns the previous one into
+   * output.
    */
-  public void snapshots(BreakerSelector selector, Consumer<BreakerSnapshot> sink) {
+  public void snapshots(
+      BreakerSelector selector,
+      Consumer<BreakerSnapshot> sink,
+      BiConsumer<BreakerId, String> unreadable) {
     for (StatefulRedisConnection<String, String> c : masters()) {
-      new Pipeline(c, sink).run(selector);
+      new Pipeline(c, sink, unreadable).run(selector);
     }
   }
 
@@ -145,11 +151,16 @@ public final class FleetReader {
   private final class Pipeline {
     private final StatefulRedisConnection<String, String> c;
     private final Consumer<BreakerSnapshot> sink;
+    private final BiConsumer<BreakerId, String> unreadable;
     private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
 
-    Pipeline(StatefulRedisConnection<String, String> c, Consumer<BreakerSnapshot> sink) {
+    Pipeline(
+        StatefulRedisConnection<String, String> c,
+        Consumer<BreakerSnapshot> sink,
+        BiConsumer<BreakerId, String> unreadable) {
       this.c = c;
       this.sink = sink;
+      this.unreadable = unreadable;
     }
 
     void run(BreakerSelector selector) {
@@ -221,6 +232,14 @@ public final class FleetReader {
       List<Integer> halfOpen = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         BreakerId id = b.ids.get(i);
+        String wrongType = b.reads[2 * i].wrongType(b.hashKeys.get(i));
+        if (wrongType == null) {
+          wrongType = b.reads[2 * i + 1].wrongType(b.hashKeys.get(i) + ":nodeinfo");
+        }
+        if (wrongType != null) {
+          unreadable.accept(id, wrongType);
+          continue;
+        }
         List<String> fields = b.reads[2 * i].result("read " + id);
         List<String> info = b.reads[2 * i + 1].result("read heartbeats of " + id);
         if (fields.isEmpty() && info.isEmpty()) {
@@ -236,7 +255,7 @@ public final class FleetReader {
           map.put(fields.get(j), fields.get(j + 1));
         }
         BreakerSnapshot s = new BreakerSnapshot(id, map, List.of(), List.of(), nodes, now);
-        if (s.effectiveState() == State.HALF_OPEN) {
+        if (s.problem().isEmpty() && s.effectiveState() == State.HALF_OPEN) {
           halfOpen.add(i);
         }
         snaps[i] = s;
@@ -250,8 +269,19 @@ public final class FleetReader {
         c.flushCommands();
         for (int j = 0; j < halfOpen.size(); j++) {
           BreakerSnapshot s = snaps[halfOpen.get(j)];
+          List<ScoredValue<String>> stored;
+          try {
+            stored = await(leases.get(j), "read leases of " + s.id());
+          } catch (StoreException e) {
+            if (!String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
+              throw e;
+            }
+            unreadable.accept(s.id(), "key " + keys.leases(s.id()) + ": " + e.getMessage());
+            snaps[halfOpen.get(j)] = null;
+            continue;
+          }
           List<ProbeLease> ls = new ArrayList<>();
-          for (ScoredValue<String> sv : await(leases.get(j), "read leases of " + s.id())) {
+          for (ScoredValue<String> sv : stored) {
             String m = sv.getValue();
             int bar = m.indexOf('|');
             ls.add(
@@ -371,6 +401,15 @@ public final class FleetReader {
     public void cancel() {
       super.cancel();
       countDown();
+    }
+
+    /** "key K: WRONGTYPE ..." when the read failed on a key of another type, else null. */
+    String wrongType(String key) {
+      String error = output.hasError() ? output.getError() : null;
+      if (error == null && exception != null) {
+        error = exception.getMessage();
+      }
+      return error != null && error.startsWith("WRONGTYPE") ? "key " + key + ": " + error : null;
     }
 
     /** The reply; a failed read throws like {@link FleetReader#await}. */

@@ -3,7 +3,8 @@
 -- ARGV[1] is the actor. ARGV[4] FORCED_OPEN | FORCED_CLOSED | DISABLED | METRICS_ONLY | CLEAR
 -- ARGV[5] reason   ARGV[6] duration in ms (0 or '' = until cleared)   ARGV[7] correlation id
 --
--- Returns {changed 0|1, effectiveState, outcome, eventId, generation, epoch, previousState}
+-- Returns {changed 0|1, effectiveState, outcome, eventId, generation, epoch, previousState,
+--          overrideUntil (Redis ms, 0 = until cleared or none)}
 -- outcome: SET | UPDATED | CLEARED | NOT_OVERRIDDEN.
 -- Works on a breaker no node has used yet (creates its keys): that is how an operator pre-empts
 -- an incident. Every change appends one event carrying actor, reason, expiry and correlation id,
@@ -28,7 +29,7 @@ local previous = state
 if kind == 'CLEAR' then
   if not B.override then
     flush()
-    return { 0, state, 'NOT_OVERRIDDEN', '', B.generation, B.epoch, previous }
+    return { 0, state, 'NOT_OVERRIDDEN', '', B.generation, B.epoch, previous, 0 }
   end
   local was = B.override
   local extra = { 'actor', NODE, 'reason', reason, 'correlationId', corr,
@@ -36,7 +37,7 @@ if kind == 'CLEAR' then
   local to = end_override()
   local ev = transition(was, to, 'OVERRIDE_CLEARED', extra)
   flush()
-  return { 1, to, 'CLEARED', ev, B.generation, B.epoch, previous }
+  return { 1, to, 'CLEARED', ev, B.generation, B.epoch, previous, 0 }
 end
 
 local until_ms = 0
@@ -52,4 +53,4 @@ set('overrideCorrelationId', corr)
 local ev = transition(state, kind, cause, { 'actor', NODE, 'reason', reason,
   'correlationId', corr, 'until', until_ms })
 flush()
-return { 1, kind, outcome, ev, B.generation, B.epoch, previous }
+return { 1, kind, outcome, ev, B.generation, B.epoch, previous, until_ms }

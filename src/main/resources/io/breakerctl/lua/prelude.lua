@@ -45,9 +45,23 @@ local B = {}       -- fields as loaded (strings; nil when absent, false once del
 local DIRTY = {}   -- fields to write with the final HSET
 local NOW, NOW_SEC, NOW_USEC
 
+-- A field no script writes (openUntil=notanumber, state=BOGUS) stops the script with an error
+-- naming key and field, before anything is written (MalformedBreakerException in Java).
+-- (A string, not an {err = ...} table: Redis 6.2's error handler cannot take a table raised
+-- from a nested call.)
+local function malformed(f, v, what)
+  error('breakerctl: malformed breaker hash ' .. H .. ': field ' .. f .. ' is not ' .. what
+    .. ": '" .. string.gsub(string.sub(v, 1, 64), '%c', '?') .. "'", 0)
+end
+
+local STORED = { CLOSED = true, OPEN = true, HALF_OPEN = true }
+local OVERRIDES = { FORCED_OPEN = true, FORCED_CLOSED = true, DISABLED = true, METRICS_ONLY = true }
+
 local function load()
   local all = redis.call('HGETALL', H)
   for i = 1, #all, 2 do B[all[i]] = all[i + 1] end
+  if B.state and not STORED[B.state] then malformed('state', B.state, 'CLOSED, OPEN or HALF_OPEN') end
+  if B.override and not OVERRIDES[B.override] then malformed('override', B.override, 'an override') end
 end
 
 local function set(f, v)
@@ -57,8 +71,10 @@ end
 
 local function num(f, default)
   local v = B[f]
-  if v then return tonumber(v) end
-  return default
+  if not v or v == '' then return default end
+  local n = tonumber(v)
+  if not n then malformed(f, v, 'a number') end
+  return n
 end
 
 local function clock()

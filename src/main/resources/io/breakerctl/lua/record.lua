@@ -58,8 +58,11 @@ if A[8] == '' then
     local ok, hb = pcall(cjson.decode, beat)
     beat_ok = ok and type(hb) == 'table' and hb.at == nil and next(hb) ~= nil
   end
-  if beat_ok and pol and (f[13] or f[16] == A[3]) and f[1] == 'CLOSED' and not f[2]
-      and (A[7] == '' or A[7] == f[3]) and fails
+  -- a malformed count falls through to the full path, whose num() names key and field
+  local counts_ok = tonumber(f[6]) and tonumber(f[7]) and tonumber(f[8]) and tonumber(f[9])
+    and tonumber(f[10] or 0) and tonumber(f[11] or 0)
+  if counts_ok and beat_ok and pol and (f[13] or f[16] == A[3]) and f[1] == 'CLOSED'
+      and not f[2] and (A[7] == '' or A[7] == f[3]) and fails
       and succ and fails >= 0 and succ >= 0 and f[5] and ttl
       and (ttl == -1 or now - ttl < tonumber(A[2]) / 8) then
     -- as policy() in the prelude; a malformed value leaves threshold nil and falls through to

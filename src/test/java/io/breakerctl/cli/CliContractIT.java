@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -47,9 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
 class CliContractIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  static CliServers servers;
   static RedisServerProcess redis;
-  static MongoServer mongo;
-  static MemoryBackend mongoBackend;
   static int mongoPort;
   static RedisBreakerStore store;
   static CliProcess cli;
@@ -57,29 +54,17 @@ class CliContractIT {
 
   @BeforeAll
   static void start() {
-    redis = RedisServerProcess.start(RedisBinary.embedded());
-    mongoBackend = new MemoryBackend();
-    mongo = new MongoServer(mongoBackend);
-    mongo.bind("127.0.0.1", 0);
-    mongoPort = mongo.getLocalAddress().getPort();
-    store = RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build());
-    cli =
-        new CliProcess(home)
-            .env("BREAKERCTL_REDIS", redis.uri())
-            .env("BREAKERCTL_MONGO", "mongodb://127.0.0.1:" + mongoPort)
-            .env("BREAKERCTL_TIMEOUT", "2s");
+    servers = CliServers.start(home);
+    redis = servers.redis;
+    mongoPort = servers.mongoPort;
+    store = servers.store;
+    cli = servers.cli;
   }
 
   @AfterAll
   static void stop() {
-    if (store != null) {
-      store.close();
-    }
-    if (mongo != null) {
-      mongo.shutdownNow();
-    }
-    if (redis != null) {
-      redis.close();
+    if (servers != null) {
+      servers.close();
     }
   }
 
@@ -192,7 +177,7 @@ class CliContractIT {
     CliProcess.Result check = cli.run("status", "pay:*", "--check");
     assertThat(check.code()).as(check.toString()).isEqualTo(1);
 
-    mongo.shutdownNow();
+    servers.stopMongo();
     try {
       CliProcess.Result read = cli.run("status", "pay:ledger", "-o", "name");
       assertThat(read.code()).as(read.toString()).isZero();
@@ -203,8 +188,7 @@ class CliContractIT {
       assertThat(down.err()).contains("warning").contains("event stream");
       assertThat(redis.call("HGET", "cb:{pay:ledger}", "override")).isEqualTo("FORCED_CLOSED");
     } finally {
-      mongo = new MongoServer(mongoBackend);
-      mongo.bind("127.0.0.1", mongoPort);
+      servers.startMongo();
     }
     CliProcess.Result back = cli.run("force", "clear", "pay:ledger", "--reason", "done", "--yes");
     assertThat(back.code()).as(back.toString()).isZero();

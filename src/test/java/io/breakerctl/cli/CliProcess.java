@@ -66,20 +66,7 @@ final class CliProcess {
   }
 
   Result run(Map<String, String> extraEnv, String... args) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-XX:TieredStopAtLevel=1");
-    cmd.add("-jar");
-    cmd.add(jar().toString());
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    Map<String, String> e = pb.environment();
-    e.keySet().removeIf(k -> k.startsWith("BREAKERCTL_"));
-    e.put("NO_COLOR", "1");
-    e.put("XDG_CONFIG_HOME", configHome.toString());
-    e.put("HOME", configHome.toString());
-    e.putAll(env);
-    e.putAll(extraEnv);
+    ProcessBuilder pb = builder(extraEnv, args);
     pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     long t0 = System.nanoTime();
     try {
@@ -100,7 +87,29 @@ final class CliProcess {
     }
   }
 
-  private static CompletableFuture<String> drain(java.io.InputStream in) {
+  /**
+   * The command line and environment of a run, for a test that starts the process itself (to signal
+   * it, or to send its stdout elsewhere than a pipe the test reads).
+   */
+  ProcessBuilder builder(Map<String, String> extraEnv, String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-XX:TieredStopAtLevel=1");
+    cmd.add("-jar");
+    cmd.add(jar().toString());
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    Map<String, String> e = pb.environment();
+    e.keySet().removeIf(k -> k.startsWith("BREAKERCTL_"));
+    e.put("NO_COLOR", "1");
+    e.put("XDG_CONFIG_HOME", configHome.toString());
+    e.put("HOME", configHome.toString());
+    e.putAll(env);
+    e.putAll(extraEnv);
+    return pb;
+  }
+
+  static CompletableFuture<String> drain(java.io.InputStream in) {
     return CompletableFuture.supplyAsync(
         () -> {
           try {

@@ -68,7 +68,7 @@ public final class DescribeCommand implements Callable<Integer> {
               + settings.prefix()
               + "')");
     }
-    BreakerDetailView view = BreakerViews.detail(s);
+    BreakerDetailView view = BreakerViews.detail(s, store.keys().hash(breaker));
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (format.isTable()) {

@@ -6,26 +6,33 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.FleetReader;
+import io.breakerctl.cli.Interruption;
 import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.ServiceFactory;
+import io.breakerctl.cli.commands.ForceCommand.OverrideView;
+import io.breakerctl.cli.commands.ForceCommand.Result;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.Printable;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.cli.output.Table;
-import io.breakerctl.runtime.control.ControlDatabase;
-import io.breakerctl.runtime.control.OverrideAction;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OperatorText;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -54,7 +61,14 @@ abstract class ForceAction implements Callable<Integer> {
       description = "Every breaker of dependencies.")
   String dependency;
 
-  @Option(names = "--reason", required = true, paramLabel = "TEXT", description = "Why.")
+  @Option(
+      names = "--reason",
+      required = true,
+      paramLabel = "TEXT",
+      description =
+          "Why; shown to every operator: at most "
+              + OperatorText.MAX_REASON_BYTES
+              + " bytes (UTF-8), no control characters (newline, tab, escape).")
   String reason;
 
   @Mixin MutationOptions mutation;
@@ -72,51 +86,72 @@ abstract class ForceAction implements Callable<Integer> {
     if (target == null && caller == null && dependency == null) {
       throw CliException.usage("name a breaker id or a glob, or give --caller or --dependency");
     }
-    BreakerSelector selector = new BreakerSelector(target, caller, dependency);
     BreakerCtl root = BreakerCtl.of(spec);
+    checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
+    checkText(
+        "the actor (the USER environment variable)",
+        root.env().user(),
+        OperatorText.MAX_ACTOR_BYTES);
+    BreakerSelector selector = new BreakerSelector(target, caller, dependency);
     ServiceFactory services = root.services();
     OverrideRequest request =
         new OverrideRequest(kind(), root.env().user(), reason, duration(), "");
     RedisBreakerStore store = services.redis();
     List<BreakerId> ids = select(selector, services, store);
-    List<BreakerSnapshot> current = new ArrayList<>();
     List<CompletableFuture<BreakerSnapshot>> reads = new ArrayList<>();
     ids.forEach(id -> reads.add(store.snapshot(id, 0)));
-    reads.forEach(f -> current.add(RedisBreakerStore.await(f)));
+    Map<BreakerId, BreakerSnapshot> current = new LinkedHashMap<>();
+    for (int i = 0; i < ids.size(); i++) {
+      current.put(ids.get(i), RedisBreakerStore.await(reads.get(i)));
+    }
     if (mutation.dryRun()) {
-      return print(dryRun(current), root.style());
+      // a dry run exits as the real run would: a viewer gets 4 naming the command
+      RedisBreakerStore.await(store.checkOverridePermission(ids.get(0)));
+      return print(dryRun(current, request, store), root.style());
     }
     confirm(root, ids);
-    List<ForceCommand.OverrideView> done = new ArrayList<>();
-    ControlDatabase control = services.control();
-    ControlDatabase shortControl = null;
-    try {
-      for (BreakerId id : ids) {
-        OverrideAction a =
-            services.overrides(shortControl != null ? shortControl : control).apply(id, request);
-        if (a.result().changed() && !a.auditStored()) {
-          warnAudit(a, shortControl == null);
-          if (shortControl == null) {
-            shortControl = services.control(Duration.ofMillis(200));
-          }
-        }
-        done.add(
-            new ForceCommand.OverrideView(
-                id.toString(),
-                a.result().previous().code(),
-                a.result().state().code(),
-                a.result().outcome(),
-                until(),
-                a.correlationId(),
-                a.auditStored(),
-                false));
-      }
-    } finally {
-      if (shortControl != null) {
-        shortControl.close();
-      }
+    ForceBatch batch =
+        new ForceBatch(
+            services.overrides(services.control()), request, spec.commandLine().getErr());
+    List<OverrideView> done = batch.apply(current);
+    int code = print(done, root.style());
+    StoreException failure = batch.failure();
+    if (failure == null && !Interruption.requested()) {
+      return code;
     }
-    return print(done, root.style());
+    PrintWriter err = spec.commandLine().getErr();
+    if (done.size() == 1 && failure != null) {
+      throw failure; // one breaker: its error says it all
+    }
+    err.println(
+        (failure == null ? "cancelled (" + Interruption.signal() + ")" : "error")
+            + ": the change is partial: "
+            + batch.count(Result.APPLIED)
+            + " applied, "
+            + batch.count(Result.UNCHANGED)
+            + " unchanged, "
+            + batch.count(Result.FAILED)
+            + " failed, "
+            + batch.count(Result.NOT_ATTEMPTED)
+            + " not attempted of "
+            + done.size()
+            + " breaker(s); run the same command again to complete it");
+    done.stream()
+        .filter(v -> v.error() != null)
+        .forEach(v -> err.println("error: " + v.id() + ": " + Printable.escape(v.error())));
+    err.flush();
+    if (failure == null) {
+      return ExitCode.CANCELLED;
+    }
+    throw failure;
+  }
+
+  private void checkText(String what, String text, int maxBytes) {
+    OperatorText.problem(text, maxBytes)
+        .ifPresent(
+            p -> {
+              throw CliException.usage(what + " " + p);
+            });
   }
 
   private List<BreakerId> select(
@@ -133,30 +168,54 @@ abstract class ForceAction implements Callable<Integer> {
     return List.copyOf(found);
   }
 
-  private List<ForceCommand.OverrideView> dryRun(List<BreakerSnapshot> current) {
-    List<ForceCommand.OverrideView> plan = new ArrayList<>();
-    for (BreakerSnapshot s : current) {
+  private List<OverrideView> dryRun(
+      Map<BreakerId, BreakerSnapshot> current, OverrideRequest request, RedisBreakerStore store) {
+    List<OverrideView> plan = new ArrayList<>();
+    for (BreakerSnapshot s : current.values()) {
+      if (s.problem().isPresent()) {
+        plan.add(
+            new OverrideView(
+                s.id().toString(),
+                "-",
+                "-",
+                "WOULD_FAIL",
+                null,
+                "",
+                false,
+                true,
+                null,
+                "key " + store.keys().hash(s.id()) + ": " + s.problem().get()));
+        continue;
+      }
       State before = s.effectiveState();
-      boolean rejected = kind() == OverrideKind.CLEAR && !before.isOverride();
+      boolean clear = kind() == OverrideKind.CLEAR;
+      boolean unchanged = ForceBatch.unchanged(s, request);
       String after =
-          kind() == OverrideKind.CLEAR
-              ? rejected ? before.code() : "(machine state)"
-              : kind().state().code();
+          clear ? before.isOverride() ? "(machine state)" : before.code() : kind().state().code();
       String outcome =
-          rejected
-              ? "NOT_OVERRIDDEN"
-              : kind() == OverrideKind.CLEAR
-                  ? "WOULD_CLEAR"
-                  : before == kind().state() ? "WOULD_UPDATE" : "WOULD_SET";
+          clear
+              ? before.isOverride() ? "WOULD_CLEAR" : "NOT_OVERRIDDEN"
+              : unchanged ? "UNCHANGED" : before == kind().state() ? "WOULD_UPDATE" : "WOULD_SET";
+      String until =
+          clear || duration().isZero()
+              ? null
+              : unchanged
+                  ? ForceBatch.until(s)
+                  : Style.rfc3339(s.redisTimeMillis() + duration().toMillis());
       plan.add(
-          new ForceCommand.OverrideView(
-              s.id().toString(), before.code(), after, outcome, until(), "", false, true));
+          new OverrideView(
+              s.id().toString(),
+              before.code(),
+              after,
+              outcome,
+              until,
+              "",
+              false,
+              true,
+              null,
+              null));
     }
     return plan;
-  }
-
-  private String until() {
-    return duration().isZero() ? null : "in " + Durations.format(duration());
   }
 
   private void confirm(BreakerCtl root, List<BreakerId> ids) throws IOException {
@@ -195,36 +254,23 @@ abstract class ForceAction implements Callable<Integer> {
         + ")";
   }
 
-  private void warnAudit(OverrideAction a, boolean first) {
-    PrintWriter err = spec.commandLine().getErr();
-    if (first) {
-      err.println(
-          "warning: the override is applied, but its audit record could not be stored in"
-              + " MongoDB ("
-              + a.auditError()
-              + "). The audit rides in the breaker's event stream until the fleet's history"
-              + " forwarder stores it.");
-    }
-    err.println(
-        "warning: audit pending in the event stream (correlation " + a.correlationId() + ")");
-    err.flush();
-  }
-
-  private int print(List<ForceCommand.OverrideView> views, Style style) {
+  private int print(List<OverrideView> views, Style style) {
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (format.isTable()) {
       Table t = new Table("ID", "BEFORE", "AFTER", "OUTCOME", "UNTIL", "CORRELATION");
-      t.stateColumn(2).flexible(0, 5);
-      for (ForceCommand.OverrideView v : views) {
-        State after = v.state().startsWith("(") ? null : State.fromCode(v.state());
+      t.stateColumn(2).flexible(5);
+      long now = style.clock().millis();
+      for (OverrideView v : views) {
+        State after =
+            v.state().startsWith("(") || v.state().equals("-") ? null : State.fromCode(v.state());
         t.row(
             after,
             v.id(),
             v.previous(),
             v.state(),
             v.outcome() + (v.dryRun() ? " (dry run)" : ""),
-            v.until() == null ? "-" : v.until(),
+            v.until() == null ? "-" : style.time(Instant.parse(v.until()).toEpochMilli(), now),
             v.correlationId().isEmpty() ? "-" : v.correlationId());
       }
       t.print(out, style, output.headers());
@@ -233,12 +279,17 @@ abstract class ForceAction implements Callable<Integer> {
         views.forEach(v -> w.item(v, v.id()));
       }
     }
-    boolean rejected = views.stream().anyMatch(v -> v.outcome().equals("NOT_OVERRIDDEN"));
-    if (rejected) {
-      spec.commandLine()
-          .getErr()
-          .println("error: not overridden: there is no override to clear on some breakers");
-      spec.commandLine().getErr().flush();
+    PrintWriter err = spec.commandLine().getErr();
+    if (views.stream().anyMatch(v -> v.outcome().equals("WOULD_FAIL"))) {
+      views.stream()
+          .filter(v -> v.error() != null)
+          .forEach(v -> err.println("error: would fail: " + Printable.escape(v.error())));
+      err.flush();
+      return ExitCode.CONFLICT;
+    }
+    if (views.stream().allMatch(v -> v.outcome().equals("NOT_OVERRIDDEN"))) {
+      err.println("error: not overridden: there is no override to clear");
+      err.flush();
       return ExitCode.CONFLICT;
     }
     return ExitCode.OK;

@@ -1,5 +1,7 @@
 package io.breakerctl.cli.commands;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.runtime.redis.OverrideKind;
 import java.time.Duration;
@@ -18,7 +20,12 @@ import picocli.CommandLine.Spec;
           + " fleet's history forwarder stores it).",
       "An exact id works even if no node has used the breaker yet; a glob, --caller or"
           + " --dependency selects existing breakers (none: exit 7). Asks for confirmation on a"
-          + " terminal; otherwise --yes is required."
+          + " terminal; otherwise --yes is required.",
+      "A change that fails part-way lists every breaker as applied, unchanged, failed or"
+          + " notAttempted, says so on stderr and exits with the failure's code; running the same"
+          + " command again completes it (a breaker already forced the same way by the same actor"
+          + " with the same reason is left as it is: unchanged, its expiry too). With MongoDB"
+          + " down the audit of every change rides in the breakers' event streams (one warning)."
     },
     subcommands = {
       ForceCommand.Open.class,
@@ -41,14 +48,30 @@ public final class ForceCommand implements Callable<Integer> {
    * One override action's outcome, for {@code -o json|yaml} ({@code kind: OverrideList}).
    *
    * @param id the breaker
-   * @param previous the state in force before
-   * @param state the state in force after (or that would be, on a dry run)
-   * @param outcome SET, UPDATED, CLEARED, NOT_OVERRIDDEN (or WOULD_* on a dry run)
-   * @param until the override's expiry, null until cleared
-   * @param correlationId the audit record's id (empty on a dry run)
+   * @param previous the state in force before ("-" when unknown)
+   * @param state the state in force after (or that would be, on a dry run; "-" when unknown)
+   * @param outcome SET, UPDATED, CLEARED, NOT_OVERRIDDEN, UNCHANGED, FAILED, NOT_ATTEMPTED (or
+   *     WOULD_SET, WOULD_UPDATE, WOULD_CLEAR, WOULD_FAIL on a dry run)
+   * @param until the override's expiry (RFC 3339 UTC, Redis time), null until cleared
+   * @param correlationId the audit record's id (empty on a dry run and when nothing was written)
    * @param auditStored whether the audit record is in MongoDB
    * @param dryRun whether nothing was written
+   * @param result what happened to this breaker: applied, unchanged, failed or notAttempted (a
+   *     partial change lists every breaker); null on a dry run
+   * @param error why it failed, only then
    */
+  @JsonPropertyOrder({
+    "id",
+    "previous",
+    "state",
+    "outcome",
+    "until",
+    "correlationId",
+    "auditStored",
+    "dryRun",
+    "result",
+    "error"
+  })
   public record OverrideView(
       String id,
       String previous,
@@ -57,7 +80,32 @@ public final class ForceCommand implements Callable<Integer> {
       String until,
       String correlationId,
       boolean auditStored,
-      boolean dryRun) {}
+      boolean dryRun,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String result,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String error) {}
+
+  /** What a force command did to one breaker ({@link OverrideView#result}). */
+  public enum Result {
+    /** The override script changed it. */
+    APPLIED("applied"),
+    /** It already was as asked (same override, actor and reason; or no override to clear). */
+    UNCHANGED("unchanged"),
+    /** Its change failed; the error says why (whether it was applied is then unknown). */
+    FAILED("failed"),
+    /** Not reached: an earlier failure or a signal stopped the command first. */
+    NOT_ATTEMPTED("notAttempted");
+
+    private final String code;
+
+    Result(String code) {
+      this.code = code;
+    }
+
+    /** The wire code. */
+    public String code() {
+      return code;
+    }
+  }
 
   abstract static class TimedAction extends ForceAction {
     @Option(
@@ -109,7 +157,8 @@ public final class ForceCommand implements Callable<Integer> {
 
   @Command(
       name = "clear",
-      description = "Remove the override; the machine resumes (exit 3 when there is none).")
+      description =
+          "Remove the override; the machine resumes (exit 3 when none of the breakers has one).")
   static final class Clear extends ForceAction {
     @Override
     OverrideKind kind() {

@@ -6,6 +6,7 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.FleetReader;
+import io.breakerctl.cli.OutputFailedException;
 import io.breakerctl.cli.output.BreakerTables;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
@@ -17,6 +18,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +43,11 @@ import picocli.CommandLine.Spec;
           + " override, policy version, and what the nodes report (disagreeing, degraded, on an"
           + " old policy version).",
       "Reads only (SCAN, HGETALL, ZRANGE, TIME): works for the viewer ACL. json, yaml, jsonl and"
-          + " name stream rows in scan order unless --sort is given; tables sort by id."
+          + " name stream rows in scan order unless --sort is given; tables sort by id.",
+      "A breaker whose stored hash cannot be read (a field no script writes, a key of the wrong"
+          + " type) is listed as INVALID, naming key and field (json: \"problem\"); --check counts"
+          + " it as a finding.",
+      "Times are relative only in a table on a terminal, RFC 3339 UTC otherwise."
     })
 public final class StatusCommand implements Callable<Integer> {
 
@@ -87,7 +93,9 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Option(
       names = {"-w", "--watch"},
-      description = "Re-render every --interval until interrupted.")
+      description =
+          "Re-render every --interval until interrupted (SIGINT, SIGTERM: exit 5) or stdout is"
+              + " closed. yaml renders are separated by ---; json renders take one line each.")
   boolean watch;
 
   @Option(
@@ -117,7 +125,7 @@ public final class StatusCommand implements Callable<Integer> {
   @Mixin OutputOptions output;
 
   @Override
-  public Integer call() throws InterruptedException {
+  public Integer call() {
     BreakerSelector selector = new BreakerSelector(pattern, caller, dependency);
     if (batch < 1 || batch > 100_000) {
       throw CliException.usage("--batch must be 1..100000 but was " + batch);
@@ -128,16 +136,37 @@ public final class StatusCommand implements Callable<Integer> {
     if (interval.toMillis() < 100) {
       throw CliException.usage("--interval must be at least 100ms");
     }
+    PrintWriter out = spec.commandLine().getOut();
+    OutputFormat format = output.format();
     int code = ExitCode.OK;
     for (int i = 0; watchCount <= 0 || i < watchCount; i++) {
       if (i > 0) {
-        Thread.sleep(interval.toMillis());
-        PrintWriter out = spec.commandLine().getOut();
-        out.print(BreakerCtl.of(spec).style().terminal() ? "\u001b[H\u001b[2J" : "\n");
+        try {
+          Thread.sleep(interval.toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return ExitCode.CANCELLED;
+        }
+        out.print(separator(format));
       }
       code = render(selector);
+      OutputFailedException.check(out);
     }
     return code;
+  }
+
+  /**
+   * What goes between two renders of --watch: a cleared screen for a table on a terminal, a YAML
+   * document marker, nothing where every line is a document already (json renders on one line,
+   * jsonl), else a blank line.
+   */
+  private String separator(OutputFormat format) {
+    return switch (format) {
+      case TABLE, WIDE -> BreakerCtl.of(spec).style().terminal() ? "\u001b[H\u001b[2J" : "\n";
+      case YAML -> "---\n";
+      case JSON, JSONL -> "";
+      case NAME -> "\n";
+    };
   }
 
   private int render(BreakerSelector selector) {
@@ -147,32 +176,34 @@ public final class StatusCommand implements Callable<Integer> {
     OutputFormat format = output.format();
     boolean buffer = format.isTable() || sort != null;
     List<BreakerView> rows = new ArrayList<>();
-    boolean[] rejecting = {false};
+    boolean[] finding = {false};
     int[] count = {0};
-    Documents.ListWriter stream = buffer ? null : Documents.list(format, "BreakerList", out);
-    Consumer<BreakerSnapshot> sink =
-        s -> {
-          State state = s.effectiveState();
-          if (states != null && !states.contains(state)) {
+    Documents.ListWriter stream = buffer ? null : Documents.list(format, "BreakerList", out, watch);
+    Consumer<BreakerView> sink =
+        v -> {
+          boolean invalid = v.problem() != null;
+          if (states != null && (invalid || !states.contains(State.fromCode(v.state())))) {
             return;
           }
-          rejecting[0] |= state.rejects();
-          count[0]++;
-          BreakerView v = BreakerViews.status(s);
+          finding[0] |= invalid || State.fromCode(v.state()).rejects();
           if (buffer) {
             rows.add(v);
           } else {
             stream.item(v, v.id());
+            if (++count[0] % 500 == 0) {
+              OutputFailedException.check(out);
+            }
           }
         };
     BreakerId exact = selector.exactId();
     if (exact != null) {
-      BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(exact, 0));
-      if (s.exists() || !s.nodes().isEmpty()) {
-        sink.accept(s);
-      }
+      readOne(store, exact, sink);
     } else {
-      new FleetReader(store, root.services().settings().timeout(), batch).snapshots(selector, sink);
+      new FleetReader(store, root.services().settings().timeout(), batch)
+          .snapshots(
+              selector,
+              s -> sink.accept(BreakerViews.status(s, store.keys().hash(s.id()))),
+              (id, problem) -> sink.accept(BreakerViews.invalid(id.toString(), "", problem, 0)));
     }
     if (buffer) {
       rows.sort(comparator(sort == null ? SortKey.ID : sort));
@@ -186,7 +217,7 @@ public final class StatusCommand implements Callable<Integer> {
               .print(out, style, output.headers());
         }
       } else {
-        try (Documents.ListWriter w = Documents.list(format, "BreakerList", out)) {
+        try (Documents.ListWriter w = Documents.list(format, "BreakerList", out, watch)) {
           rows.forEach(v -> w.item(v, v.id()));
         }
       }
@@ -194,7 +225,40 @@ public final class StatusCommand implements Callable<Integer> {
       stream.close();
     }
     out.flush();
-    return check && rejecting[0] ? ExitCode.CHECK_FAILED : ExitCode.OK;
+    long invalid = rows.stream().filter(v -> v.problem() != null).count();
+    if (invalid > 0 && format.isTable()) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "warning: "
+                  + invalid
+                  + " breaker(s) with a malformed stored state are shown as INVALID (repair or"
+                  + " delete their keys with redis-cli; the row names key and field)");
+      spec.commandLine().getErr().flush();
+    }
+    return check && finding[0] ? ExitCode.CHECK_FAILED : ExitCode.OK;
+  }
+
+  /** One breaker by its exact id; keys of the wrong type show it as INVALID. */
+  private static void readOne(RedisBreakerStore store, BreakerId id, Consumer<BreakerView> sink) {
+    BreakerSnapshot s;
+    try {
+      s = RedisBreakerStore.await(store.snapshot(id, 0));
+    } catch (StoreException e) {
+      if (!String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
+        throw e;
+      }
+      sink.accept(
+          BreakerViews.invalid(
+              id.toString(),
+              "",
+              "a key of " + store.keys().hash(id) + " has the wrong type: " + e.getMessage(),
+              0));
+      return;
+    }
+    if (s.exists() || !s.nodes().isEmpty()) {
+      sink.accept(BreakerViews.status(s, store.keys().hash(id)));
+    }
   }
 
   private static Comparator<BreakerView> comparator(SortKey key) {
@@ -202,7 +266,8 @@ public final class StatusCommand implements Callable<Integer> {
     return switch (key) {
       case ID -> byId;
       case STATE ->
-          Comparator.comparing((BreakerView v) -> !State.fromCode(v.state()).rejects())
+          Comparator.comparing(
+                  (BreakerView v) -> v.problem() == null && !State.fromCode(v.state()).rejects())
               .thenComparing(BreakerView::state)
               .thenComparing(byId);
       case FAILURES ->

@@ -1,5 +1,6 @@
 package io.breakerctl.cli.output;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,9 @@ import java.util.Map;
  * @param events the newest events, newest first
  * @param eventsDropped events lost to the stream's hard cap
  * @param redisTime the Redis time of the read
+ * @param problem why the stored state cannot be read (key and field), only then: {@code state} is
+ *     {@code INVALID}
+ * @param storedFields the state hash as stored, only when there is a problem
  */
 @JsonPropertyOrder({
   "id",
@@ -37,7 +41,9 @@ import java.util.Map;
   "nodes",
   "events",
   "eventsDropped",
-  "redisTime"
+  "redisTime",
+  "problem",
+  "storedFields"
 })
 public record BreakerDetailView(
     String id,
@@ -53,7 +59,9 @@ public record BreakerDetailView(
     List<NodeView> nodes,
     List<EventView> events,
     long eventsDropped,
-    String redisTime) {
+    String redisTime,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String problem,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, String> storedFields) {
 
   /**
    * The open window.

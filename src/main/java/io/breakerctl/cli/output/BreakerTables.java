@@ -30,11 +30,20 @@ public final class BreakerTables {
                 "REASON")
             : new Table(
                 "ID", "STATE", "FAILURES", "OPEN UNTIL", "LEASES", "OVERRIDE", "POLICY", "NODES");
-    t.stateColumn(1).flexible(0, 2, 5, 6, 7);
+    t.stateColumn(1).flexible(2, 5, 6, 7);
     if (wide) {
       t.flexible(4, 8, 9, 10, 11);
     }
     for (BreakerView v : views) {
+      if (v.problem() != null) {
+        String[] cells = new String[wide ? 12 : 8];
+        java.util.Arrays.fill(cells, "-");
+        cells[0] = v.id();
+        cells[1] = BreakerView.INVALID;
+        cells[cells.length - 1] = v.problem();
+        t.row(null, cells);
+        continue;
+      }
       long now = millis(v.redisTime());
       String leases =
           v.leases().isEmpty()
@@ -87,6 +96,16 @@ public final class BreakerTables {
 
   /** The describe text: sections of "Key: value" lines and small tables. */
   public static void describe(BreakerDetailView v, Style style, PrintWriter out) {
+    if (v.problem() != null) {
+      out.println("Id:            " + v.id());
+      out.println("State:         " + BreakerView.INVALID);
+      out.println("Problem:       " + Printable.escape(v.problem()));
+      out.println("Stored fields:");
+      v.storedFields()
+          .forEach((f, value) -> out.println("  " + Printable.escape(f + ": " + value)));
+      out.flush();
+      return;
+    }
     long now = millis(v.redisTime());
     State state = State.fromCode(v.state());
     String stored = v.storedState().equals(v.state()) ? "" : " (stored " + v.storedState() + ")";
@@ -113,9 +132,9 @@ public final class BreakerTables {
                 ? "none"
                 : o.state()
                     + " by "
-                    + o.actor()
+                    + Printable.escape(o.actor())
                     + ": \""
-                    + o.reason()
+                    + Printable.escape(o.reason())
                     + "\" since "
                     + style.time(millis(o.at()), now)
                     + (o.until() == null
@@ -130,7 +149,10 @@ public final class BreakerTables {
       out.println(
           "node-defaults".equals(v.policy().source())
               ? "Policy:        none warmed; the nodes' registry defaults:"
-              : "Policy:        " + v.policy().id() + " v" + v.policy().version());
+              : "Policy:        "
+                  + Printable.escape(v.policy().id())
+                  + " v"
+                  + v.policy().version());
       for (Map.Entry<String, Object> e : v.policy().spec().entrySet()) {
         if (e.getValue() != null) {
           out.println("  " + e.getKey() + ": " + e.getValue());

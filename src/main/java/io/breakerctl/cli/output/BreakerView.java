@@ -1,5 +1,6 @@
 package io.breakerctl.cli.output;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.List;
 
@@ -17,6 +18,8 @@ import java.util.List;
  * @param policy the warmed policy, else null
  * @param nodes what the fleet's nodes report
  * @param redisTime the Redis time of the read
+ * @param problem why the breaker's stored state cannot be read (key and field), only then: its
+ *     {@code state} is {@code INVALID} and the other fields are empty
  */
 @JsonPropertyOrder({
   "id",
@@ -28,7 +31,8 @@ import java.util.List;
   "override",
   "policy",
   "nodes",
-  "redisTime"
+  "redisTime",
+  "problem"
 })
 public record BreakerView(
     String id,
@@ -40,7 +44,11 @@ public record BreakerView(
     Override override,
     PolicyRef policy,
     Nodes nodes,
-    String redisTime) {
+    String redisTime,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String problem) {
+
+  /** The state of a breaker whose stored state cannot be read. */
+  public static final String INVALID = "INVALID";
 
   /**
    * The sliding window.

@@ -22,7 +22,42 @@ public final class BreakerViews {
 
   private BreakerViews() {}
 
-  /** The status row of a breaker. */
+  /**
+   * The status row of a breaker stored under {@code hashKey}; an {@code INVALID} row naming key and
+   * field when its stored state cannot be read.
+   */
+  public static BreakerView status(BreakerSnapshot s, String hashKey) {
+    Optional<String> problem = s.problem();
+    if (problem.isPresent()) {
+      return invalid(
+          s.id().toString(),
+          s.fields().getOrDefault("state", ""),
+          "key " + hashKey + ": " + problem.get(),
+          s.redisTimeMillis());
+    }
+    return status(s);
+  }
+
+  /** The {@code INVALID} row of a breaker whose stored state cannot be read, and why. */
+  public static BreakerView invalid(
+      String id, String storedState, String problem, long redisTimeMillis) {
+    return new BreakerView(
+        id,
+        BreakerView.INVALID,
+        storedState,
+        new BreakerView.Failures(0, 0, null, null, null, 0),
+        null,
+        List.of(),
+        null,
+        null,
+        new BreakerView.Nodes(0, List.of(), List.of(), List.of(), List.of()),
+        time(redisTimeMillis),
+        problem);
+  }
+
+  /**
+   * The status row of a breaker whose stored state is readable ({@link BreakerSnapshot#problem}).
+   */
   public static BreakerView status(BreakerSnapshot s) {
     State state = s.effectiveState();
     Optional<WarmedPolicy> warmed = s.warmedPolicy();
@@ -36,44 +71,45 @@ public final class BreakerViews {
         override(s, state),
         warmed.map(w -> new BreakerView.PolicyRef(w.policyId(), w.version())).orElse(null),
         nodes(s, state, warmed),
-        time(s.redisTimeMillis()));
+        time(s.redisTimeMillis()),
+        null);
   }
 
-  /** The describe document of a breaker. */
+  /**
+   * The describe document of a breaker stored under {@code hashKey}; when its stored state cannot
+   * be read, an {@code INVALID} document naming key and field, with the hash as stored.
+   */
+  public static BreakerDetailView detail(BreakerSnapshot s, String hashKey) {
+    Optional<String> problem = s.problem();
+    if (problem.isEmpty()) {
+      return detail(s);
+    }
+    return new BreakerDetailView(
+        s.id().toString(),
+        BreakerView.INVALID,
+        s.fields().getOrDefault("state", ""),
+        s.epoch(),
+        0,
+        new BreakerView.Failures(0, 0, null, null, null, 0),
+        null,
+        List.of(),
+        null,
+        null,
+        nodeViews(s, null, Optional.empty()),
+        events(s),
+        0,
+        time(s.redisTimeMillis()),
+        "key " + hashKey + ": " + problem.get(),
+        new java.util.TreeMap<>(s.fields()));
+  }
+
+  /** The describe document of a breaker whose stored state is readable. */
   public static BreakerDetailView detail(BreakerSnapshot s) {
     State state = s.effectiveState();
     Optional<WarmedPolicy> warmed = s.warmedPolicy();
     long openedAt = s.number("openedAt");
-    List<BreakerDetailView.NodeView> nodes = new ArrayList<>();
-    for (NodeHeartbeat n : s.nodes()) {
-      nodes.add(
-          new BreakerDetailView.NodeView(
-              n.node(),
-              n.state().code(),
-              n.policyId(),
-              n.policyVersion(),
-              n.degraded(),
-              time(n.atMillis()),
-              n.state() != state,
-              isOld(n, warmed),
-              drifts(n, s, warmed)));
-    }
-    List<BreakerDetailView.EventView> events = new ArrayList<>();
-    for (BreakerEvent e : s.recentEvents()) {
-      Map<String, String> rest = new LinkedHashMap<>();
-      e.fields().entrySet().stream()
-          .filter(f -> !EVENT_HEADER.contains(f.getKey()))
-          .sorted(Map.Entry.comparingByKey())
-          .forEach(f -> rest.put(f.getKey(), f.getValue()));
-      events.add(
-          new BreakerDetailView.EventView(
-              e.streamId(),
-              time(e.atMillis()),
-              e.field("from"),
-              e.field("to"),
-              e.field("cause"),
-              rest));
-    }
+    List<BreakerDetailView.NodeView> nodes = nodeViews(s, state, warmed);
+    List<BreakerDetailView.EventView> events = events(s);
     return new BreakerDetailView(
         s.id().toString(),
         state.code(),
@@ -103,7 +139,48 @@ public final class BreakerViews {
         nodes,
         events,
         s.number("eventsDropped"),
-        time(s.redisTimeMillis()));
+        time(s.redisTimeMillis()),
+        null,
+        null);
+  }
+
+  private static List<BreakerDetailView.NodeView> nodeViews(
+      BreakerSnapshot s, State state, Optional<WarmedPolicy> warmed) {
+    List<BreakerDetailView.NodeView> nodes = new ArrayList<>();
+    for (NodeHeartbeat n : s.nodes()) {
+      nodes.add(
+          new BreakerDetailView.NodeView(
+              n.node(),
+              n.state().code(),
+              n.policyId(),
+              n.policyVersion(),
+              n.degraded(),
+              time(n.atMillis()),
+              state != null && n.state() != state,
+              isOld(n, warmed),
+              drifts(n, s, warmed)));
+    }
+    return nodes;
+  }
+
+  private static List<BreakerDetailView.EventView> events(BreakerSnapshot s) {
+    List<BreakerDetailView.EventView> events = new ArrayList<>();
+    for (BreakerEvent e : s.recentEvents()) {
+      Map<String, String> rest = new LinkedHashMap<>();
+      e.fields().entrySet().stream()
+          .filter(f -> !EVENT_HEADER.contains(f.getKey()))
+          .sorted(Map.Entry.comparingByKey())
+          .forEach(f -> rest.put(f.getKey(), f.getValue()));
+      events.add(
+          new BreakerDetailView.EventView(
+              e.streamId(),
+              time(e.atMillis()),
+              e.field("from"),
+              e.field("to"),
+              e.field("cause"),
+              rest));
+    }
+    return events;
   }
 
   private static BreakerView.Failures failures(BreakerSnapshot s, Optional<WarmedPolicy> warmed) {

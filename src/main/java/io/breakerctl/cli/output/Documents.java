@@ -55,7 +55,16 @@ public final class Documents {
 
   /** Starts a streamed list document of {@code kind}. */
   public static ListWriter list(OutputFormat format, String kind, PrintWriter out) {
-    return new ListWriter(format, kind, out);
+    return new ListWriter(format, kind, out, false);
+  }
+
+  /**
+   * Starts a streamed list document of {@code kind}; {@code oneLine} writes JSON on one line (a
+   * stream of documents, e.g. {@code status --watch -o json}).
+   */
+  public static ListWriter list(
+      OutputFormat format, String kind, PrintWriter out, boolean oneLine) {
+    return new ListWriter(format, kind, out, oneLine);
   }
 
   /** A list document being written; {@link #close()} ends it. */
@@ -65,14 +74,14 @@ public final class Documents {
     private final JsonGenerator gen;
     private final ObjectMapper mapper;
 
-    private ListWriter(OutputFormat format, String kind, PrintWriter out) {
+    private ListWriter(OutputFormat format, String kind, PrintWriter out, boolean oneLine) {
       this.format = format;
       this.out = out;
       try {
         if (format == OutputFormat.JSON || format == OutputFormat.YAML) {
           mapper = format == OutputFormat.JSON ? JSON : YAML;
           gen = mapper.getFactory().createGenerator(out);
-          if (format == OutputFormat.JSON) {
+          if (format == OutputFormat.JSON && !oneLine) {
             gen.useDefaultPrettyPrinter();
           }
           gen.writeStartObject();

@@ -9,7 +9,9 @@ import java.util.Set;
 
 /**
  * A plain-text table: columns separated by two spaces, fitted to the style's width by shortening
- * the flexible columns (with "..."), the state column coloured.
+ * the flexible columns (with "..."), the state column coloured, control characters escaped. A
+ * column that is not flexible (an id) is never cut: when the others cannot shrink enough, the line
+ * is wider than the terminal.
  */
 public final class Table {
   private static final int GAP = 2;
@@ -40,13 +42,17 @@ public final class Table {
     return this;
   }
 
-  /** Adds a row; {@code state} colours the state column (may be null). */
+  /** Adds a row; {@code state} colours the state column (may be null); cells are escaped. */
   public void row(State state, String... cells) {
     if (cells.length != headers.size()) {
       throw new IllegalArgumentException(
           "row has " + cells.length + " cells but the table " + headers.size() + " columns");
     }
-    rows.add(cells);
+    String[] safe = new String[cells.length];
+    for (int c = 0; c < cells.length; c++) {
+      safe[c] = Printable.escape(cells[c]);
+    }
+    rows.add(safe);
     states.add(state);
   }
 

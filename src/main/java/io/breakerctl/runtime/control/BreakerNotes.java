@@ -4,6 +4,7 @@ import static com.mongodb.client.model.Filters.eq;
 
 import com.mongodb.client.model.Sorts;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OperatorText;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Date;
@@ -33,15 +34,12 @@ public final class BreakerNotes {
   /**
    * Adds a note.
    *
-   * @throws IllegalArgumentException when the actor or text is empty or the text is too long
+   * @throws IllegalArgumentException when the actor or text is empty, too long or holds a control
+   *     character ({@link OperatorText})
    */
   public BreakerNote add(BreakerId breakerId, String actor, String text) {
-    if (actor == null || actor.isBlank()) {
-      throw new IllegalArgumentException("note actor must not be empty");
-    }
-    if (text == null || text.isBlank()) {
-      throw new IllegalArgumentException("note text must not be empty");
-    }
+    OperatorText.require("note actor", actor, OperatorText.MAX_ACTOR_BYTES);
+    OperatorText.require("note text", text, Integer.MAX_VALUE);
     if (text.length() > MAX_LENGTH) {
       throw new IllegalArgumentException(
           "note text must be at most " + MAX_LENGTH + " characters but was " + text.length());

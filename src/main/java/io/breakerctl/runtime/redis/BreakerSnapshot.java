@@ -31,15 +31,33 @@ public record BreakerSnapshot(
     return !fields.isEmpty();
   }
 
-  /** The stored machine state (CLOSED when absent). */
+  /**
+   * The stored machine state (CLOSED when absent).
+   *
+   * @throws MalformedBreakerException when the field holds no stored state
+   */
   public State storedState() {
-    return State.fromCode(fields.getOrDefault("state", "CLOSED"));
+    String s = fields.getOrDefault("state", "CLOSED");
+    if (!STORED_STATES.contains(s)) {
+      throw new MalformedBreakerException("breaker " + id + ": " + problem().orElseThrow(), null);
+    }
+    return State.valueOf(s);
   }
 
-  /** The override as stored, live or expired. */
+  /**
+   * The override as stored, live or expired.
+   *
+   * @throws MalformedBreakerException when the field holds no override state
+   */
   public Optional<State> override() {
     String o = fields.get("override");
-    return o == null || o.isEmpty() ? Optional.empty() : Optional.of(State.fromCode(o));
+    if (o == null || o.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!OVERRIDES.contains(o)) {
+      throw new MalformedBreakerException("breaker " + id + ": " + problem().orElseThrow(), null);
+    }
+    return Optional.of(State.valueOf(o));
   }
 
   /** The state in force at the time of the read (the shared {@link EffectiveState} function). */
@@ -62,10 +80,78 @@ public record BreakerSnapshot(
     return leases.stream().filter(l -> l.expiresAtMillis() > redisTimeMillis).toList();
   }
 
-  /** A numeric field, 0 when absent. */
+  /**
+   * A numeric field, 0 when absent.
+   *
+   * @throws MalformedBreakerException when the field holds something else than an integer
+   */
   public long number(String field) {
     String v = fields.get(field);
-    return v == null || v.isEmpty() ? 0 : Long.parseLong(v);
+    if (v == null || v.isEmpty()) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      throw new MalformedBreakerException("breaker " + id + ": " + notANumber(field, v), e);
+    }
+  }
+
+  /**
+   * What makes this snapshot unreadable, if anything: the first field (in a fixed order) whose
+   * value no script writes, e.g. {@code field openUntil is not a number: 'notanumber'}. A snapshot
+   * with a problem answers {@link #effectiveState()} and {@link #number} with a {@link
+   * MalformedBreakerException}; readers show it as invalid instead.
+   */
+  public Optional<String> problem() {
+    String state = fields.get("state");
+    if (state != null && !STORED_STATES.contains(state)) {
+      return Optional.of("field state is not CLOSED, OPEN or HALF_OPEN: " + quote(state));
+    }
+    String o = fields.get("override");
+    if (o != null && !o.isEmpty() && !OVERRIDES.contains(o)) {
+      return Optional.of(
+          "field override is not FORCED_OPEN, FORCED_CLOSED, DISABLED or METRICS_ONLY: "
+              + quote(o));
+    }
+    for (String f : NUMBERS) {
+      String v = fields.get(f);
+      if (v != null && !v.isEmpty() && !v.matches("-?\\d{1,19}")) {
+        return Optional.of(notANumber(f, v));
+      }
+    }
+    try {
+      warmedPolicy();
+    } catch (RuntimeException e) {
+      return Optional.of("the warmed policy (policyVersion, p.*) is malformed: " + e.getMessage());
+    }
+    return Optional.empty();
+  }
+
+  private static final List<String> STORED_STATES = List.of("CLOSED", "OPEN", "HALF_OPEN");
+  private static final List<String> OVERRIDES =
+      List.of("FORCED_OPEN", "FORCED_CLOSED", "DISABLED", "METRICS_ONLY");
+  private static final List<String> NUMBERS =
+      List.of(
+          "openUntil",
+          "overrideUntil",
+          "openedAt",
+          "openMillis",
+          "overrideAt",
+          "generation",
+          "winFailures",
+          "winCalls",
+          "failuresTotal",
+          "successesTotal",
+          "eventsDropped",
+          "policyVersion");
+
+  private static String notANumber(String field, String value) {
+    return "field " + field + " is not a number: " + quote(value);
+  }
+
+  private static String quote(String value) {
+    return "'" + (value.length() > 64 ? value.substring(0, 64) + "..." : value) + "'";
   }
 
   /** The keys' incarnation. */

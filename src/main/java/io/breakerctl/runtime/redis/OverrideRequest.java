@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.model.OperatorText;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -7,8 +8,10 @@ import java.util.Objects;
  * An operator's override action.
  *
  * @param kind what to do
- * @param actor who does it (user or service account)
- * @param reason why; required for every kind
+ * @param actor who does it (user or service account); at most {@link OperatorText#MAX_ACTOR_BYTES}
+ *     bytes, no control characters
+ * @param reason why; required for every kind; at most {@link OperatorText#MAX_REASON_BYTES} bytes,
+ *     no control characters
  * @param duration how long the override lasts; {@link Duration#ZERO} until cleared
  * @param correlationId links the action to its audit record; may be empty
  */
@@ -18,12 +21,8 @@ public record OverrideRequest(
   /** Validates the request. */
   public OverrideRequest {
     Objects.requireNonNull(kind, "kind");
-    if (actor == null || actor.isBlank()) {
-      throw new IllegalArgumentException("override actor must not be empty");
-    }
-    if (reason == null || reason.isBlank()) {
-      throw new IllegalArgumentException("override reason must not be empty");
-    }
+    OperatorText.require("override actor", actor, OperatorText.MAX_ACTOR_BYTES);
+    OperatorText.require("override reason", reason, OperatorText.MAX_REASON_BYTES);
     duration = duration == null ? Duration.ZERO : duration;
     if (duration.isNegative()) {
       throw new IllegalArgumentException("override duration must be >= 0 but was " + duration);

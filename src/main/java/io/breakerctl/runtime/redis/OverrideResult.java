@@ -13,6 +13,7 @@ import java.util.List;
  * @param generation the generation afterwards
  * @param epoch the breaker's incarnation
  * @param previous the effective state before
+ * @param untilMillis the override's expiry afterwards (Redis ms); 0 until cleared, or none
  */
 public record OverrideResult(
     boolean changed,
@@ -21,7 +22,8 @@ public record OverrideResult(
     String eventId,
     String generation,
     String epoch,
-    State previous) {
+    State previous,
+    long untilMillis) {
 
   static OverrideResult of(List<Object> r) {
     return new OverrideResult(
@@ -31,6 +33,7 @@ public record OverrideResult(
         Replies.str(r, 3),
         Replies.str(r, 4),
         Replies.str(r, 5),
-        State.fromCode(Replies.str(r, 6)));
+        State.fromCode(Replies.str(r, 6)),
+        Replies.num(r, 7));
   }
 }

@@ -521,6 +521,66 @@ public final class RedisBreakerStore implements AutoCloseable {
   }
 
   /**
+   * Checks, writing nothing, that this connection may run {@link #override} on {@code id}'s keys (a
+   * {@code --dry-run} exits as the real run would): EVALSHA of a script that does not exist answers
+   * NOSCRIPT when permitted, NOPERM otherwise; on Redis 7, when EVAL is permitted, a probe script
+   * checks every command the override script runs with {@code redis.acl_check_cmd} (executing none
+   * of them).
+   *
+   * @throws StorePermissionException naming the command the user may not run
+   */
+  public CompletableFuture<Void> checkOverridePermission(BreakerId id) {
+    String[] k = target(id).keys;
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    commands
+        .evalsha(NO_SUCH_SCRIPT, ScriptOutputType.STATUS, k, NO_ARGS)
+        .whenComplete(
+            (v, e) -> {
+              Throwable err = e == null ? null : StoreErrors.unwrap(e);
+              if (err != null && !(err instanceof RedisNoScriptException)) {
+                result.completeExceptionally(StoreErrors.translate("override " + id, err));
+                return;
+              }
+              commands
+                  .eval(OVERRIDE_ACL_PROBE, ScriptOutputType.VALUE, k, keys.channel())
+                  .whenComplete(
+                      (missing, e2) -> {
+                        // EVAL refused: EVALSHA alone runs a cached script; nothing more to check
+                        String m = e2 == null && missing != null ? missing.toString() : "";
+                        if (m.isEmpty() || m.equals("unsupported")) {
+                          result.complete(null);
+                        } else {
+                          result.completeExceptionally(
+                              new StorePermissionException(
+                                  "override "
+                                      + id
+                                      + ": permission denied: NOPERM this user has no permissions"
+                                      + " to run the '"
+                                      + m
+                                      + "' command (the override script runs it)",
+                                  null));
+                        }
+                      });
+            });
+    return result;
+  }
+
+  private static final String NO_SUCH_SCRIPT = "0000000000000000000000000000000000000000";
+
+  /** Answers the first command the override script runs that the user may not run, or ''. */
+  private static final String OVERRIDE_ACL_PROBE =
+      "if not redis.acl_check_cmd then return 'unsupported' end\n"
+          + "local h, ev = KEYS[1], KEYS[2]\n"
+          + "local probes = {{'time'}, {'hgetall', h}, {'hset', h, 'f', 'v'}, {'hdel', h, 'f'},\n"
+          + "  {'xlen', ev}, {'xadd', ev, '*', 'f', 'v'}, {'xtrim', ev, 'MAXLEN', '1'},\n"
+          + "  {'xrange', ev, '-', '+'}, {'del', KEYS[3]}, {'persist', h}, {'pexpire', h, '1'},\n"
+          + "  {'publish', ARGV[1], 'x'}}\n"
+          + "for _, p in ipairs(probes) do\n"
+          + "  if not redis.acl_check_cmd(unpack(p)) then return p[1] end\n"
+          + "end\n"
+          + "return ''\n";
+
+  /**
    * Warms a resolved policy version into the breaker's keys. For the same policy id an older or
    * equal version never replaces a newer one.
    */

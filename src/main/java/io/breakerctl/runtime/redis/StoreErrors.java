@@ -10,7 +10,10 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
-/** Turns Lettuce's exceptions into the store's three kinds, with a message naming the action. */
+/**
+ * Turns Lettuce's exceptions into the store's kinds (permission, unavailable, malformed breaker,
+ * other), with a message naming the action.
+ */
 final class StoreErrors {
   private StoreErrors() {}
 
@@ -33,6 +36,10 @@ final class StoreErrors {
         || e instanceof CancellationException
         || (e instanceof RedisException && !(e instanceof RedisCommandExecutionException))) {
       return new StoreUnavailableException(action + ": Redis unavailable: " + msg, e);
+    }
+    if (msg.contains(MalformedBreakerException.SCRIPT_MARKER)) {
+      return new MalformedBreakerException(
+          action + ": " + msg.substring(msg.indexOf(MalformedBreakerException.SCRIPT_MARKER)), e);
     }
     return new StoreException(action + ": " + msg, e);
   }
