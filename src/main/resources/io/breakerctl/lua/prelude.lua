@@ -108,7 +108,7 @@ local function policy_arg()
   local arg = ARGV[3] or ''
   if arg == '' then return '', '', '', '', '', '', '', '', '', '' end
   local a, b, c, d, e, f, g, h, i, j = string.match(arg, POLICY_ARG)
-  if not a then error({ err = 'ERR breakerctl: bad policy argument ' .. arg }) end
+  if not a then error('breakerctl: bad policy argument ' .. arg) end
   return a, b, c, d, e, f, g, h, i, j
 end
 
