@@ -18,6 +18,11 @@ import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.LoopbackDependency;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -316,12 +321,12 @@ public final class PropagationBench {
     try (LoopbackDependency dependency = new LoopbackDependency()) {
       for (int run = 0; run < opt.firstTrips; run++) {
         BreakerId id = BreakerId.parse("bench:first-trip-" + run);
-        java.nio.file.Path go;
+        Path go;
         try {
-          go = java.nio.file.Files.createTempFile("breakerctl-first-trip", ".go");
-          java.nio.file.Files.delete(go);
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          go = Files.createTempFile("breakerctl-first-trip", ".go");
+          Files.delete(go);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
         List<ChildJvm> children = new ArrayList<>();
         try {
@@ -345,11 +350,11 @@ public final class PropagationBench {
           }
           long startAt = System.currentTimeMillis() + 500;
           try {
-            java.nio.file.Path tmp = java.nio.file.Path.of(go + ".tmp");
-            java.nio.file.Files.writeString(tmp, Long.toString(startAt));
-            java.nio.file.Files.move(tmp, go, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-          } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            Path tmp = Path.of(go + ".tmp");
+            Files.writeString(tmp, Long.toString(startAt));
+            Files.move(tmp, go, StandardCopyOption.ATOMIC_MOVE);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
           }
           for (int i = 0; i < 4; i++) {
             store.record(id, Outcome.failure(DRIVER, ""), policy).join();
@@ -383,8 +388,8 @@ public final class PropagationBench {
         } finally {
           children.forEach(ChildJvm::close);
           try {
-            java.nio.file.Files.deleteIfExists(go);
-          } catch (java.io.IOException e) {
+            Files.deleteIfExists(go);
+          } catch (IOException e) {
             // a temp file
           }
         }

@@ -11,6 +11,9 @@ import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.LoopbackDependency;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +40,8 @@ class FirstTripIT {
     try (LoopbackDependency dependency = new LoopbackDependency();
         RedisBreakerStore store =
             RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      java.nio.file.Path go = java.nio.file.Files.createTempFile("breakerctl-first-trip", ".go");
-      java.nio.file.Files.delete(go);
+      Path go = Files.createTempFile("breakerctl-first-trip", ".go");
+      Files.delete(go);
       List<ChildJvm> children = new ArrayList<>();
       for (int c = 0; c < 4; c++) {
         children.add(
@@ -61,9 +64,9 @@ class FirstTripIT {
       }
       assertThat(children).allSatisfy(ch -> assertThat(ch.stdout()).contains("READY"));
       long startAt = System.currentTimeMillis() + 1000;
-      java.nio.file.Path tmp = java.nio.file.Path.of(go + ".tmp");
-      java.nio.file.Files.writeString(tmp, Long.toString(startAt));
-      java.nio.file.Files.move(tmp, go, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      Path tmp = Path.of(go + ".tmp");
+      Files.writeString(tmp, Long.toString(startAt));
+      Files.move(tmp, go, StandardCopyOption.ATOMIC_MOVE);
       List<Long> openSeen = new ArrayList<>();
       List<Long> rejections = new ArrayList<>();
       for (ChildJvm ch : children) {
@@ -83,7 +86,7 @@ class FirstTripIT {
       long p99 = lags.get((int) Math.ceil(0.99 * lags.size()) - 1);
       long allRejected = rejections.stream().mapToLong(Long::longValue).max().orElseThrow();
       long doomed = dependency.reachedBetween(startAt - 1000, allRejected);
-      java.nio.file.Files.deleteIfExists(go);
+      Files.deleteIfExists(go);
       System.out.printf(
           "first trip (fresh JVMs): failuresAtTrip=%s doomed=%d propagation p50=%d p99=%d max=%d ms%n",
           trip.field("failures"),

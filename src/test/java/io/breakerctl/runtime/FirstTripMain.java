@@ -3,6 +3,9 @@ package io.breakerctl.runtime;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
@@ -78,15 +81,15 @@ public final class FirstTripMain {
     if (!arg.startsWith("@")) {
       return Long.parseLong(arg);
     }
-    java.nio.file.Path file = java.nio.file.Path.of(arg.substring(1));
+    Path file = Path.of(arg.substring(1));
     long deadline = System.currentTimeMillis() + 60_000;
     while (System.currentTimeMillis() < deadline) {
       try {
-        String text = java.nio.file.Files.readString(file).trim();
+        String text = Files.readString(file).trim();
         if (!text.isEmpty()) {
           return Long.parseLong(text);
         }
-      } catch (java.io.IOException | NumberFormatException notYet) {
+      } catch (IOException | NumberFormatException notYet) {
         // not written (completely) yet
       }
       Fleet.sleep(5);

@@ -134,7 +134,12 @@ class RecoveryIT {
     Poll.until(Duration.ofSeconds(3), "degraded", () -> cb.view().degraded());
     assertThat(cb.tryAcquire().allowed()).as("still forced open while degraded").isFalse();
     redis.server().restart(); // loads the saved data: the override is still there
-    Poll.until(Duration.ofSeconds(5), "recovered", () -> !cb.view().degraded());
+    Poll.until(
+        Duration.ofSeconds(5),
+        "recovered",
+        () ->
+            !cb.view().degraded()
+                && events.stream().anyMatch(e -> e.type() == CircuitEvent.Type.RECOVERED));
     assertThat(cb.view().state()).isEqualTo(State.FORCED_OPEN);
     assertThat(cb.tryAcquire().allowed()).isFalse();
     assertThat(events)
