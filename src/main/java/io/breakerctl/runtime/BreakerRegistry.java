@@ -204,7 +204,25 @@ public interface BreakerRegistry extends AutoCloseable {
           && redisClusterClient == null) {
         throw new IllegalStateException(mode + " mode needs Redis: set redisUri or redisClient");
       }
-      return new DefaultBreakerRegistry(this);
+      return new DefaultBreakerRegistry(
+          new RegistryOptions(
+              redisUri,
+              redisClient,
+              redisClusterClient,
+              nodeId,
+              mode,
+              defaults,
+              commandTimeout,
+              connectTimeout,
+              refreshInterval,
+              flushInterval,
+              idleTtl,
+              lastKnownFor,
+              prefix,
+              clock,
+              rejectionStackTraces,
+              policySource,
+              controlPlane));
     }
 
     private static Duration positive(String name, Duration d) {

@@ -42,7 +42,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   /** The breaker id of the message a node sends itself to warm its message path. */
   private static final BreakerId WARM_UP = BreakerId.parse("breakerctl-warm-up:message-path");
 
-  private final BreakerRegistry.Builder cfg;
+  private final RegistryOptions cfg;
   private final Map<BreakerId, DistributedBreaker> breakers = new ConcurrentHashMap<>();
   private final ScheduledExecutorService scheduler;
   private final StoreGuard guard;
@@ -62,32 +62,33 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private final Consumer<BreakerId> transitionsWon;
   private final ControlPlaneLink control;
 
-  DefaultBreakerRegistry(BreakerRegistry.Builder cfg) {
+  DefaultBreakerRegistry(RegistryOptions cfg) {
     this.cfg = cfg;
     ScheduledThreadPoolExecutor s =
         new ScheduledThreadPoolExecutor(
             1,
             r -> {
-              Thread t = new Thread(r, "breakerctl-" + cfg.nodeId);
+              Thread t = new Thread(r, "breakerctl-" + cfg.nodeId());
               t.setDaemon(true);
               return t;
             });
     s.setRemoveOnCancelPolicy(true);
     this.scheduler = s;
     this.guard = new StoreGuard(this::onDegraded, this::confirm);
-    if (cfg.mode != Mode.LOCAL) {
+    if (cfg.mode() != Mode.LOCAL) {
       if (!connect()) {
         guard.trip();
       }
-      long refresh = cfg.refreshInterval.toMillis();
-      long flush = cfg.flushInterval.toMillis();
+      long refresh = cfg.refreshInterval().toMillis();
+      long flush = cfg.flushInterval().toMillis();
       scheduler.scheduleWithFixedDelay(this::refreshAll, refresh, refresh, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::flushAll, flush, flush, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::watchSubscription, 500, 500, TimeUnit.MILLISECONDS);
     }
     this.control =
-        cfg.controlPlane != null && cfg.mode != Mode.LOCAL
-            ? new ControlPlaneLink(cfg.controlPlane, this::store, cfg.nodeId, cfg.clock, scheduler)
+        cfg.controlPlane() != null && cfg.mode() != Mode.LOCAL
+            ? new ControlPlaneLink(
+                cfg.controlPlane(), this::store, cfg.nodeId(), cfg.clock(), scheduler)
             : null;
     this.transitionsWon = control == null ? id -> {} : control::handOff;
   }
@@ -95,27 +96,27 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   // ---- configuration read by breakers ---------------------------------------------------------
 
   Policy defaults() {
-    return cfg.defaults;
+    return cfg.defaults();
   }
 
   Clock clock() {
-    return cfg.clock;
+    return cfg.clock();
   }
 
   boolean rejectionStackTraces() {
-    return cfg.rejectionStackTraces;
+    return cfg.rejectionStackTraces();
   }
 
   PolicySource policySource() {
-    return cfg.policySource != null ? cfg.policySource : control;
+    return cfg.policySource() != null ? cfg.policySource() : control;
   }
 
   long lastKnownMillis() {
-    return cfg.lastKnownFor.toMillis();
+    return cfg.lastKnownFor().toMillis();
   }
 
   java.time.Duration commandTimeout() {
-    return cfg.commandTimeout;
+    return cfg.commandTimeout();
   }
 
   StoreGuard guard() {
@@ -128,17 +129,17 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   @Override
   public String nodeId() {
-    return cfg.nodeId;
+    return cfg.nodeId();
   }
 
   @Override
   public Mode mode() {
-    return cfg.mode;
+    return cfg.mode();
   }
 
   @Override
   public boolean degraded() {
-    return cfg.mode != Mode.LOCAL && !guard.up();
+    return cfg.mode() != Mode.LOCAL && !guard.up();
   }
 
   void transitionWon(BreakerId id) {
@@ -151,7 +152,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         id,
         k -> {
           DistributedBreaker b = new DistributedBreaker(k, this);
-          if (cfg.mode != Mode.LOCAL) {
+          if (cfg.mode() != Mode.LOCAL) {
             readNow(b);
           }
           return b;
@@ -163,21 +164,23 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private boolean connect() {
     RedisBreakerStore s;
     try {
-      if (cfg.redisClient != null) {
-        s = RedisBreakerStore.create(cfg.redisClient, cfg.prefix, cfg.idleTtl, cfg.commandTimeout);
-      } else if (cfg.redisClusterClient != null) {
+      if (cfg.redisClient() != null) {
         s =
             RedisBreakerStore.create(
-                cfg.redisClusterClient, cfg.prefix, cfg.idleTtl, cfg.commandTimeout);
+                cfg.redisClient(), cfg.prefix(), cfg.idleTtl(), cfg.commandTimeout());
+      } else if (cfg.redisClusterClient() != null) {
+        s =
+            RedisBreakerStore.create(
+                cfg.redisClusterClient(), cfg.prefix(), cfg.idleTtl(), cfg.commandTimeout());
       } else {
         s =
             RedisBreakerStore.connect(
                 StoreConfig.builder()
-                    .uri(cfg.redisUri)
-                    .timeout(cfg.connectTimeout)
-                    .commandTimeout(cfg.commandTimeout)
-                    .prefix(cfg.prefix)
-                    .idleTtl(cfg.idleTtl)
+                    .uri(cfg.redisUri())
+                    .timeout(cfg.connectTimeout())
+                    .commandTimeout(cfg.commandTimeout())
+                    .prefix(cfg.prefix())
+                    .idleTtl(cfg.idleTtl())
                     .build());
       }
     } catch (StoreException e) {
@@ -188,7 +191,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       warmUp(s);
     }
     try {
-      RedisBreakerStore.await(s.warmUp(), cfg.connectTimeout);
+      RedisBreakerStore.await(s.warmUp(), cfg.connectTimeout());
     } catch (StoreException e) {
       // a node that cannot warm its script path still works; its first call pays for it
     }
@@ -286,7 +289,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
                   "type",
                   "hello",
                   "node",
-                  cfg.nodeId,
+                  cfg.nodeId(),
                   "nonce",
                   warmUpNonce,
                   "message",
@@ -301,7 +304,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
                       "until", "1",
                       "openMillis", "1")));
       sub.publish(hello);
-      warmedUp.await(Math.min(cfg.connectTimeout.toMillis(), 1_000), TimeUnit.MILLISECONDS);
+      warmedUp.await(Math.min(cfg.connectTimeout().toMillis(), 1_000), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
@@ -317,7 +320,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     s.ping()
-        .orTimeout(cfg.commandTimeout.toMillis() + 10, TimeUnit.MILLISECONDS)
+        .orTimeout(cfg.commandTimeout().toMillis() + 10, TimeUnit.MILLISECONDS)
         .whenComplete((v, e) -> g.confirmed(e == null));
   }
 
@@ -328,7 +331,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         System.Logger.Level.WARNING,
         "breakerctl node {0}: Redis does not answer; each breaker decides from the fleet state it"
             + " last saw and its storeFailureMode until Redis answers again",
-        cfg.nodeId);
+        cfg.nodeId());
     breakers.values().forEach(DistributedBreaker::degraded);
     background(this::checkRecovery);
   }
@@ -353,7 +356,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       LOG.log(
           System.Logger.Level.INFO,
           "breakerctl node {0}: Redis answers again after {1} ms; reconciled {2} breakers",
-          cfg.nodeId,
+          cfg.nodeId(),
           System.currentTimeMillis() - degradedAt,
           breakers.size());
       breakers.values().forEach(DistributedBreaker::recovered);
@@ -377,7 +380,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     RedisBreakerStore s = store;
     try {
       for (DistributedBreaker b : breakers.values()) {
-        BreakerSnapshot shared = RedisBreakerStore.await(s.state(b.id()), cfg.commandTimeout);
+        BreakerSnapshot shared = RedisBreakerStore.await(s.state(b.id()), cfg.commandTimeout());
         b.reconcile(shared);
       }
       return true;
@@ -419,7 +422,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     try {
-      b.onSnapshot(RedisBreakerStore.await(s.state(b.id()), cfg.commandTimeout));
+      b.onSnapshot(RedisBreakerStore.await(s.state(b.id()), cfg.commandTimeout()));
       guard.success();
     } catch (StoreException e) {
       guard.failure(e);
@@ -456,7 +459,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     try {
       JsonNode m = JSON.readTree(message);
       if ("hello".equals(m.path("type").asText(""))) {
-        if (cfg.nodeId.equals(m.path("node").asText(""))
+        if (cfg.nodeId().equals(m.path("node").asText(""))
             && warmUpNonce.equals(m.path("nonce").asText(""))) {
           // the whole path a transition takes, on a breaker nobody uses
           new DistributedBreaker(WARM_UP, this).warmUp(FleetMessage.parse(m.path("message")));
@@ -501,7 +504,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    if (cfg.mode != Mode.LOCAL && guard.up()) {
+    if (cfg.mode() != Mode.LOCAL && guard.up()) {
       flushAll();
     }
     scheduler.shutdownNow();

@@ -1,0 +1,33 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.control.ControlConfig;
+import io.breakerctl.runtime.model.Policy;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Clock;
+import java.time.Duration;
+
+/**
+ * A registry's configuration, copied out of its {@link BreakerRegistry.Builder} once by {@code
+ * build()}: a running registry keeps no reference to the builder, so reusing a builder (to build
+ * another node, or after changing a setting) never changes a registry built before. The fields are
+ * the builder's; its setters validate them.
+ */
+record RegistryOptions(
+    String redisUri,
+    RedisClient redisClient,
+    RedisClusterClient redisClusterClient,
+    String nodeId,
+    Mode mode,
+    Policy defaults,
+    Duration commandTimeout,
+    Duration connectTimeout,
+    Duration refreshInterval,
+    Duration flushInterval,
+    Duration idleTtl,
+    Duration lastKnownFor,
+    String prefix,
+    Clock clock,
+    boolean rejectionStackTraces,
+    PolicySource policySource,
+    ControlConfig controlPlane) {}
