@@ -62,8 +62,8 @@ import java.util.function.Supplier;
  *
  * <p>The <b>first trip</b> row measures what a freshly started fleet sees: {@code --first-trips}
  * (1) times, 4 fresh child JVMs with 5 HYBRID nodes each ({@code FirstTripMain}: built, then a
- * watcher polls every node's view every 0.2 ms) and the driver sends the tripping 5th failure; the
- * lag is from the send to each node's view showing OPEN (wall clock, ms resolution). Options:
+ * watcher polls every node's view every millisecond) and the driver sends the tripping 5th failure;
+ * the lag is from the send to each node's view showing OPEN (wall clock, ms resolution). Options:
  * {@code --redis PATH}, {@code --nodes N}, {@code --trips N}, {@code --warmup-trips N}, {@code
  * --open-millis N}, {@code --spin-millis N}, {@code --first-trips N} (0 skips), {@code
  * --max-seconds S} (90).

@@ -12,8 +12,9 @@ import java.util.stream.Collectors;
 /**
  * Child process of {@link FirstTripIT} and the propagation benchmark's first-trip row: a fresh JVM
  * that builds {@code n} HYBRID nodes (a {@link LoopbackFleet}), prints {@code READY}, calls the
- * loopback dependency every {@code pauseMillis} from {@code startAt} to {@code stopAt} (wall clock)
- * while a watcher polls every node's view every 0.2 ms, then prints {@code openSeen t1,t2,...}
+ * loopback dependency every {@code pauseMillis} (each node starting at a random point of the first
+ * pause, as a service's traffic is spread) from {@code startAt} to {@code stopAt} (wall clock)
+ * while a watcher polls every node's view every millisecond, then prints {@code openSeen t1,t2,...}
  * (when each node's view first showed OPEN, wall-clock ms, 0 for never) and {@code firstRejections
  * t1,t2,...}. With {@code pauseMillis} 0 the nodes do not call at all (only the view is watched).
  *
@@ -43,6 +44,21 @@ public final class FirstTripMain {
                 null,
                 null));
     long[] openSeen = new long[n];
+    String[] how = new String[n];
+    for (int i = 0; i < n; i++) {
+      int node = i;
+      fleet
+          .breakers
+          .get(i)
+          .onEvent(
+              e -> {
+                if (e.type() == CircuitEvent.Type.TRANSITION
+                    && e.to() == State.OPEN
+                    && how[node] == null) {
+                  how[node] = e.detail() + "@" + System.currentTimeMillis();
+                }
+              });
+    }
     System.out.println("READY");
     long startAt = startAt(args[6]);
     long stopAt = startAt + duration;
@@ -57,14 +73,14 @@ public final class FirstTripMain {
                     openSeen[i] = now;
                   }
                 }
-                java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
               }
             },
             "open-watcher");
     watcher.setDaemon(true);
     watcher.start();
     if (pause > 0) {
-      fleet.start(pause);
+      fleet.start(pause, true);
     }
     Fleet.sleep(stopAt - System.currentTimeMillis());
     try {
@@ -75,6 +91,7 @@ public final class FirstTripMain {
     fleet.close();
     System.out.println("openSeen " + join(openSeen));
     System.out.println("firstRejections " + join(fleet.firstRejections()));
+    System.out.println("learnedBy " + String.join(",", how));
   }
 
   private static long startAt(String arg) {

@@ -80,6 +80,14 @@ final class LoopbackFleet implements AutoCloseable {
 
   /** Starts every node calling until {@link #close()}, pausing {@code pauseMillis} after each. */
   void start(long pauseMillis) {
+    start(pauseMillis, false);
+  }
+
+  /**
+   * Like {@link #start(long)}; with {@code spread} each node first waits a random part of one
+   * pause, so the fleet's calls are spread over time as a service's traffic is, not in waves.
+   */
+  void start(long pauseMillis, boolean spread) {
     for (int i = 0; i < breakers.size(); i++) {
       int node = i;
       CircuitBreaker cb = breakers.get(i);
@@ -87,6 +95,11 @@ final class LoopbackFleet implements AutoCloseable {
       Thread t =
           new Thread(
               () -> {
+                if (spread) {
+                  java.util.concurrent.locks.LockSupport.parkNanos(
+                      java.util.concurrent.ThreadLocalRandom.current()
+                          .nextLong(pauseMillis * 1_000_000 + 1));
+                }
                 long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
                 while (running.get() && System.nanoTime() < deadline) {
                   try {

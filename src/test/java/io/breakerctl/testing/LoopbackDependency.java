@@ -27,6 +27,12 @@ public final class LoopbackDependency implements AutoCloseable {
 
   /** Starts the server on a free loopback port, failing every request. */
   public LoopbackDependency() {
+    this(true);
+  }
+
+  /** Starts the server on a free loopback port, failing (or answering) every request. */
+  public LoopbackDependency(boolean failing) {
+    this.failing = failing;
     try {
       server = new ServerSocket();
       server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
