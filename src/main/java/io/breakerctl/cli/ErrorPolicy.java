@@ -3,6 +3,7 @@ package io.breakerctl.cli;
 import com.mongodb.MongoSecurityException;
 import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
+import io.breakerctl.runtime.redis.StoreException;
 import io.breakerctl.runtime.redis.StorePermissionException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
 import io.breakerctl.sandbox.SandboxException;
@@ -34,7 +35,7 @@ final class ErrorPolicy
   public int handleParseException(ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println("error: " + ex.getMessage());
+    err.println("error: " + Inputs.cutQuoted(ex.getMessage()));
     if (ex instanceof UnmatchedArgumentException u) {
       UnmatchedArgumentException.printSuggestions(u, err);
     }
@@ -48,13 +49,28 @@ final class ErrorPolicy
     PrintWriter err = cmd.getErr();
     int code = getExitCode(ex);
     if (code == ExitCode.INTERNAL) {
-      err.println("error: internal error (a bug): " + ex);
+      err.println(
+          "error: internal error (a bug): "
+              + ex.getClass().getSimpleName()
+              + (ex.getMessage() == null ? "" : ": " + Inputs.cutQuoted(ex.getMessage())));
       if (!root.verbose()) {
         err.println("Run again with -v for the stack trace, and please report it.");
       }
     } else {
-      err.println("error: " + message(ex));
-      if (code == ExitCode.PERMISSION && !(ex instanceof StorePermissionException)) {
+      err.println("error: " + Inputs.cutQuoted(message(ex)));
+      if (wrongType(ex)) {
+        err.println(
+            "error: a key of that breaker under prefix '"
+                + prefix()
+                + "' holds another type than breakerctl keeps there (the README's key table;"
+                + " redis-cli TYPE shows what it is): is --prefix right, or does something else"
+                + " write keys like "
+                + prefix()
+                + ":{...}?");
+      }
+      if (code == ExitCode.PERMISSION
+          && !(ex instanceof StorePermissionException)
+          && !(ex instanceof CliException)) {
         err.println("error: Redis refused the credentials (check the user and its password)");
       }
     }
@@ -77,6 +93,9 @@ final class ErrorPolicy
       return c.exitCode();
     }
     if (ex instanceof ParameterException || ex instanceof IllegalArgumentException) {
+      return ExitCode.USAGE;
+    }
+    if (wrongType(ex)) {
       return ExitCode.USAGE;
     }
     if (ex instanceof StorePermissionException || refusedCredentials(ex)) {
@@ -105,6 +124,24 @@ final class ErrorPolicy
       }
     }
     return false;
+  }
+
+  /** Redis answered WRONGTYPE: a key of the prefix is not what a breaker keeps there. */
+  private static boolean wrongType(Throwable ex) {
+    for (Throwable t = ex; t != null; t = t.getCause()) {
+      if (t instanceof StoreException && String.valueOf(t.getMessage()).contains("WRONGTYPE")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private String prefix() {
+    try {
+      return root.services().settings().prefix();
+    } catch (RuntimeException e) {
+      return Settings.DEFAULT_PREFIX;
+    }
   }
 
   private static String message(Throwable ex) {

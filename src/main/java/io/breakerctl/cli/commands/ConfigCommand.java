@@ -4,10 +4,13 @@ import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Durations;
+import io.breakerctl.cli.Inputs;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
+import io.breakerctl.runtime.Redaction;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -51,6 +54,15 @@ public final class ConfigCommand implements Callable<Integer> {
     return Settings.configPath(BreakerCtl.of(spec).env());
   }
 
+  /** The config file to read: BREAKERCTL_CONFIG must name one that exists. */
+  private static ConfigFile read(CommandSpec spec) {
+    Path p = path(spec);
+    if (BreakerCtl.of(spec).env().get("BREAKERCTL_CONFIG") != null && !Files.exists(p)) {
+      throw CliException.usage("BREAKERCTL_CONFIG names " + p + ", which does not exist");
+    }
+    return ConfigFile.load(p);
+  }
+
   @Command(
       name = "view",
       description = "Print the config file, or with --resolved the settings in effect.")
@@ -66,14 +78,20 @@ public final class ConfigCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       if (!resolved) {
-        out.print(ConfigFile.load(path(spec)).toYaml());
+        ConfigFile f = read(spec);
+        f.contexts.forEach(
+            c -> {
+              c.redis = Redaction.uri(c.redis);
+              c.mongo = Redaction.uri(c.mongo);
+            });
+        out.print(f.toYaml());
       } else {
         Settings s = BreakerCtl.of(spec).services().settings();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("config", s.configPath().toString());
         m.put("context", s.context());
-        m.put("redis", s.redis());
-        m.put("mongo", s.mongo());
+        m.put("redis", Redaction.uri(s.redis()));
+        m.put("mongo", Redaction.uri(s.mongo()));
         m.put("prefix", s.prefix());
         m.put("timeout", Durations.format(s.timeout()));
         m.put("redisUser", s.redisUser());
@@ -92,7 +110,7 @@ public final class ConfigCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      ConfigFile f = ConfigFile.load(path(spec));
+      ConfigFile f = read(spec);
       if (f.currentContext == null) {
         throw CliException.notFound("no current context is set in " + path(spec));
       }
@@ -110,7 +128,7 @@ public final class ConfigCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      ConfigFile f = ConfigFile.load(path(spec));
+      ConfigFile f = read(spec);
       PrintWriter out = spec.commandLine().getOut();
       if (output.format() == io.breakerctl.cli.output.OutputFormat.NAME) {
         f.contexts.forEach(c -> out.println(c.name));
@@ -124,8 +142,8 @@ public final class ConfigCommand implements Callable<Integer> {
             null,
             c.name.equals(f.currentContext) ? "*" : "",
             c.name,
-            orDash(c.redis),
-            orDash(c.mongo),
+            orDash(Redaction.uri(c.redis)),
+            orDash(Redaction.uri(c.mongo)),
             orDash(c.prefix),
             orDash(c.timeout));
       }
@@ -148,7 +166,7 @@ public final class ConfigCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       Path p = path(spec);
-      ConfigFile f = ConfigFile.load(p);
+      ConfigFile f = read(spec);
       if (f.context(name).isEmpty()) {
         throw CliException.notFound("context '" + name + "' is not defined in " + p);
       }
@@ -181,7 +199,9 @@ public final class ConfigCommand implements Callable<Integer> {
     public Integer call() {
       if (!name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,62}")) {
         throw CliException.usage(
-            "context name must be 1-63 characters of [A-Za-z0-9._-] but was '" + name + "'");
+            "context name must be 1-63 characters of [A-Za-z0-9._-] but was '"
+                + Inputs.cut(name)
+                + "'");
       }
       Path p = path(spec);
       ConfigFile f = ConfigFile.load(p);
@@ -193,6 +213,7 @@ public final class ConfigCommand implements Callable<Integer> {
         f.contexts.add(c);
       }
       Settings.Flags flags = BreakerCtl.of(spec).flags();
+      refuseSecrets(flags);
       c.redis = flags.redis() != null ? flags.redis() : c.redis;
       c.mongo = flags.mongo() != null ? flags.mongo() : c.mongo;
       c.prefix = flags.prefix() != null ? flags.prefix() : c.prefix;
@@ -215,6 +236,40 @@ public final class ConfigCommand implements Callable<Integer> {
           .println("Context \"" + name + "\" " + (created ? "created" : "modified") + ".");
       spec.commandLine().getOut().flush();
       return 0;
+    }
+
+    /** The config file never holds a secret, and never a path to a file that is not there. */
+    private static void refuseSecrets(Settings.Flags flags) {
+      refuse(
+          "--redis",
+          flags.redis(),
+          "give the URI without it and the password in a file (--redis-password-file FILE stores"
+              + " its path) or in BREAKERCTL_REDIS_PASSWORD when you run breakerctl");
+      refuse(
+          "--mongo",
+          flags.mongo(),
+          "store the URI without credentials and give the full one in BREAKERCTL_MONGO when you"
+              + " run breakerctl");
+      mustExist("--redis-password-file", flags.redisPasswordFile());
+      mustExist("--redis-ca-file", flags.redisCaFile());
+    }
+
+    private static void refuse(String flag, String uri, String instead) {
+      if (Redaction.hasSecret(uri)) {
+        throw CliException.usage(
+            flag
+                + " '"
+                + Inputs.cut(Redaction.uri(uri))
+                + "' carries a password, and the config file never stores one: "
+                + instead);
+      }
+    }
+
+    private static void mustExist(String flag, Path file) {
+      if (file != null && !Files.isReadable(file)) {
+        throw CliException.usage(
+            flag + " " + file + (Files.exists(file) ? " is not readable" : " does not exist"));
+      }
     }
   }
 }
