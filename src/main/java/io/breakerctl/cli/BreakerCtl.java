@@ -103,7 +103,9 @@ public final class BreakerCtl implements Callable<Integer> {
       names = "--redis-user",
       scope = ScopeType.INHERIT,
       paramLabel = "USER",
-      description = "Redis ACL user (the password comes from BREAKERCTL_REDIS_PASSWORD or a file).")
+      description =
+          "Redis ACL user; its password comes from BREAKERCTL_REDIS_PASSWORD or a file (none:"
+              + " exit 4, never the default user).")
   String redisUser;
 
   @Option(
