@@ -146,6 +146,13 @@ class CliUsageIT {
       assertThat(contexts.code()).as(contexts.toString()).isZero();
       assertThat(contexts.out()).contains("viewer:***@").doesNotContain(SECRET);
       assertThat(cli.run(legacy, "config", "view").out()).doesNotContain(SECRET);
+      CliProcess.Result json = cli.run(legacy, "-o", "json", "config", "get-contexts");
+      assertThat(json.code()).as(json.toString()).isZero();
+      assertThat(JSON.readTree(json.out()).path("items").get(0).path("redis").asText())
+          .isEqualTo("redis://viewer:***@127.0.0.1:" + redis.port());
+      // showing hides the password; changing the file keeps it as it was
+      assertThat(cli.run(legacy, "config", "use-context", "old").code()).isZero();
+      assertThat(Files.readString(config)).contains(withPassword);
     }
 
     @Test

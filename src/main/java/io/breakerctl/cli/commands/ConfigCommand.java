@@ -5,6 +5,8 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.Settings;
+import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.Redaction;
@@ -53,13 +55,24 @@ public final class ConfigCommand implements Callable<Integer> {
     return Settings.configPath(BreakerCtl.of(spec).env());
   }
 
-  /** The config file to read: BREAKERCTL_CONFIG must name one that exists. */
-  private static ConfigFile read(CommandSpec spec) {
+  /** The config file as it is, to change and save: BREAKERCTL_CONFIG must name one that exists. */
+  private static ConfigFile load(CommandSpec spec) {
     Path p = path(spec);
     if (BreakerCtl.of(spec).env().get("BREAKERCTL_CONFIG") != null && !Files.exists(p)) {
       throw CliException.usage("BREAKERCTL_CONFIG names " + p + ", which does not exist");
     }
     return ConfigFile.load(p);
+  }
+
+  /** The config file to show, its URIs' passwords hidden: never saved. */
+  private static ConfigFile read(CommandSpec spec) {
+    ConfigFile f = load(spec);
+    f.contexts.forEach(
+        c -> {
+          c.redis = Redaction.uri(c.redis);
+          c.mongo = Redaction.uri(c.mongo);
+        });
+    return f;
   }
 
   @Command(
@@ -77,13 +90,7 @@ public final class ConfigCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       if (!resolved) {
-        ConfigFile f = read(spec);
-        f.contexts.forEach(
-            c -> {
-              c.redis = Redaction.uri(c.redis);
-              c.mongo = Redaction.uri(c.mongo);
-            });
-        out.print(f.toYaml());
+        out.print(read(spec).toYaml());
       } else {
         Settings s = BreakerCtl.of(spec).services().settings();
         Map<String, Object> m = new LinkedHashMap<>();
@@ -129,9 +136,15 @@ public final class ConfigCommand implements Callable<Integer> {
     public Integer call() {
       ConfigFile f = read(spec);
       PrintWriter out = spec.commandLine().getOut();
-      if (output.format() == io.breakerctl.cli.output.OutputFormat.NAME) {
+      if (output.format() == OutputFormat.NAME) {
         f.contexts.forEach(c -> out.println(c.name));
         out.flush();
+        return 0;
+      }
+      if (!output.format().isTable()) {
+        try (Documents.ListWriter w = Documents.list(output.format(), "ContextList", out)) {
+          f.contexts.forEach(c -> w.item(c, c.name));
+        }
         return 0;
       }
       Table t = new Table("CURRENT", "NAME", "REDIS", "MONGO", "PREFIX", "TIMEOUT");
@@ -141,8 +154,8 @@ public final class ConfigCommand implements Callable<Integer> {
             null,
             c.name.equals(f.currentContext) ? "*" : "",
             c.name,
-            orDash(Redaction.uri(c.redis)),
-            orDash(Redaction.uri(c.mongo)),
+            orDash(c.redis),
+            orDash(c.mongo),
             orDash(c.prefix),
             orDash(c.timeout));
       }
@@ -165,7 +178,7 @@ public final class ConfigCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       Path p = path(spec);
-      ConfigFile f = read(spec);
+      ConfigFile f = load(spec);
       if (f.context(name).isEmpty()) {
         throw CliException.notFound("context '" + name + "' is not defined in " + p);
       }
