@@ -6,12 +6,12 @@ import java.util.regex.Pattern;
 /**
  * Hides the secrets of connection URIs before they reach a message, a log or a screen: the password
  * of {@code redis://user:password@host}, the whole user info of {@code redis://password@host}
- * (Lettuce reads a user info without {@code :} as the password), in every URI of a comma-separated
- * list.
+ * (Lettuce reads a user info without {@code :} as the password; up to the last {@code @}), in every
+ * URI of a comma-separated list.
  */
 public final class Redaction {
   private static final Pattern USER_INFO =
-      Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^@/?#\\s,]*)@");
+      Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://)([^/?#\\s,]*)@");
 
   /** What a redacted secret shows as. */
   public static final String MASK = "***";
