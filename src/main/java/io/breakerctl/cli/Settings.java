@@ -88,8 +88,31 @@ public record Settings(
     }
   }
 
-  /** Throws a usage error naming {@code what} when {@code uri} is not a MongoDB URI. */
+  /**
+   * Throws a usage error naming {@code what} when {@code uri} is not a MongoDB URI: its scheme and
+   * a host here (every command resolves settings, and the driver's parser costs start-up time); the
+   * driver's full parse in {@link #checkMongoFully} where a URI is saved.
+   */
   public static void checkMongo(String what, String uri) {
+    String rest =
+        uri.startsWith("mongodb://")
+            ? uri.substring(10)
+            : uri.startsWith("mongodb+srv://") ? uri.substring(14) : null;
+    String hosts =
+        rest == null ? "" : rest.substring(rest.lastIndexOf('@') + 1).split("[/?]", 2)[0];
+    if (hosts.isEmpty()) {
+      throw CliException.usage(
+          what
+              + " '"
+              + Inputs.cut(Redaction.uri(uri))
+              + "' is not a MongoDB URI (expected mongodb://HOST[:PORT][,HOST[:PORT]...][/DB]"
+              + " or mongodb+srv://HOST)");
+    }
+  }
+
+  /** {@link #checkMongo}, then the driver's own parse of the URI. */
+  public static void checkMongoFully(String what, String uri) {
+    checkMongo(what, uri);
     try {
       new ConnectionString(uri);
     } catch (IllegalArgumentException e) {
@@ -98,7 +121,7 @@ public record Settings(
               + " '"
               + Inputs.cut(Redaction.uri(uri))
               + "' is not a MongoDB URI: "
-              + e.getMessage());
+              + Redaction.uri(e.getMessage()));
     }
   }
 

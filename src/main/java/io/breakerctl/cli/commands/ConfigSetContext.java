@@ -57,6 +57,9 @@ public final class ConfigSetContext implements Callable<Integer> {
     }
     Settings.Flags flags = BreakerCtl.of(spec).flags();
     refuseSecrets(flags);
+    if (flags.mongo() != null) {
+      Settings.checkMongoFully("--mongo", flags.mongo());
+    }
     c.redis = flags.redis() != null ? flags.redis() : c.redis;
     c.mongo = flags.mongo() != null ? flags.mongo() : c.mongo;
     c.prefix = flags.prefix() != null ? flags.prefix() : c.prefix;
