@@ -68,9 +68,7 @@ final class ErrorPolicy
                 + prefix()
                 + ":{...}?");
       }
-      if (code == ExitCode.PERMISSION
-          && !(ex instanceof StorePermissionException)
-          && !(ex instanceof CliException)) {
+      if (!(ex instanceof StorePermissionException) && refusedCredentials(ex)) {
         err.println("error: Redis refused the credentials (check the user and its password)");
       }
     }
