@@ -163,6 +163,7 @@ function _complete_breakerctl() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} demo" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} version" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_breakerctl; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} completion" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} force open" ];    then _picocli_breakerctl_force; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} force closed" ];    then _picocli_breakerctl_force; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} force disable" ];    then _picocli_breakerctl_force; return $?; fi
@@ -187,33 +188,35 @@ function _complete_breakerctl() {
   local cmds6=(demo)
   local cmds7=(version)
   local cmds8=(help)
-  local cmds9=(force open)
-  local cmds10=(force closed)
-  local cmds11=(force disable)
-  local cmds12=(force metrics-only)
-  local cmds13=(force clear)
-  local cmds14=(config view)
-  local cmds15=(config current-context)
-  local cmds16=(config get-contexts)
-  local cmds17=(config use-context)
-  local cmds18=(config set-context)
-  local cmds19=(sandbox up)
-  local cmds20=(sandbox down)
-  local cmds21=(sandbox status)
+  local cmds9=(completion)
+  local cmds10=(force open)
+  local cmds11=(force closed)
+  local cmds12=(force disable)
+  local cmds13=(force metrics-only)
+  local cmds14=(force clear)
+  local cmds15=(config view)
+  local cmds16=(config current-context)
+  local cmds17=(config get-contexts)
+  local cmds18=(config use-context)
+  local cmds19=(config set-context)
+  local cmds20=(sandbox up)
+  local cmds21=(sandbox down)
+  local cmds22=(sandbox status)
 
-  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
-  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
-  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
-  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
-  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_breakerctl_config_view; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_breakerctl_force_clear; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_breakerctl_force_metricsonly; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_breakerctl_force_disable; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_breakerctl_force_closed; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_breakerctl_force_open; return $?; fi
+  if CompWordsContainsArray "${cmds22[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
+  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
+  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
+  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
+  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_breakerctl_config_view; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_breakerctl_force_clear; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_breakerctl_force_metricsonly; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_breakerctl_force_disable; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_breakerctl_force_closed; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_breakerctl_force_open; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_breakerctl_completion; return $?; fi
   if CompWordsContainsArray "${cmds8[@]}"; then _picocli_breakerctl_help; return $?; fi
   if CompWordsContainsArray "${cmds7[@]}"; then _picocli_breakerctl_version; return $?; fi
   if CompWordsContainsArray "${cmds6[@]}"; then _picocli_breakerctl_demo; return $?; fi
@@ -234,9 +237,10 @@ function _picocli_breakerctl() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="status describe force doctor config sandbox demo version help"
+  local commands="status describe force doctor config sandbox demo version help completion"
   local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -271,6 +275,11 @@ function _picocli_breakerctl() {
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
       ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
   esac
 
   if [[ "${curr_word}" == -* ]]; then
@@ -289,8 +298,8 @@ function _picocli_breakerctl_status() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'-w' '--watch' '--check' '--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--state' '--caller' '--dependency' '--sort' '--interval' '--watch-count' '-o' '--output' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'-w' '--watch' '--check' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--state' '--caller' '--dependency' '--sort' '--interval' '--watch-count' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local STATE_option_args=("CLOSED" "OPEN" "HALF_OPEN" "FORCED_OPEN" "FORCED_CLOSED" "DISABLED" "METRICS_ONLY") # --state values
   local KEY_option_args=("ID" "STATE" "FAILURES" "NODES") # --sort values
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
@@ -320,11 +329,6 @@ function _picocli_breakerctl_status() {
     '--watch-count')
       return
       ;;
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
-      ;;
     '--context')
       return
       ;;
@@ -353,6 +357,11 @@ function _picocli_breakerctl_status() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -373,8 +382,8 @@ function _picocli_breakerctl_describe() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--events' '-o' '--output' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--events' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -382,11 +391,6 @@ function _picocli_breakerctl_describe() {
   case ${prev_word} in
     '--events')
       return
-      ;;
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
       ;;
     '--context')
       return
@@ -416,6 +420,11 @@ function _picocli_breakerctl_describe() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -436,8 +445,9 @@ function _picocli_breakerctl_force() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="open closed disable metrics-only clear"
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -470,6 +480,11 @@ function _picocli_breakerctl_force() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -490,18 +505,13 @@ function _picocli_breakerctl_doctor() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'-o' '--output' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
-      ;;
     '--context')
       return
       ;;
@@ -530,6 +540,11 @@ function _picocli_breakerctl_doctor() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -550,8 +565,9 @@ function _picocli_breakerctl_config() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="view current-context get-contexts use-context set-context"
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -584,6 +600,11 @@ function _picocli_breakerctl_config() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -604,8 +625,9 @@ function _picocli_breakerctl_sandbox() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="up down status"
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -638,6 +660,11 @@ function _picocli_breakerctl_sandbox() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -658,8 +685,9 @@ function _picocli_breakerctl_demo() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -692,6 +720,11 @@ function _picocli_breakerctl_demo() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -712,18 +745,13 @@ function _picocli_breakerctl_version() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'-o' '--output' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
-      ;;
     '--context')
       return
       ;;
@@ -752,6 +780,11 @@ function _picocli_breakerctl_version() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -772,8 +805,9 @@ function _picocli_breakerctl_help() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -808,12 +842,83 @@ function _picocli_breakerctl_help() {
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
       ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
   esac
 
   if [[ "${curr_word}" == -* ]]; then
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
   else
     local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `completion` subcommand.
+function _picocli_breakerctl_completion() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--context')
+      return
+      ;;
+    '--redis')
+      return
+      ;;
+    '--mongo')
+      return
+      ;;
+    '--prefix')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+    '--redis-user')
+      return
+      ;;
+    '--redis-password-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--redis-ca-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
+  esac
+  local SHELL_pos_param_args=("BASH" "ZSH") # 0-0 values
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local currIndex
+    currIndex=$(currentPositionalIndex "completion" "${arg_opts}" "${flag_opts}")
+    if (( currIndex >= 0 && currIndex <= 0 )); then
+      positionals=$( compReplyArray "${SHELL_pos_param_args[@]}" )
+    fi
     local IFS=$'\n'
     COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
   fi
@@ -826,8 +931,8 @@ function _picocli_breakerctl_force_open() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '-o' '--output' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -841,11 +946,6 @@ function _picocli_breakerctl_force_open() {
       ;;
     '--reason')
       return
-      ;;
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
       ;;
     '--for')
       return
@@ -878,6 +978,11 @@ function _picocli_breakerctl_force_open() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -898,8 +1003,8 @@ function _picocli_breakerctl_force_closed() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '-o' '--output' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -913,11 +1018,6 @@ function _picocli_breakerctl_force_closed() {
       ;;
     '--reason')
       return
-      ;;
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
       ;;
     '--for')
       return
@@ -950,6 +1050,11 @@ function _picocli_breakerctl_force_closed() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -970,8 +1075,8 @@ function _picocli_breakerctl_force_disable() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '-o' '--output' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -985,11 +1090,6 @@ function _picocli_breakerctl_force_disable() {
       ;;
     '--reason')
       return
-      ;;
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
       ;;
     '--for')
       return
@@ -1022,6 +1122,11 @@ function _picocli_breakerctl_force_disable() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1042,8 +1147,8 @@ function _picocli_breakerctl_force_metricsonly() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '-o' '--output' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -1057,11 +1162,6 @@ function _picocli_breakerctl_force_metricsonly() {
       ;;
     '--reason')
       return
-      ;;
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
       ;;
     '--for')
       return
@@ -1096,6 +1196,11 @@ function _picocli_breakerctl_force_metricsonly() {
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
       return $?
       ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
   esac
 
   if [[ "${curr_word}" == -* ]]; then
@@ -1114,8 +1219,8 @@ function _picocli_breakerctl_force_clear() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '-o' '--output' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -1129,11 +1234,6 @@ function _picocli_breakerctl_force_clear() {
       ;;
     '--reason')
       return
-      ;;
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
       ;;
     '--context')
       return
@@ -1163,6 +1263,11 @@ function _picocli_breakerctl_force_clear() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1183,8 +1288,9 @@ function _picocli_breakerctl_config_view() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--resolved' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--resolved' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1217,6 +1323,11 @@ function _picocli_breakerctl_config_view() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1237,8 +1348,9 @@ function _picocli_breakerctl_config_currentcontext() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1271,6 +1383,11 @@ function _picocli_breakerctl_config_currentcontext() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1291,18 +1408,13 @@ function _picocli_breakerctl_config_getcontexts() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose'"
-  local arg_opts="'-o' '--output' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
-    '-o'|'--output')
-      local IFS=$'\n'
-      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
-      return $?
-      ;;
     '--context')
       return
       ;;
@@ -1331,6 +1443,11 @@ function _picocli_breakerctl_config_getcontexts() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1351,8 +1468,9 @@ function _picocli_breakerctl_config_usecontext() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1385,6 +1503,11 @@ function _picocli_breakerctl_config_usecontext() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1405,8 +1528,9 @@ function _picocli_breakerctl_config_setcontext() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--current' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--current' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1439,6 +1563,11 @@ function _picocli_breakerctl_config_setcontext() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1459,8 +1588,9 @@ function _picocli_breakerctl_sandbox_up() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1493,6 +1623,11 @@ function _picocli_breakerctl_sandbox_up() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1513,8 +1648,9 @@ function _picocli_breakerctl_sandbox_down() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1547,6 +1683,11 @@ function _picocli_breakerctl_sandbox_down() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1567,8 +1708,9 @@ function _picocli_breakerctl_sandbox_status() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file'"
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -1601,6 +1743,11 @@ function _picocli_breakerctl_sandbox_status() {
       local IFS=$'\n'
       type compopt &>/dev/null && compopt -o filenames
       COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
       return $?
       ;;
   esac
@@ -1631,6 +1778,46 @@ function _breakerctl_live() {
   "${COMP_WORDS[0]}" "${args[@]}" __complete "$kind" "$prefix" 2>/dev/null
 }
 
+# bash splits words at the characters of COMP_WORDBREAKS, ':' among them, so
+# `describe claims:m` arrives as `claims` `:` `m`. The entry point joins a word split
+# at ':' again, completes the whole word, and then drops from each candidate the part
+# before the word's last ':', which bash keeps on the line (what bash-completion's
+# __ltrim_colon_completions does). zsh does not split words: nothing to do there.
+function _breakerctl_complete() {
+  if [[ $COMP_WORDBREAKS != *:* ]]; then
+    _complete_breakerctl "$@"
+    return
+  fi
+  local line=$COMP_LINE lead w i j
+  local -a words=()
+  local cword=$COMP_CWORD
+  for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+    w=${COMP_WORDS[i]}
+    lead=${line%%[![:blank:]]*}
+    line=${line:${#lead}}
+    line=${line:${#w}}
+    j=$((${#words[@]} - 1))
+    if ((i > 1)) && [[ -z $lead ]] && [[ $w == :* || ${words[j]} == *: ]]; then
+      words[j]+=$w
+    else
+      words+=("$w")
+    fi
+    ((i == COMP_CWORD)) && cword=$((${#words[@]} - 1))
+  done
+  local cur=${words[cword]}
+  local -a COMP_WORDS=("${words[@]}")
+  local COMP_CWORD=$cword
+  _complete_breakerctl "$@"
+  local status=$?
+  if [[ $cur == *:* ]]; then
+    local keep=${cur%"${cur##*:}"}
+    for i in "${!COMPREPLY[@]}"; do
+      COMPREPLY[i]=${COMPREPLY[i]#"$keep"}
+    done
+  fi
+  return $status
+}
+
 # Define a completion specification (a compspec) for the
 # `breakerctl`, `breakerctl.sh`, and `breakerctl.bash` commands.
 # Uses the bash `complete` builtin (see [6]) to specify that shell function
@@ -1638,4 +1825,4 @@ function _breakerctl_live() {
 # current word on the command line.
 # The `-o default` option means that if the function generated no matches, the
 # default Bash completions and the Readline default filename completions are performed.
-complete -F _complete_breakerctl -o default breakerctl breakerctl.sh breakerctl.bash
+complete -F _breakerctl_complete -o default breakerctl breakerctl.sh breakerctl.bash

@@ -1,6 +1,7 @@
 package io.breakerctl.cli;
 
 import io.breakerctl.cli.commands.CompleteCommand;
+import io.breakerctl.cli.commands.CompletionCommand;
 import io.breakerctl.cli.commands.ConfigCommand;
 import io.breakerctl.cli.commands.DemoCommand;
 import io.breakerctl.cli.commands.DescribeCommand;
@@ -10,6 +11,7 @@ import io.breakerctl.cli.commands.HelpCommand;
 import io.breakerctl.cli.commands.SandboxCommand;
 import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.commands.VersionCommand;
+import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.Style;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +26,8 @@ import picocli.CommandLine.Spec;
 /** The root command: global options, the subcommands and the one error policy. */
 @Command(
     name = "breakerctl",
+    // Inherited by every subcommand: -h/--help and -V/--version everywhere.
+    scope = ScopeType.INHERIT,
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     sortOptions = false,
@@ -42,17 +46,15 @@ import picocli.CommandLine.Spec;
       DemoCommand.class,
       VersionCommand.class,
       HelpCommand.class,
+      CompletionCommand.class,
       CompleteCommand.class
     },
     footerHeading = "%nEnvironment:%n",
     footer = {
-      "  BREAKERCTL_CONTEXT, BREAKERCTL_REDIS, BREAKERCTL_MONGO, BREAKERCTL_PREFIX,"
-          + " BREAKERCTL_TIMEOUT, BREAKERCTL_REDIS_USER, BREAKERCTL_REDIS_PASSWORD,"
-          + " BREAKERCTL_REDIS_PASSWORD_FILE, BREAKERCTL_REDIS_CA_FILE: settings (a flag wins,"
-          + " then the environment, then the config file's context, then the default).",
-      "  BREAKERCTL_CONFIG: the config file (default $XDG_CONFIG_HOME/breakerctl/config.yaml,"
-          + " else ~/.config/breakerctl/config.yaml).",
-      "  NO_COLOR: no colour. COLUMNS: table width."
+      "  Settings resolve flag > environment > config file context > default. Every variable"
+          + " (BREAKERCTL_CONTEXT, BREAKERCTL_REDIS, BREAKERCTL_MONGO, BREAKERCTL_REDIS_USER,"
+          + " BREAKERCTL_REDIS_PASSWORD, BREAKERCTL_CONFIG, NO_COLOR, ...): 'breakerctl help"
+          + " environment'."
     })
 public final class BreakerCtl implements Callable<Integer> {
 
@@ -101,7 +103,9 @@ public final class BreakerCtl implements Callable<Integer> {
       names = "--redis-user",
       scope = ScopeType.INHERIT,
       paramLabel = "USER",
-      description = "Redis ACL user (the password comes from BREAKERCTL_REDIS_PASSWORD or a file).")
+      description =
+          "Redis ACL user; its password comes from BREAKERCTL_REDIS_PASSWORD or a file (none:"
+              + " exit 4, never the default user).")
   String redisUser;
 
   @Option(
@@ -117,6 +121,15 @@ public final class BreakerCtl implements Callable<Integer> {
       paramLabel = "FILE",
       description = "PEM file of the CA certificates trusted for rediss://.")
   Path redisCaFile;
+
+  @Option(
+      names = {"-o", "--output"},
+      scope = ScopeType.INHERIT,
+      paramLabel = "FORMAT",
+      description =
+          "Output format: ${COMPLETION-CANDIDATES} (default: table). json and yaml are one"
+              + " versioned document; jsonl is one object a line.")
+  OutputFormat output = OutputFormat.TABLE;
 
   @Option(
       names = "--no-color",
@@ -200,6 +213,11 @@ public final class BreakerCtl implements Callable<Integer> {
   /** The environment. */
   public Environment env() {
     return env;
+  }
+
+  /** The {@code -o} format, given before or after the command. */
+  public OutputFormat output() {
+    return output;
   }
 
   /** Whether -v was given. */

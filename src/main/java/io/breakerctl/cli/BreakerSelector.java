@@ -13,7 +13,10 @@ import java.util.regex.Pattern;
  * @param dependency a glob on the dependency segment, or null
  */
 public record BreakerSelector(String pattern, String caller, String dependency) {
-  private static final Pattern GLOB = Pattern.compile("[a-z0-9._:*?-]{1,200}");
+  /** The longest pattern: three segments of 63 and two colons (with room for globs). */
+  static final int MAX_LENGTH = 200;
+
+  private static final Pattern GLOB = Pattern.compile("[a-z0-9._:*?-]+");
 
   /**
    * Validates the globs.
@@ -21,22 +24,58 @@ public record BreakerSelector(String pattern, String caller, String dependency) 
    * @throws IllegalArgumentException naming the bad value
    */
   public BreakerSelector {
-    check("pattern", pattern);
-    check("--caller", caller);
-    check("--dependency", dependency);
+    check("pattern", pattern, false);
+    check("--caller", caller, true);
+    check("--dependency", dependency, true);
     if (pattern != null && !isGlob(pattern)) {
       BreakerId.parse(pattern);
     }
   }
 
-  private static void check(String what, String glob) {
-    if (glob != null && !GLOB.matcher(glob).matches()) {
+  private static void check(String what, String glob, boolean oneSegment) {
+    if (glob == null) {
+      return;
+    }
+    if (glob.isEmpty()) {
+      throw new IllegalArgumentException(what + " must not be empty");
+    }
+    if (glob.length() > MAX_LENGTH) {
+      throw new IllegalArgumentException(
+          what
+              + " '"
+              + Inputs.cut(glob)
+              + "' is "
+              + glob.length()
+              + " characters long (at most "
+              + MAX_LENGTH
+              + ")");
+    }
+    if (!GLOB.matcher(glob).matches()) {
       throw new IllegalArgumentException(
           what
               + " '"
               + glob
               + "' must be a breaker id or a glob of [a-z0-9._:-] with * and ? (e.g."
               + " 'claims:*')");
+    }
+    if (oneSegment && glob.contains(":")) {
+      throw new IllegalArgumentException(
+          what
+              + " '"
+              + glob
+              + "' is a glob on one id segment and cannot contain ':' (for a whole id, give it"
+              + " as the pattern, e.g. 'claims:members*')");
+    }
+    for (String segment : glob.split(":", -1)) {
+      if (segment.replace("*", "").length() > 63) {
+        throw new IllegalArgumentException(
+            what
+                + ": segment '"
+                + Inputs.cut(segment)
+                + "' is "
+                + segment.length()
+                + " characters long; an id segment has at most 63, so nothing can match");
+      }
     }
   }
 

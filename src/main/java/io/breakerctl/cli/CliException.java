@@ -26,6 +26,11 @@ public final class CliException extends RuntimeException {
     return new CliException(ExitCode.CONFLICT, message);
   }
 
+  /** Exit 4: authentication or authorization. */
+  public static CliException permission(String message) {
+    return new CliException(ExitCode.PERMISSION, message);
+  }
+
   /** Exit 5: the user declined or interrupted. */
   public static CliException cancelled(String message) {
     return new CliException(ExitCode.CANCELLED, message);

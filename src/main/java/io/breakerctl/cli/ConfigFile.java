@@ -4,6 +4,10 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
@@ -14,7 +18,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -89,23 +95,70 @@ public final class ConfigFile {
     return contexts.stream().filter(c -> name.equals(c.name)).findFirst();
   }
 
-  /** Reads {@code path}; a missing file is an empty config. */
+  /**
+   * Reads and checks {@code path}; a missing file is an empty config.
+   *
+   * @throws CliException (usage) naming the file and the line of what is wrong: YAML that does not
+   *     parse, a wrong apiVersion or kind, a context without a valid name or defined twice, a URI,
+   *     timeout or prefix that is not one
+   */
   public static ConfigFile load(Path path) {
     if (!Files.exists(path)) {
       return new ConfigFile();
     }
-    try {
-      ConfigFile f = YAML.readValue(path.toFile(), ConfigFile.class);
-      if (f == null) {
-        return new ConfigFile();
-      }
-      if (f.contexts == null) {
-        f.contexts = new ArrayList<>();
-      }
-      return f;
-    } catch (IOException e) {
-      throw CliException.usage("cannot read config file " + path + ": " + e.getMessage());
+    if (!Files.isRegularFile(path)) {
+      throw CliException.usage("config file " + path + " is not a regular file");
     }
+    Map<String, Integer> lines;
+    ConfigFile f;
+    try {
+      lines = lines(path);
+      f = YAML.readValue(path.toFile(), ConfigFile.class);
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      throw CliException.usage(
+          "config file "
+              + path
+              + (at == null ? "" : " line " + at.getLineNr())
+              + ": "
+              + oneLine(e.getOriginalMessage()));
+    } catch (IOException e) {
+      throw CliException.usage(
+          "cannot read config file " + path + " (" + e.getClass().getSimpleName() + ")");
+    }
+    if (f == null) {
+      return new ConfigFile();
+    }
+    if (f.contexts == null) {
+      f.contexts = new ArrayList<>();
+    }
+    new ConfigCheck(path, lines).check(f);
+    return f;
+  }
+
+  /** A YAML parser's message without its excerpt of the file (the line is named apart). */
+  private static String oneLine(String message) {
+    StringBuilder b = new StringBuilder();
+    for (String line : String.valueOf(message).split("\\R")) {
+      if (!line.isBlank() && !Character.isWhitespace(line.charAt(0))) {
+        b.append(b.length() == 0 ? "" : "; ").append(line.strip());
+      }
+    }
+    return Inputs.cut(b.toString());
+  }
+
+  /** The line of every key, by JSON pointer ({@code /contexts/1/redis}); the file is small. */
+  private static Map<String, Integer> lines(Path path) throws IOException {
+    Map<String, Integer> lines = new HashMap<>();
+    try (JsonParser p = YAML.getFactory().createParser(path.toFile())) {
+      for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
+        if (t == JsonToken.FIELD_NAME || t == JsonToken.START_OBJECT) {
+          lines.putIfAbsent(
+              p.getParsingContext().pathAsPointer().toString(), p.getTokenLocation().getLineNr());
+        }
+      }
+    }
+    return lines;
   }
 
   /** Writes {@code path} atomically, readable by the owner only. */

@@ -3,6 +3,7 @@ package io.breakerctl.cli;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 
 /** Parses durations written like {@code 500ms}, {@code 5s}, {@code 30m}, {@code 2h}, {@code 1d}. */
@@ -11,7 +12,12 @@ public final class Durations implements ITypeConverter<Duration> {
 
   @Override
   public Duration convert(String value) {
-    return parse(value);
+    try {
+      return parse(value);
+    } catch (IllegalArgumentException e) {
+      // picocli names the option: "Invalid value for option '--for': invalid duration ..."
+      throw new CommandLine.TypeConversionException(e.getMessage());
+    }
   }
 
   /**
@@ -23,7 +29,7 @@ public final class Durations implements ITypeConverter<Duration> {
     Matcher m = FORMAT.matcher(value == null ? "" : value.trim());
     if (!m.matches()) {
       throw new IllegalArgumentException(
-          "invalid duration '" + value + "' (expected e.g. 500ms, 5s, 30m, 2h, 1d)");
+          "invalid duration '" + Inputs.cut(value) + "' (expected e.g. 500ms, 5s, 30m, 2h, 1d)");
     }
     long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "s" : m.group(2);

@@ -5,6 +5,7 @@ import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.redis.MalformedBreakerException;
+import io.breakerctl.runtime.redis.StoreException;
 import io.breakerctl.runtime.redis.StorePermissionException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
 import io.breakerctl.sandbox.SandboxException;
@@ -36,7 +37,7 @@ final class ErrorPolicy
   public int handleParseException(ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println("error: " + Printable.escape(ex.getMessage()));
+    err.println("error: " + Printable.escape(Inputs.cutQuoted(ex.getMessage())));
     if (ex instanceof UnmatchedArgumentException u) {
       UnmatchedArgumentException.printSuggestions(u, err);
     }
@@ -58,13 +59,28 @@ final class ErrorPolicy
       return code;
     }
     if (code == ExitCode.INTERNAL) {
-      err.println("error: internal error (a bug): " + Printable.escape(String.valueOf(ex)));
+      err.println(
+          "error: internal error (a bug): "
+              + ex.getClass().getSimpleName()
+              + (ex.getMessage() == null
+                  ? ""
+                  : ": " + Printable.escape(Inputs.cutQuoted(ex.getMessage()))));
       if (!root.verbose()) {
         err.println("Run again with -v for the stack trace, and please report it.");
       }
     } else {
-      err.println("error: " + Printable.escape(message(ex)));
-      if (code == ExitCode.PERMISSION && !(ex instanceof StorePermissionException)) {
+      err.println("error: " + Printable.escape(Inputs.cutQuoted(message(ex))));
+      if (wrongType(ex)) {
+        err.println(
+            "error: a key of that breaker under prefix '"
+                + prefix()
+                + "' holds another type than breakerctl keeps there (the README's key table;"
+                + " redis-cli TYPE shows what it is): is --prefix right, or does something else"
+                + " write keys like "
+                + prefix()
+                + ":{...}?");
+      }
+      if (!(ex instanceof StorePermissionException) && refusedCredentials(ex)) {
         err.println("error: Redis refused the credentials (check the user and its password)");
       }
     }
@@ -98,6 +114,9 @@ final class ErrorPolicy
     if (ex instanceof ParameterException || ex instanceof IllegalArgumentException) {
       return ExitCode.USAGE;
     }
+    if (wrongType(ex)) {
+      return ExitCode.USAGE;
+    }
     if (ex instanceof StorePermissionException || refusedCredentials(ex)) {
       return ExitCode.PERMISSION;
     }
@@ -124,6 +143,24 @@ final class ErrorPolicy
       }
     }
     return false;
+  }
+
+  /** Redis answered WRONGTYPE: a key of the prefix is not what a breaker keeps there. */
+  private static boolean wrongType(Throwable ex) {
+    for (Throwable t = ex; t != null; t = t.getCause()) {
+      if (t instanceof StoreException && String.valueOf(t.getMessage()).contains("WRONGTYPE")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private String prefix() {
+    try {
+      return root.services().settings().prefix();
+    } catch (RuntimeException e) {
+      return Settings.DEFAULT_PREFIX;
+    }
   }
 
   private static String message(Throwable ex) {

@@ -464,7 +464,8 @@ public final class FleetReader {
   }
 
   private static StoreException translate(String action, Throwable cause) {
-    String msg = String.valueOf(cause.getMessage());
+    // Lettuce names an address host/<unresolved>:port: say host:port
+    String msg = String.valueOf(cause.getMessage()).replace("/<unresolved>", "");
     if (msg.contains("NOPERM") || msg.startsWith("WRONGPASS") || msg.startsWith("NOAUTH")) {
       return new StorePermissionException(action + ": permission denied: " + msg, cause);
     }

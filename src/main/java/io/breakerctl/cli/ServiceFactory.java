@@ -42,6 +42,7 @@ public final class ServiceFactory implements AutoCloseable {
   public RedisBreakerStore redis() {
     if (redis == null) {
       Settings s = settings();
+      s.requireRedisIdentity();
       redis =
           RedisBreakerStore.connect(
               StoreConfig.builder()

@@ -1,5 +1,7 @@
 package io.breakerctl.cli;
 
+import com.mongodb.ConnectionString;
+import io.breakerctl.runtime.Redaction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +44,12 @@ public record Settings(
   /** Default timeout. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
-  /** The flags that may override everything else; null fields are unset. */
+  /**
+   * The flags that may override everything else; null fields are unset.
+   *
+   * @throws CliException (usage) for an empty value or a URI that is not one: a script whose
+   *     variable is unset must not reach another cluster through the fallbacks
+   */
   public record Flags(
       String context,
       String redis,
@@ -51,12 +58,101 @@ public record Settings(
       Duration timeout,
       String redisUser,
       Path redisPasswordFile,
-      Path redisCaFile) {}
+      Path redisCaFile) {
+
+    /** Validates the values given. */
+    public Flags {
+      nonEmpty("--context", context);
+      nonEmpty("--mongo", mongo);
+      nonEmpty("--prefix", prefix);
+      nonEmpty("--redis-user", redisUser);
+      nonEmpty(
+          "--redis-password-file", redisPasswordFile == null ? null : redisPasswordFile.toString());
+      nonEmpty("--redis-ca-file", redisCaFile == null ? null : redisCaFile.toString());
+      if (redis != null) {
+        RedisUris.check("--redis", redis);
+      }
+      if (mongo != null) {
+        checkMongo("--mongo", mongo);
+      }
+      if (timeout != null && timeout.isZero()) {
+        throw CliException.usage("--timeout must be > 0");
+      }
+    }
+
+    private static void nonEmpty(String flag, String value) {
+      if (value != null && value.isBlank()) {
+        throw CliException.usage(
+            flag + " must not be empty (leave the flag out to use the environment or the context)");
+      }
+    }
+  }
+
+  /**
+   * Throws a usage error naming {@code what} when {@code uri} is not a MongoDB URI: its scheme and
+   * a host here (every command resolves settings, and the driver's parser costs start-up time); the
+   * driver's full parse in {@link #checkMongoFully} where a URI is saved.
+   */
+  public static void checkMongo(String what, String uri) {
+    String rest =
+        uri.startsWith("mongodb://")
+            ? uri.substring(10)
+            : uri.startsWith("mongodb+srv://") ? uri.substring(14) : null;
+    String hosts =
+        rest == null ? "" : rest.substring(rest.lastIndexOf('@') + 1).split("[/?]", 2)[0];
+    if (hosts.isEmpty()) {
+      throw CliException.usage(
+          what
+              + " '"
+              + Inputs.cut(Redaction.uri(uri))
+              + "' is not a MongoDB URI (expected mongodb://HOST[:PORT][,HOST[:PORT]...][/DB]"
+              + " or mongodb+srv://HOST)");
+    }
+  }
+
+  /** {@link #checkMongo}, then the driver's own parse of the URI. */
+  public static void checkMongoFully(String what, String uri) {
+    checkMongo(what, uri);
+    try {
+      new ConnectionString(uri);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage(
+          what
+              + " '"
+              + Inputs.cut(Redaction.uri(uri))
+              + "' is not a MongoDB URI: "
+              + Redaction.uri(e.getMessage()));
+    }
+  }
+
+  /**
+   * Refuses to act as another identity: a Redis user named without a password (from the
+   * environment, a file or the URI) is an authentication error, never the {@code default} user.
+   *
+   * @throws CliException (permission) naming the user
+   */
+  public void requireRedisIdentity() {
+    if (redisUser != null && redisPassword == null && !Redaction.hasSecret(redis)) {
+      throw CliException.permission(
+          "Redis user '"
+              + redisUser
+              + "' is named but no password is given: set BREAKERCTL_REDIS_PASSWORD (an empty"
+              + " value is an empty password) or pass --redis-password-file FILE"
+              + " (BREAKERCTL_REDIS_PASSWORD_FILE, the context's redisPasswordFile); breakerctl"
+              + " never falls back to the default user");
+    }
+  }
 
   /** Never prints the password. */
   @Override
   public String toString() {
-    return "Settings[context=" + context + ", redis=" + redis + ", mongo=" + mongo + "]";
+    return "Settings[context="
+        + context
+        + ", redis="
+        + Redaction.uri(redis)
+        + ", mongo="
+        + Redaction.uri(mongo)
+        + "]";
   }
 
   /** The config file: BREAKERCTL_CONFIG, else $XDG_CONFIG_HOME or ~/.config /breakerctl. */
@@ -83,6 +179,9 @@ public record Settings(
   public static Settings resolve(Flags flags, Environment env) {
     Path path = configPath(env);
     ConfigFile file = ConfigFile.load(path);
+    if (env.get("BREAKERCTL_CONFIG") != null && !Files.exists(path)) {
+      throw CliException.usage("BREAKERCTL_CONFIG names " + path + ", which does not exist");
+    }
     String contextName = first(flags.context(), env.get("BREAKERCTL_CONTEXT"), file.currentContext);
     ConfigFile.Context ctx = new ConfigFile.Context();
     if (contextName != null) {
@@ -110,7 +209,8 @@ public record Settings(
             flags.redisPasswordFile() == null ? null : flags.redisPasswordFile().toString(),
             env.get("BREAKERCTL_REDIS_PASSWORD_FILE"),
             ctx.redisPasswordFile);
-    String password = env.get("BREAKERCTL_REDIS_PASSWORD");
+    // set but empty is an empty password, not "no password"
+    String password = env.variables().get("BREAKERCTL_REDIS_PASSWORD");
     if (flags.redisPasswordFile() != null || password == null) {
       password = passwordFile == null ? null : readSecret(Path.of(passwordFile));
     }
@@ -119,10 +219,18 @@ public record Settings(
             flags.redisCaFile() == null ? null : flags.redisCaFile().toString(),
             env.get("BREAKERCTL_REDIS_CA_FILE"),
             ctx.redisCaFile);
+    String redisEnv = env.get("BREAKERCTL_REDIS");
+    if (flags.redis() == null && redisEnv != null) {
+      RedisUris.check("BREAKERCTL_REDIS", redisEnv);
+    }
+    String mongoEnv = env.get("BREAKERCTL_MONGO");
+    if (flags.mongo() == null && mongoEnv != null) {
+      checkMongo("BREAKERCTL_MONGO", mongoEnv);
+    }
     return new Settings(
         contextName,
-        first(flags.redis(), env.get("BREAKERCTL_REDIS"), ctx.redis, DEFAULT_REDIS),
-        first(flags.mongo(), env.get("BREAKERCTL_MONGO"), ctx.mongo, DEFAULT_MONGO),
+        first(flags.redis(), redisEnv, ctx.redis, DEFAULT_REDIS),
+        first(flags.mongo(), mongoEnv, ctx.mongo, DEFAULT_MONGO),
         first(flags.prefix(), env.get("BREAKERCTL_PREFIX"), ctx.prefix, DEFAULT_PREFIX),
         timeout,
         first(flags.redisUser(), env.get("BREAKERCTL_REDIS_USER"), ctx.redisUser),
@@ -132,10 +240,14 @@ public record Settings(
   }
 
   private static String readSecret(Path file) {
+    if (!Files.exists(file)) {
+      throw CliException.usage("password file " + file + " does not exist");
+    }
     try {
       return Files.readString(file).strip();
     } catch (IOException e) {
-      throw CliException.usage("cannot read password file " + file + ": " + e.getMessage());
+      throw CliException.usage(
+          "cannot read password file " + file + " (" + e.getClass().getSimpleName() + ")");
     }
   }
 

@@ -3,11 +3,16 @@ package io.breakerctl.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.runtime.model.BreakerId;
 import java.io.BufferedReader;
+import java.io.PrintWriter;
 import java.io.StringReader;
+import java.io.StringWriter;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
@@ -128,6 +133,154 @@ class CliParseTest {
       assertThatThrownBy(() -> Durations.parse("-1s"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("'-1s'");
+    }
+  }
+
+  /** Every command's words from the root, e.g. [force, open]; hidden ones too. */
+  static List<List<String>> commandPaths(CommandLine cl, List<String> prefix) {
+    List<List<String>> paths = new ArrayList<>();
+    for (Map.Entry<String, CommandLine> e : cl.getSubcommands().entrySet()) {
+      List<String> path = new ArrayList<>(prefix);
+      path.add(e.getKey());
+      paths.add(path);
+      paths.addAll(commandPaths(e.getValue(), path));
+    }
+    return paths;
+  }
+
+  record Run(int code, String out, String err) {}
+
+  static Run execute(String... args) {
+    CommandLine cl = cli();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int code = cl.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Nested
+  @DisplayName("help")
+  class Help {
+    @Test
+    @DisplayName("-h and --help answer on every command and subcommand with exit 0")
+    void helpEverywhere() {
+      List<List<String>> paths = commandPaths(cli(), List.of());
+      assertThat(paths).hasSizeGreaterThan(20);
+      for (List<String> path : paths) {
+        for (String flag : List.of("-h", "--help")) {
+          List<String> args = new ArrayList<>(path);
+          args.add(flag);
+          Run r = execute(args.toArray(new String[0]));
+          assertThat(r.code()).as("%s: %s", args, r).isZero();
+          assertThat(r.out()).as("%s", args).startsWith("Usage: breakerctl " + path.get(0));
+          assertThat(r.err()).as("%s", args).isEmpty();
+        }
+      }
+    }
+
+    @Test
+    @DisplayName("a usage error recommends the --help of its own command, which answers")
+    void usageHintsNameTheirCommand() {
+      Run r = execute("force", "open", "a:b");
+      assertThat(r.code()).isEqualTo(2);
+      assertThat(r.err()).contains("--reason").contains("Run 'breakerctl force open --help'");
+      assertThat(execute("force", "open", "--help").code()).isZero();
+      Run set = execute("config", "set-context");
+      assertThat(set.err()).contains("Run 'breakerctl config set-context --help'");
+    }
+
+    @Test
+    @DisplayName("help TOPIC: errors name the word that is wrong; the summary lists the topics")
+    void helpTopics() {
+      Run extra = execute("help", "exit-codes", "extra");
+      assertThat(extra.code()).isEqualTo(2);
+      assertThat(extra.err()).contains("'extra'").doesNotContain("'exit-codes' (topics");
+      Run sub = execute("help", "force", "bogus");
+      assertThat(sub.err())
+          .contains("'bogus' is not a subcommand of 'breakerctl force'")
+          .contains("open, closed");
+      Run top = execute("help", "bogus");
+      assertThat(top.err()).contains("'bogus'").contains("exit-codes, environment");
+      assertThat(execute("help", "exit-codes").out()).contains("Not found.");
+      Run root = execute("--help");
+      assertThat(root.out().replaceAll("\\s+", " "))
+          .contains(
+              "help Show help for a command, e.g. 'help force open', or a topic:"
+                  + " exit-codes, environment.");
+    }
+  }
+
+  @Nested
+  @DisplayName("global -o and values that are usage errors")
+  class Globals {
+    @Test
+    @DisplayName("-o before the command or after it")
+    void outputIsGlobal() {
+      CommandLine cl = cli();
+      cl.parseArgs("-o", "json", "status");
+      assertThat(((BreakerCtl) cl.getCommand()).output()).isEqualTo(OutputFormat.JSON);
+      CommandLine after = cli();
+      after.parseArgs("status", "-o", "yaml");
+      assertThat(((BreakerCtl) after.getCommand()).output()).isEqualTo(OutputFormat.YAML);
+      CommandLine version = cli();
+      StringWriter out = new StringWriter();
+      version.setOut(new PrintWriter(out));
+      assertThat(version.execute("-o", "json", "version")).isZero();
+      assertThat(out.toString()).contains("\"kind\" : \"Version\"");
+    }
+
+    @Test
+    @DisplayName("--redis '' and other empty values, --for 0, --watch-count 0/-1: exit 2")
+    void emptyAndZeroValues() {
+      for (String[] args :
+          List.of(
+              new String[] {"status", "--redis", ""},
+              new String[] {"status", "--context", ""},
+              new String[] {"status", "--redis-user", ""},
+              new String[] {"status", "--watch", "--watch-count", "0"},
+              new String[] {"status", "--watch-count", "-1"},
+              new String[] {"status", "--caller", "a:b"},
+              new String[] {"status", "--redis", "redis://127.0.0.1:abc"},
+              new String[] {"status", "--redis", "redis-socket:///tmp/redis.sock"},
+              new String[] {"force", "open", "a:b", "--reason", "x", "--for", "0", "--yes"})) {
+        Run r = execute(args);
+        assertThat(r.code()).as("%s: %s", List.of(args), r).isEqualTo(2);
+        assertThat(r.err()).as("%s", List.of(args)).contains("Run 'breakerctl ");
+        assertThat(r.out()).isEmpty();
+      }
+      assertThat(execute("status", "--redis", "").err()).contains("--redis must not be empty");
+      assertThat(execute("status", "--watch-count", "0").err()).contains("at least 1");
+      assertThat(execute("status", "--redis", "redis://h:abc").err()).contains("port 'abc'");
+      assertThat(execute("status", "--redis", "redis-socket:///x").err()).contains("socket");
+    }
+
+    @Test
+    @DisplayName("a bad value: picocli names the option, no Java class names")
+    void noJavaInternals() {
+      Run r = execute("status", "--timeout", "soon");
+      assertThat(r.code()).isEqualTo(2);
+      assertThat(r.err())
+          .contains("'--timeout'")
+          .contains("invalid duration 'soon'")
+          .doesNotContain("java.lang")
+          .doesNotContain("Exception");
+    }
+
+    @Test
+    @DisplayName("echoed input is cut at 200 characters; an over-long segment names the rule")
+    void longInputIsCut() {
+      String huge = "a".repeat(1_000_000) + ":b";
+      Run r = execute("status", huge);
+      assertThat(r.code()).isEqualTo(2);
+      assertThat(r.err()).contains("1000002 characters long (at most 200)");
+      assertThat(r.err().length()).isLessThan(1000);
+      Run segment = execute("status", "claims:" + "m".repeat(70) + "*");
+      assertThat(segment.err()).contains("71 characters long").contains("at most 63");
+      Run unknown = execute("status", "--" + "x".repeat(100_000));
+      assertThat(unknown.code()).isEqualTo(2);
+      assertThat(unknown.err().length()).isLessThan(2000);
     }
   }
 

@@ -99,4 +99,64 @@ class SettingsTest {
     Path p = Settings.configPath(env(Map.of("BREAKERCTL_CONFIG", "/tmp/x.yaml")));
     assertThat(p).isEqualTo(Path.of("/tmp/x.yaml"));
   }
+
+  @Test
+  @DisplayName("a Redis user without a password is exit 4; an empty password is one")
+  void userNeedsAPassword() {
+    Settings.Flags viewer = new Settings.Flags(null, null, null, null, null, "viewer", null, null);
+    Settings none = Settings.resolve(viewer, env(Map.of()));
+    assertThatThrownBy(none::requireRedisIdentity)
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("'viewer'")
+        .matches(e -> ((CliException) e).exitCode() == ExitCode.PERMISSION);
+    Settings empty = Settings.resolve(viewer, env(Map.of("BREAKERCTL_REDIS_PASSWORD", "")));
+    assertThat(empty.redisPassword()).isEmpty();
+    empty.requireRedisIdentity();
+    Settings inUri =
+        Settings.resolve(
+            new Settings.Flags(
+                null, "redis://viewer:pw@h:1", null, null, null, "viewer", null, null),
+            env(Map.of()));
+    inUri.requireRedisIdentity();
+    assertThat(inUri.toString()).doesNotContain("pw@").contains("viewer:***@");
+  }
+
+  @Test
+  @DisplayName("empty flags and bad URIs from flags or environment: usage errors")
+  void emptyAndBadValues() {
+    assertThatThrownBy(() -> flags(null, "")).hasMessageContaining("--redis must not be empty");
+    assertThatThrownBy(() -> flags("", null)).hasMessageContaining("--context must not be empty");
+    assertThatThrownBy(() -> flags(null, "redis://h:70000")).hasMessageContaining("1 to 65535");
+    assertThatThrownBy(() -> flags(null, "h:6379")).hasMessageContaining("is not a Redis URI");
+    assertThatThrownBy(
+            () -> Settings.resolve(flags(null, null), env(Map.of("BREAKERCTL_REDIS", "x://h"))))
+        .hasMessageContaining("BREAKERCTL_REDIS")
+        .hasMessageContaining("unsupported scheme");
+    flags(null, "rediss://h:6380,redis://[::1]:7000,redis://u:p@h");
+    flags(null, "redis-sentinel://a:26379,b:26379?sentinelMasterId=m");
+    assertThatThrownBy(() -> flags(null, "redis-sentinel://a:26379"))
+        .hasMessageContaining("sentinelMasterId");
+  }
+
+  @Test
+  @DisplayName("the config file is checked on load, naming the line")
+  void configChecked() throws Exception {
+    Path file = dir.resolve("breakerctl/config.yaml");
+    Files.createDirectories(file.getParent());
+    Files.writeString(
+        file,
+        "apiVersion: breakerctl/v1\nkind: Config\ncontexts:\n- name: a\n  prefix: 'bad prefix'\n");
+    assertThatThrownBy(() -> ConfigFile.load(file))
+        .hasMessageContaining(file + " line 5")
+        .hasMessageContaining("prefix");
+    Files.writeString(file, "apiVersion: breakerctl/v1\nkind: Policy\n");
+    assertThatThrownBy(() -> ConfigFile.load(file))
+        .hasMessageContaining("line 2")
+        .hasMessageContaining("kind must be Config");
+    Files.writeString(
+        file, "apiVersion: breakerctl/v1\nkind: Config\ncontexts:\n- redis: redis://h:1\n");
+    assertThatThrownBy(() -> ConfigFile.load(file))
+        .hasMessageContaining("line 4")
+        .hasMessageContaining("context name");
+  }
 }

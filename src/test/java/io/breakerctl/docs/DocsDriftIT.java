@@ -86,20 +86,45 @@ class DocsDriftIT {
           "assumption: neither man nor groff is installed, so rendering is not checked here");
       command = List.of("groff", "-man", "-Tutf8", page);
     }
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    pb.environment().put("MANPAGER", "cat");
-    pb.environment().put("PAGER", "cat");
-    pb.environment().put("MANWIDTH", "100");
-    Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String out = render(command, 100);
 
-    assertThat(p.exitValue()).as(out).isZero();
     assertThat(out)
         .contains("BREAKERCTL-STATUS(1)")
         .contains("SYNOPSIS")
         .contains("ENVIRONMENT")
         .contains("--check");
+  }
+
+  @Test
+  @DisplayName("every man page: one ENVIRONMENT section, and no line past 80 columns rendered")
+  void manPagesFitEightyColumns() throws Exception {
+    assumeTrue(onPath("man"), "assumption: man is not installed, so rendering is not checked");
+    List<Path> pages;
+    try (var files = Files.list(REPO.resolve("man/man1"))) {
+      pages = files.sorted().toList();
+    }
+    assertThat(pages).hasSizeGreaterThan(20);
+    for (Path page : pages) {
+      String troff = Files.readString(page);
+      assertThat(troff.split("\\.SH \"ENVIRONMENT", -1)).as(page.toString()).hasSize(2);
+      String out = render(List.of("man", "-l", page.toString()), 80);
+      for (String line : out.split("\n")) {
+        assertThat(line.length()).as("%s: %s", page.getFileName(), line).isLessThanOrEqualTo(80);
+      }
+    }
+  }
+
+  /** What {@code command} renders at {@code width} columns; it must exit 0. */
+  private static String render(List<String> command, int width) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().put("MANPAGER", "cat");
+    pb.environment().put("PAGER", "cat");
+    pb.environment().put("MANWIDTH", Integer.toString(width));
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    return out;
   }
 
   private static boolean onPath(String tool) {

@@ -2,6 +2,7 @@ package io.breakerctl.docs;
 
 import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.Environment;
+import io.breakerctl.cli.commands.CompletionScripts;
 import io.breakerctl.cli.commands.HelpTopics;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -16,22 +17,19 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.asciidoctor.Asciidoctor;
 import org.asciidoctor.Attributes;
 import org.asciidoctor.Options;
 import org.asciidoctor.SafeMode;
-import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.codegen.docgen.manpage.ManPageGenerator;
 
 /**
  * Generates the committed {@code completions/} and {@code man/man1/} from the command model: bash
- * completion from picocli's {@link AutoComplete} (with live breaker ids and context names through
- * the hidden {@code __complete} command), zsh through bashcompinit, and troff man pages from
- * picocli's {@link ManPageGenerator} AsciiDoc converted by Asciidoctor's {@code manpage} backend.
+ * and zsh completion from {@link CompletionScripts} (what {@code breakerctl completion} prints),
+ * and troff man pages from picocli's {@link ManPageGenerator} AsciiDoc converted by Asciidoctor's
+ * {@code manpage} backend.
  *
  * <p>Usage: {@code DocsGenerator OUT_DIR [--write REPO_DIR]}; {@code --write} copies the result
  * over the repository's committed files. Run by the build through {@code DocsDriftIT}, and to
@@ -41,17 +39,6 @@ public final class DocsGenerator {
 
   /** The command the drift test names. */
   public static final String REGENERATE = "mvn -B -q -Pdocs -DskipTests process-test-classes";
-
-  /** Subcommands whose positional parameter is a breaker id (completed live). */
-  static final List<String> BREAKER_ID_COMMANDS =
-      List.of(
-          "describe",
-          "status",
-          "force_open",
-          "force_closed",
-          "force_disable",
-          "force_metricsonly",
-          "force_clear");
 
   private DocsGenerator() {}
 
@@ -87,9 +74,9 @@ public final class DocsGenerator {
   public static void generate(Path out) throws IOException {
     deleteTree(out);
     Path completions = Files.createDirectories(out.resolve("completions"));
-    String bash = bash(AutoComplete.bash("breakerctl", commandLine()));
+    String bash = CompletionScripts.bash(commandLine());
     Files.writeString(completions.resolve("breakerctl.bash"), bash);
-    Files.writeString(completions.resolve("_breakerctl"), zsh(bash));
+    Files.writeString(completions.resolve("_breakerctl"), CompletionScripts.zsh(bash));
 
     Path adoc = Files.createDirectories(out.resolve("adoc"));
     ManPageGenerator.generateManPage(
@@ -117,83 +104,24 @@ public final class DocsGenerator {
     }
   }
 
-  /** picocli's bash completion, with live candidates from {@code breakerctl __complete}. */
-  static String bash(String generated) {
-    String live =
-        String.join(
-            "\n",
-            "",
-            "# Live candidates (breaker ids, context names) from the hidden `__complete` command,",
-            "# with the --context/--redis/--prefix already typed on the line; silent on errors.",
-            "function _breakerctl_live() {",
-            "  local kind=$1 prefix=$2 i w",
-            "  local -a args=()",
-            "  for ((i = 1; i < COMP_CWORD; i++)); do",
-            "    w=${COMP_WORDS[i]}",
-            "    case $w in",
-            "      --context|--redis|--prefix|--redis-user|--redis-password-file|--redis-ca-file)",
-            "        args+=(\"$w\" \"${COMP_WORDS[i+1]}\") ;;",
-            "      --context=*|--redis=*|--prefix=*|--redis-user=*) args+=(\"$w\") ;;",
-            "    esac",
-            "  done",
-            "  \"${COMP_WORDS[0]}\" \"${args[@]}\" __complete \"$kind\" \"$prefix\" 2>/dev/null",
-            "}",
-            "");
-    String s = generated.replace("\r\n", "\n");
-    int mainCompletion = s.indexOf("\n# Define a completion specification");
-    if (mainCompletion < 0) {
-      throw new IllegalStateException("picocli's bash script changed shape: no compspec section");
-    }
-    s = s.substring(0, mainCompletion) + "\n" + live + s.substring(mainCompletion);
-    for (String cmd : BREAKER_ID_COMMANDS) {
-      s = livePositionals(s, "_picocli_breakerctl_" + cmd, "breaker-ids");
-    }
-    s = livePositionals(s, "_picocli_breakerctl_config_usecontext", "contexts");
-    s = livePositionals(s, "_picocli_breakerctl_config_setcontext", "contexts");
-    return s;
-  }
-
-  private static String livePositionals(String script, String function, String kind) {
-    Pattern body =
-        Pattern.compile(
-            "(function " + Pattern.quote(function) + "\\(\\) \\{.*?)(    local positionals=\"\")",
-            Pattern.DOTALL);
-    Matcher m = body.matcher(script);
-    if (!m.find()) {
-      return script; // the command has no such positional (yet): nothing to make live
-    }
-    return script.substring(0, m.start(2))
-        + "    local positionals=$(_breakerctl_live "
-        + kind
-        + " \"${curr_word}\")"
-        + script.substring(m.end(2));
-  }
-
-  /** The zsh completion: the same functions, run through zsh's bashcompinit. */
-  static String zsh(String bash) {
-    String body = bash;
-    int start = body.indexOf("if [ -n \"$ZSH_VERSION\" ]");
-    if (start >= 0) {
-      int end = body.indexOf("\nfi\n", start);
-      body = body.substring(0, start) + body.substring(end + 4);
-    }
-    body = body.replaceFirst("#!/usr/bin/env bash\n", "");
-    return "#compdef breakerctl\n"
-        + "# zsh completion for breakerctl, generated from the command model with the bash one:\n"
-        + "# the same functions run through zsh's bashcompinit. Install as _breakerctl on $fpath.\n"
-        + "autoload -U +X bashcompinit && bashcompinit\n"
-        + body
-        + "\n_bash_complete -F _complete_breakerctl \"$@\"\n";
-  }
-
-  /** Fixed version strings (no churn per release) and an Environment section on every page. */
+  /**
+   * Fixed version strings (no churn per release) and one Environment section on every page, in
+   * place of the short one of the --help footer.
+   */
   static String adoc(String page) {
     StringBuilder env = new StringBuilder("== Environment\n\n");
     HelpTopics.environment()
         .forEach((k, v) -> env.append('*').append(k).append("*::\n  ").append(v).append("\n\n"));
     env.append("See also *breakerctl help environment* and *breakerctl help exit-codes*.\n\n");
+    // picocli renders the --help footer (the environment in short) as a second, literal
+    // Environment section with lines past 80 columns: the full section below replaces it.
     String s =
-        page.replaceAll("(?m)^:revnumber:.*$", ":revnumber:")
+        page.replaceAll(
+                "(?s)// tag::picocli-generated-man-section-footer\\[].*?"
+                    + "// end::picocli-generated-man-section-footer\\[]\n*",
+                "")
+            .replace("==  Exit codes:", "== Exit codes")
+            .replaceAll("(?m)^:revnumber:.*$", ":revnumber:")
             .replaceAll("(?m)^:mansource:.*$", ":mansource: breakerctl")
             .replaceAll("(?m)^:manmanual:.*$", ":manmanual: breakerctl manual");
     String end = "// end::picocli-generated-full-manpage[]";

@@ -5,9 +5,13 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.Settings;
+import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
+import io.breakerctl.runtime.Redaction;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -34,7 +38,7 @@ import picocli.CommandLine.Spec;
       ConfigCommand.CurrentContext.class,
       ConfigCommand.GetContexts.class,
       ConfigCommand.UseContext.class,
-      ConfigCommand.SetContext.class
+      ConfigSetContext.class
     })
 public final class ConfigCommand implements Callable<Integer> {
 
@@ -47,8 +51,28 @@ public final class ConfigCommand implements Callable<Integer> {
         "a subcommand is required: view, current-context, get-contexts, use-context, set-context");
   }
 
-  private static Path path(CommandSpec spec) {
+  static Path path(CommandSpec spec) {
     return Settings.configPath(BreakerCtl.of(spec).env());
+  }
+
+  /** The config file as it is, to change and save: BREAKERCTL_CONFIG must name one that exists. */
+  private static ConfigFile load(CommandSpec spec) {
+    Path p = path(spec);
+    if (BreakerCtl.of(spec).env().get("BREAKERCTL_CONFIG") != null && !Files.exists(p)) {
+      throw CliException.usage("BREAKERCTL_CONFIG names " + p + ", which does not exist");
+    }
+    return ConfigFile.load(p);
+  }
+
+  /** The config file to show, its URIs' passwords hidden: never saved. */
+  private static ConfigFile read(CommandSpec spec) {
+    ConfigFile f = load(spec);
+    f.contexts.forEach(
+        c -> {
+          c.redis = Redaction.uri(c.redis);
+          c.mongo = Redaction.uri(c.mongo);
+        });
+    return f;
   }
 
   @Command(
@@ -66,14 +90,14 @@ public final class ConfigCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
       if (!resolved) {
-        out.print(ConfigFile.load(path(spec)).toYaml());
+        out.print(read(spec).toYaml());
       } else {
         Settings s = BreakerCtl.of(spec).services().settings();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("config", s.configPath().toString());
         m.put("context", s.context());
-        m.put("redis", s.redis());
-        m.put("mongo", s.mongo());
+        m.put("redis", Redaction.uri(s.redis()));
+        m.put("mongo", Redaction.uri(s.mongo()));
         m.put("prefix", s.prefix());
         m.put("timeout", Durations.format(s.timeout()));
         m.put("redisUser", s.redisUser());
@@ -92,7 +116,7 @@ public final class ConfigCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      ConfigFile f = ConfigFile.load(path(spec));
+      ConfigFile f = read(spec);
       if (f.currentContext == null) {
         throw CliException.notFound("no current context is set in " + path(spec));
       }
@@ -110,11 +134,17 @@ public final class ConfigCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      ConfigFile f = ConfigFile.load(path(spec));
+      ConfigFile f = read(spec);
       PrintWriter out = spec.commandLine().getOut();
-      if (output.format() == io.breakerctl.cli.output.OutputFormat.NAME) {
+      if (output.format() == OutputFormat.NAME) {
         f.contexts.forEach(c -> out.println(c.name));
         out.flush();
+        return 0;
+      }
+      if (!output.format().isTable()) {
+        try (Documents.ListWriter w = Documents.list(output.format(), "ContextList", out)) {
+          f.contexts.forEach(c -> w.item(c, c.name));
+        }
         return 0;
       }
       Table t = new Table("CURRENT", "NAME", "REDIS", "MONGO", "PREFIX", "TIMEOUT");
@@ -148,71 +178,13 @@ public final class ConfigCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       Path p = path(spec);
-      ConfigFile f = ConfigFile.load(p);
+      ConfigFile f = load(spec);
       if (f.context(name).isEmpty()) {
         throw CliException.notFound("context '" + name + "' is not defined in " + p);
       }
       f.currentContext = name;
       f.save(p);
       spec.commandLine().getOut().println("Switched to context \"" + name + "\".");
-      spec.commandLine().getOut().flush();
-      return 0;
-    }
-  }
-
-  @Command(
-      name = "set-context",
-      description = {
-        "Create or update context NAME from the global flags given: --redis, --mongo, --prefix,"
-            + " --timeout, --redis-user, --redis-password-file, --redis-ca-file.",
-        "Example: breakerctl config set-context prod --redis rediss://redis.prod:6380"
-            + " --redis-ca-file /etc/ssl/prod-ca.pem --current"
-      })
-  static final class SetContext implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Parameters(paramLabel = "NAME", description = "The context's name.")
-    String name;
-
-    @Option(names = "--current", description = "Also make it the current context.")
-    boolean current;
-
-    @Override
-    public Integer call() {
-      if (!name.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,62}")) {
-        throw CliException.usage(
-            "context name must be 1-63 characters of [A-Za-z0-9._-] but was '" + name + "'");
-      }
-      Path p = path(spec);
-      ConfigFile f = ConfigFile.load(p);
-      ConfigFile.Context c = f.context(name).orElse(null);
-      boolean created = c == null;
-      if (created) {
-        c = new ConfigFile.Context();
-        c.name = name;
-        f.contexts.add(c);
-      }
-      Settings.Flags flags = BreakerCtl.of(spec).flags();
-      c.redis = flags.redis() != null ? flags.redis() : c.redis;
-      c.mongo = flags.mongo() != null ? flags.mongo() : c.mongo;
-      c.prefix = flags.prefix() != null ? flags.prefix() : c.prefix;
-      c.timeout = flags.timeout() != null ? Durations.format(flags.timeout()) : c.timeout;
-      c.redisUser = flags.redisUser() != null ? flags.redisUser() : c.redisUser;
-      c.redisPasswordFile =
-          flags.redisPasswordFile() != null
-              ? flags.redisPasswordFile().toAbsolutePath().toString()
-              : c.redisPasswordFile;
-      c.redisCaFile =
-          flags.redisCaFile() != null
-              ? flags.redisCaFile().toAbsolutePath().toString()
-              : c.redisCaFile;
-      if (current || f.currentContext == null) {
-        f.currentContext = name;
-      }
-      f.save(p);
-      spec.commandLine()
-          .getOut()
-          .println("Context \"" + name + "\" " + (created ? "created" : "modified") + ".");
       spec.commandLine().getOut().flush();
       return 0;
     }

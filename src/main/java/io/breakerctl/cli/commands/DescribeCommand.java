@@ -9,6 +9,7 @@ import io.breakerctl.cli.output.BreakerViews;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
@@ -63,7 +64,7 @@ public final class DescribeCommand implements Callable<Integer> {
               + "' not found: no keys "
               + store.keys().hash(breaker)
               + " on "
-              + settings.redis()
+              + Redaction.uri(settings.redis())
               + " (prefix '"
               + settings.prefix()
               + "')");

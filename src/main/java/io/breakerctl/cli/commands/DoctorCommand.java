@@ -10,6 +10,8 @@ import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
+import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.redis.BreakerScript;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -118,7 +120,7 @@ public final class DoctorCommand implements Callable<Integer> {
         "ok",
         String.format(
             "%s: %d master(s), connect %.1f ms, PING %.2f ms",
-            settings.redis(), masters.size(), connectMs, worst));
+            Redaction.uri(settings.redis()), masters.size(), connectMs, worst));
     boolean old = versions.stream().anyMatch(v -> compare(v, "6.2") < 0);
     add(
         "redis version",
@@ -289,14 +291,10 @@ public final class DoctorCommand implements Callable<Integer> {
           "ok",
           String.format(
               "%s: ping %.1f ms, version %s",
-              redact(settings.mongo()), pingMs, info.getString("version")));
+              Redaction.uri(settings.mongo()), pingMs, info.getString("version")));
     } catch (RuntimeException e) {
-      add("mongodb", "fail", redact(settings.mongo()) + ": " + e.getMessage());
+      add("mongodb", "fail", Redaction.uri(settings.mongo()) + ": " + ControlDatabase.describe(e));
     }
-  }
-
-  private static String redact(String uri) {
-    return uri.replaceAll("//[^@/]*@", "//***@");
   }
 
   private static String field(String info, String name) {

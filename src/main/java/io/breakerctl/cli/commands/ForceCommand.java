@@ -2,6 +2,7 @@ package io.breakerctl.cli.commands;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.runtime.redis.OverrideKind;
 import java.time.Duration;
@@ -112,11 +113,16 @@ public final class ForceCommand implements Callable<Integer> {
         names = "--for",
         paramLabel = "DURATION",
         converter = Durations.class,
-        description = "Expire the override after DURATION, e.g. 30m (default: until cleared).")
+        description =
+            "Expire the override after DURATION (more than 0), e.g. 30m (default: until cleared).")
     Duration forDuration;
 
     @Override
     Duration duration() {
+      if (forDuration != null && forDuration.isZero()) {
+        throw CliException.usage(
+            "--for must be more than 0 (leave it out for an override until cleared)");
+      }
       return forDuration == null ? Duration.ZERO : forDuration;
     }
   }

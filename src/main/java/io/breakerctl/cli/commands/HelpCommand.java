@@ -1,7 +1,9 @@
 package io.breakerctl.cli.commands;
 
+import io.breakerctl.cli.Inputs;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,7 +19,7 @@ import picocli.CommandLine.Spec;
     name = "help",
     helpCommand = true,
     description = {
-      "Show help for a command (e.g. 'help force open'), or a topic:",
+      "Show help for a command, e.g. 'help force open', or a topic: exit-codes, environment.",
       "  exit-codes    the exit codes every command uses",
       "  environment   the environment variables breakerctl reads"
     })
@@ -47,22 +49,26 @@ public final class HelpCommand implements IHelpCommandInitializable2, Callable<I
   public Integer call() {
     PrintWriter w = out != null ? out : spec.commandLine().getOut();
     CommandLine parent = (self != null ? self : spec.commandLine()).getParent();
-    if (words.size() == 1 && words.get(0).equals("exit-codes")) {
-      w.print(HelpTopics.exitCodes());
-    } else if (words.size() == 1 && words.get(0).equals("environment")) {
-      w.print(HelpTopics.environmentText());
+    if (!words.isEmpty() && TOPICS.contains(words.get(0))) {
+      if (words.size() > 1) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "help topic '"
+                + words.get(0)
+                + "' takes no further words, but got '"
+                + Inputs.cut(words.get(1))
+                + "'");
+      }
+      w.print(
+          words.get(0).equals("exit-codes")
+              ? HelpTopics.exitCodes()
+              : HelpTopics.environmentText());
     } else {
       CommandLine target = parent;
       for (String word : words) {
         CommandLine next = target.getSubcommands().get(word);
-        if (next == null) {
-          throw new ParameterException(
-              spec.commandLine(),
-              "unknown command or topic '"
-                  + word
-                  + "' (topics: "
-                  + String.join(", ", TOPICS)
-                  + ")");
+        if (next == null || next.getCommandSpec().usageMessage().hidden()) {
+          throw new ParameterException(spec.commandLine(), unknown(target, parent, word));
         }
         target = next;
       }
@@ -70,5 +76,32 @@ public final class HelpCommand implements IHelpCommandInitializable2, Callable<I
     }
     w.flush();
     return 0;
+  }
+
+  private static String unknown(CommandLine target, CommandLine root, String word) {
+    List<String> names =
+        target.getSubcommands().entrySet().stream()
+            .filter(e -> !e.getValue().getCommandSpec().usageMessage().hidden())
+            .map(Map.Entry::getKey)
+            .toList();
+    if (target == root) {
+      return "unknown command or topic '"
+          + Inputs.cut(word)
+          + "' (commands: "
+          + String.join(", ", names)
+          + "; topics: "
+          + String.join(", ", TOPICS)
+          + ")";
+    }
+    String parent = target.getCommandSpec().qualifiedName();
+    return names.isEmpty()
+        ? "'" + parent + "' has no subcommands, but got '" + Inputs.cut(word) + "'"
+        : "'"
+            + Inputs.cut(word)
+            + "' is not a subcommand of '"
+            + parent
+            + "' (subcommands: "
+            + String.join(", ", names)
+            + ")";
   }
 }

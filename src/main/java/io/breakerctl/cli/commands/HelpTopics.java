@@ -16,8 +16,12 @@ public final class HelpTopics {
     m.put("BREAKERCTL_MONGO", "MongoDB URI, as --mongo.");
     m.put("BREAKERCTL_PREFIX", "Redis key prefix, as --prefix (default cb).");
     m.put("BREAKERCTL_TIMEOUT", "Bound of every backend call, as --timeout (default 5s).");
-    m.put("BREAKERCTL_REDIS_USER", "Redis ACL user, as --redis-user.");
-    m.put("BREAKERCTL_REDIS_PASSWORD", "Redis password (never pass secrets as flags).");
+    m.put(
+        "BREAKERCTL_REDIS_USER",
+        "Redis ACL user, as --redis-user (without a password: exit 4, never the default user).");
+    m.put(
+        "BREAKERCTL_REDIS_PASSWORD",
+        "Redis password; set but empty is an empty password (never pass secrets as flags).");
     m.put("BREAKERCTL_REDIS_PASSWORD_FILE", "File holding the Redis password.");
     m.put("BREAKERCTL_REDIS_CA_FILE", "PEM CA certificates trusted for rediss://.");
     m.put(

@@ -12,6 +12,7 @@ import io.breakerctl.sandbox.SandboxStart;
 import io.breakerctl.sandbox.SandboxState;
 import io.breakerctl.sandbox.SandboxStatus;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -44,7 +45,24 @@ public final class SandboxCommand implements Callable<Integer> {
 
   /** The sandbox of this environment ($XDG_STATE_HOME/breakerctl/sandbox). */
   public static Sandbox sandbox(Environment env) {
-    return new Sandbox(Sandbox.defaultDirectory(env.variables()));
+    Path dir = Sandbox.defaultDirectory(env.variables());
+    for (Path p = dir; p != null; p = p.getParent()) {
+      if (Files.exists(p)) {
+        if (!Files.isDirectory(p)) {
+          String state = env.get("XDG_STATE_HOME");
+          throw CliException.usage(
+              (state != null && Path.of(state).equals(p)
+                      ? "XDG_STATE_HOME (" + p + ") is not a directory"
+                      : p + " is not a directory")
+                  + ": the sandbox lives in "
+                  + dir
+                  + "; point XDG_STATE_HOME at a directory, or unset it for"
+                  + " ~/.local/state");
+        }
+        break;
+      }
+    }
+    return new Sandbox(dir);
   }
 
   /** Writes (or updates) the {@code sandbox} context and makes it current; returns the file. */

@@ -109,8 +109,8 @@ public final class StatusCommand implements Callable<Integer> {
   @Option(
       names = "--watch-count",
       paramLabel = "N",
-      description = "With --watch: stop after N renders (default: until interrupted).")
-  int watchCount;
+      description = "With --watch: stop after N renders, N >= 1 (default: until interrupted).")
+  Integer watchCount;
 
   @Option(names = "--check", description = "Exit 1 when any listed breaker is OPEN or FORCED_OPEN.")
   boolean check;
@@ -130,6 +130,12 @@ public final class StatusCommand implements Callable<Integer> {
     if (batch < 1 || batch > 100_000) {
       throw CliException.usage("--batch must be 1..100000 but was " + batch);
     }
+    if (watchCount != null && watchCount < 1) {
+      throw CliException.usage(
+          "--watch-count must be at least 1 but was "
+              + watchCount
+              + " (leave it out to watch until interrupted)");
+    }
     if (!watch) {
       return render(selector);
     }
@@ -139,7 +145,7 @@ public final class StatusCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     int code = ExitCode.OK;
-    for (int i = 0; watchCount <= 0 || i < watchCount; i++) {
+    for (int i = 0; watchCount == null || i < watchCount; i++) {
       if (i > 0) {
         try {
           Thread.sleep(interval.toMillis());

@@ -1,24 +1,26 @@
 package io.breakerctl.cli.output;
 
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** The output options every reading command takes (a picocli mixin). */
+/**
+ * The output options every reading command takes (a picocli mixin). {@code -o} itself is a global
+ * option of the root command ({@code breakerctl -o json status} and {@code breakerctl status -o
+ * json} alike); this mixin reads it from there.
+ */
 public final class OutputOptions {
 
-  @Option(
-      names = {"-o", "--output"},
-      paramLabel = "FORMAT",
-      description =
-          "Output format: ${COMPLETION-CANDIDATES} (default: table). json and yaml are one"
-              + " versioned document; jsonl is one object a line.")
-  OutputFormat format = OutputFormat.TABLE;
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec mixee;
 
   @Option(names = "--no-headers", description = "Print tables without the header line.")
   boolean noHeaders;
 
-  /** The chosen format. */
+  /** The chosen format (the root command's {@code -o}). */
   public OutputFormat format() {
-    return format;
+    Object value = mixee == null ? null : mixee.root().findOption("--output").getValue();
+    return value == null ? OutputFormat.TABLE : (OutputFormat) value;
   }
 
   /** Whether to print table headers. */

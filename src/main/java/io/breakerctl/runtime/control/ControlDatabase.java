@@ -16,6 +16,8 @@ import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.bson.Document;
 
 /**
@@ -139,16 +141,35 @@ public final class ControlDatabase implements AutoCloseable {
       return op.get();
     } catch (MongoTimeoutException | MongoSocketException e) {
       throw new ControlUnavailableException(
-          action + ": MongoDB at " + redacted() + " is unavailable: " + e.getMessage(), e);
+          action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
     } catch (MongoSecurityException e) {
       throw new ControlException(action + ": MongoDB refused the credentials", e);
     } catch (MongoException e) {
       if (e.getCause() instanceof MongoSocketException) {
         throw new ControlUnavailableException(
-            action + ": MongoDB at " + redacted() + " is unavailable: " + e.getMessage(), e);
+            action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
       }
-      throw new ControlException(action + ": " + e.getMessage(), e);
+      throw new ControlException(action + ": " + describe(e), e);
     }
+  }
+
+  /**
+   * A driver failure in one line: a timeout without the driver's dump of its cluster view, with the
+   * innermost cause that dump names, e.g. {@code no server answered in time (Connection refused)};
+   * any other failure's message as it is.
+   */
+  public static String describe(Throwable e) {
+    String m = String.valueOf(e.getMessage());
+    int view = m.indexOf(". Client view of cluster state is");
+    if (view < 0) {
+      return m;
+    }
+    Matcher c = DUMPED_CAUSE.matcher(m);
+    String cause = null;
+    while (c.find()) {
+      cause = c.group(1);
+    }
+    return "no server answered in time" + (cause == null ? "" : " (" + cause + ")");
   }
 
   /** Whether {@code e} is a duplicate key error of a unique index. */
@@ -164,6 +185,9 @@ public final class ControlDatabase implements AutoCloseable {
     }
     return false;
   }
+
+  private static final Pattern DUMPED_CAUSE =
+      Pattern.compile("\\{[A-Za-z0-9_.$]+(?:Exception|Error): ([^{}]*)\\}");
 
   private String redacted() {
     ConnectionString cs = new ConnectionString(config.uri());

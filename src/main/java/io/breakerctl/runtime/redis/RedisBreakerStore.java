@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -133,7 +134,8 @@ public final class RedisBreakerStore implements AutoCloseable {
       try {
         uri = RedisURI.create(u.trim());
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("bad Redis URI '" + u + "': " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "bad Redis URI '" + Redaction.uri(u) + "': " + e.getMessage(), e);
       }
       uri.setTimeout(config.timeout());
       if (config.username() != null || config.password() != null) {
@@ -149,12 +151,20 @@ public final class RedisBreakerStore implements AutoCloseable {
             config.password() != null
                 ? config.password().toCharArray()
                 : given != null && given.hasPassword() ? given.getPassword() : null;
+        if (user != null && password == null) {
+          // Lettuce would send no AUTH at all and act as `default`: never another identity.
+          throw new StorePermissionException(
+              "Redis user '" + user + "' given without a password (an empty one is a password)",
+              null);
+        }
         RedisCredentials credentials = RedisCredentials.just(user, password);
         uri.setCredentialsProvider(RedisCredentialsProvider.from(() -> credentials));
       }
       uris.add(uri);
     }
-    String where = String.join(",", config.uris());
+    String where =
+        Redaction.uri(String.join(",", config.uris()))
+            + (config.username() == null ? "" : " as user '" + config.username() + "'");
     SocketOptions socket =
         SocketOptions.builder().connectTimeout(config.timeout()).keepAlive(true).build();
     // Commands are bounded by the connection's timeout: the connect timeout while connecting,

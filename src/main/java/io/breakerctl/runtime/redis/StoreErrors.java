@@ -22,7 +22,11 @@ final class StoreErrors {
     if (e instanceof StoreException se) {
       return se;
     }
-    String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    String msg = clean(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+    String refused = refusal(e);
+    if (refused != null && !msg.startsWith("NOPERM") && !msg.contains("NOPERM ")) {
+      return new StorePermissionException(action + ": authentication failed: " + refused, e);
+    }
     if (msg.startsWith("NOPERM")
         || msg.startsWith("WRONGPASS")
         || msg.startsWith("NOAUTH")
@@ -42,6 +46,22 @@ final class StoreErrors {
           action + ": " + msg.substring(msg.indexOf(MalformedBreakerException.SCRIPT_MARKER)), e);
     }
     return new StoreException(action + ": " + msg, e);
+  }
+
+  /** The WRONGPASS or NOAUTH answer among the causes of a failed connect, or null. */
+  private static String refusal(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (m.startsWith("WRONGPASS") || m.startsWith("NOAUTH")) {
+        return m;
+      }
+    }
+    return null;
+  }
+
+  /** Lettuce's text without its internals: {@code host/<unresolved>:port} is {@code host:port}. */
+  static String clean(String message) {
+    return message.replace("/<unresolved>", "");
   }
 
   static Throwable unwrap(Throwable t) {
