@@ -43,6 +43,15 @@ public final class ControlDatabase implements AutoCloseable {
   /** The forwarder's durable cursor per (breaker, epoch). */
   public static final String CURSORS = "cursors";
 
+  /** Events a stream's cap dropped before forwarding, per (breaker, epoch). */
+  public static final String GAPS = "gaps";
+
+  /** Approved last-known-good fallback values per breaker and hashed business key. */
+  public static final String SNAPSHOTS = "snapshots";
+
+  /** Deferred requests, replayed when the dependency recovers. */
+  public static final String DEFERRED = "deferred";
+
   private final MongoClient client;
   private final boolean owned;
   private final MongoDatabase database;

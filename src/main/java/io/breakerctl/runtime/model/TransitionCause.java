@@ -19,5 +19,10 @@ public enum TransitionCause {
   /** An operator cleared the override. */
   OVERRIDE_CLEARED,
   /** The override's expiry passed. */
-  OVERRIDE_EXPIRED
+  OVERRIDE_EXPIRED,
+  /**
+   * The breaker's keys were rebuilt from the control plane's history after Redis lost them (a new
+   * epoch); from and to may be any states.
+   */
+  RESTORED
 }

@@ -37,7 +37,9 @@ public final class Transitions {
           new Rule(EnumSet.allOf(State.class), OVERRIDES, TransitionCause.OVERRIDE_SET),
           new Rule(OVERRIDES, OVERRIDES, TransitionCause.OVERRIDE_UPDATED),
           new Rule(OVERRIDES, MACHINE, TransitionCause.OVERRIDE_CLEARED),
-          new Rule(OVERRIDES, MACHINE, TransitionCause.OVERRIDE_EXPIRED));
+          new Rule(OVERRIDES, MACHINE, TransitionCause.OVERRIDE_EXPIRED),
+          new Rule(
+              EnumSet.allOf(State.class), EnumSet.allOf(State.class), TransitionCause.RESTORED));
 
   /** True when the table has a row for this transition. */
   public static boolean isLegal(State from, State to, TransitionCause cause) {

@@ -26,7 +26,9 @@ public enum BreakerScript {
   /** Advances the forwarded-events cursor. */
   FORWARDED("forwarded.lua"),
   /** Elects the fleet's history forwarder (one key, outside the breakers). */
-  FORWARDER_LEASE("forwarder-lease.lua");
+  FORWARDER_LEASE("forwarder-lease.lua"),
+  /** Rebuilds a breaker's lost keys from history under a new epoch. */
+  RESTORE("restore.lua");
 
   private static final String BASE = "/io/breakerctl/lua/";
 
