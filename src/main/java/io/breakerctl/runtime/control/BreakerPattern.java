@@ -14,10 +14,10 @@ import org.bson.conversions.Bson;
  */
 public record BreakerPattern(String glob) {
 
+  private static final Pattern CHARS = Pattern.compile("[a-z0-9._:*?-]{1,200}");
+
   /** Every breaker. */
   public static final BreakerPattern ALL = new BreakerPattern("*");
-
-  private static final Pattern CHARS = Pattern.compile("[a-z0-9._:*?-]{1,200}");
 
   /**
    * Validates the pattern.
