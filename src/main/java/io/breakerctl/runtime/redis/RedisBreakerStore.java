@@ -571,7 +571,7 @@ public final class RedisBreakerStore implements AutoCloseable {
     KeyScanArgs args = KeyScanArgs.Builder.matches(keys.hashPattern()).type("hash").limit(1000);
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
-      KeyScanCursor<String> page = guard("scan breakers", commands.scan(cursor, args)).join();
+      KeyScanCursor<String> page = await(guard("scan breakers", commands.scan(cursor, args)));
       for (String key : page.getKeys()) {
         keys.idOf(key).ifPresent(sink);
       }

@@ -10,7 +10,18 @@ import java.time.Duration;
  */
 final class RestartableMongo implements AutoCloseable {
 
-  private final MemoryBackend backend = new MemoryBackend();
+  /**
+   * The server closes its backend when it shuts down, and closing a memory backend drops every
+   * database; this one keeps them, as a real server's disk would.
+   */
+  private static final class SurvivingBackend extends MemoryBackend {
+    @Override
+    public void close() {
+      // the data outlives the server process
+    }
+  }
+
+  private final MemoryBackend backend = new SurvivingBackend();
   private final int port;
   private MongoServer server;
 
