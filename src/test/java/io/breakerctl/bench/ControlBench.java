@@ -1,6 +1,8 @@
 package io.breakerctl.bench;
 
+import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.gt;
 
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Sorts;
@@ -31,13 +33,14 @@ import org.bson.Document;
 
 /**
  * The control plane's readers against a raw driver {@code find} of the same documents, in the same
- * run: the timeline of one breaker with N entries (default 10,000; read in pages of 1,000 through
- * {@link Timeline}, MongoDB history merged with the breaker's Redis stream) against one sorted find
- * of that breaker's history; and {@link Replay#stateAt} over B breakers with T transitions each
- * (10,000 × 10) against a find of every history document. MongoDB is the in-process
- * mongo-java-server (the tests' server) unless {@code BREAKERCTL_TEST_MONGO_URI} names a real one;
- * Redis is a real redis-server. Time is the median of R rounds (3), interleaved; peak memory is the
- * heap in use above the level after a GC, sampled every millisecond while the operation runs (the
+ * run: the timeline of one breaker with N entries (default 10,000; read as one page and in pages of
+ * 1,000 through {@link Timeline}, MongoDB history merged with the breaker's Redis stream) against
+ * one sorted find of that breaker's history, and in pages of 1,000 against the driver paging the
+ * same way; and {@link Replay#stateAt} over B breakers with T transitions each (10,000 × 10)
+ * against a find of every history document. MongoDB is the in-process mongo-java-server (the tests'
+ * server) unless {@code BREAKERCTL_TEST_MONGO_URI} names a real one; Redis is a real redis-server.
+ * Time is the median of R rounds (5, after 2 warm-up rounds), interleaved; peak memory is the heap
+ * in use above the level after a GC, sampled every millisecond while the operation runs (the
  * in-process server's own allocations count for both sides). Targets: time and peak memory at most
  * 3x the raw find. Options: {@code --entries N --breakers B --transitions T --rounds R --redis
  * PATH}.
@@ -46,7 +49,7 @@ public final class ControlBench {
   private ControlBench() {}
 
   public static void main(String[] args) throws Exception {
-    int[] opt = {10_000, 10_000, 10, 3};
+    int[] opt = {10_000, 10_000, 10, 5};
     String[] redisPath = {null};
     BenchSupport.parse(
         args,
@@ -100,6 +103,16 @@ public final class ControlBench {
     insert(history, "bench:one", entries, t0, 10);
     System.out.printf("timeline: 1 breaker, %,d history entries%n", entries);
     Timeline timeline = new Timeline(db, redis);
+    Measured whole =
+        new Measured(
+            () ->
+                timeline
+                    .page(
+                        TimelineQuery.builder(BreakerPattern.of("bench:one"))
+                            .limit(entries)
+                            .build())
+                    .entries()
+                    .size());
     Measured ours =
         new Measured(
             () -> {
@@ -124,7 +137,29 @@ public final class ControlBench {
               }
               return n;
             });
-    compare("timeline (pages of 1,000)", ours, raw, rounds, entries);
+    Measured rawPaged =
+        new Measured(
+            () -> {
+              long n = 0;
+              Date after = new Date(Long.MIN_VALUE);
+              while (true) {
+                int page = 0;
+                for (Document d :
+                    history
+                        .find(and(eq("breakerId", "bench:one"), gt("at", after)))
+                        .sort(Sorts.ascending("at"))
+                        .limit(1000)) {
+                  after = d.getDate("at");
+                  page++;
+                }
+                n += page;
+                if (page < 1000) {
+                  return n;
+                }
+              }
+            });
+    compare("timeline (one page)", whole, raw, rounds, entries);
+    compare("timeline (pages of 1,000)", ours, rawPaged, rounds, entries);
   }
 
   private static void stateAt(ControlDatabase db, int breakers, int transitions, int rounds) {
@@ -144,7 +179,7 @@ public final class ControlBench {
         new Measured(
             () -> {
               long n = 0;
-              for (Document d : history.find()) {
+              for (Document d : history.find().batchSize(2000)) {
                 n += d.size() > 0 ? 1 : 0;
               }
               return n;
@@ -265,8 +300,10 @@ public final class ControlBench {
   }
 
   private static void compare(String what, Measured ours, Measured raw, int rounds, long expect) {
-    ours.round(); // warm-up of both, not counted
-    raw.round();
+    for (int w = 0; w < 2; w++) { // warm-up of both, not counted
+      ours.round();
+      raw.round();
+    }
     ours.millis.clear();
     ours.peakMb.clear();
     raw.millis.clear();

@@ -127,7 +127,11 @@ public final class ControlDatabase implements AutoCloseable {
                 .createIndex(
                     Indexes.ascending("breakerId", "epoch", "streamId"),
                     new IndexOptions().unique(true).name("breakerId_epoch_streamId"));
-            // a query helper only; nothing depends on it (the test server ignores it)
+            // query helpers only; nothing depends on them (the test server ignores them)
+            database
+                .getCollection(HISTORY)
+                .createIndex(
+                    Indexes.ascending("breakerId", "at"), new IndexOptions().name("breakerId_at"));
             database
                 .getCollection(NOTES)
                 .createIndex(Indexes.ascending("breakerId", "at"), new IndexOptions().name("at"));

@@ -1,6 +1,5 @@
 package io.breakerctl.runtime.control;
 
-import com.mongodb.client.model.Projections;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerEvent;
@@ -118,17 +117,14 @@ public final class Replay {
         sink.accept(s);
       }
     }
-    List<String> fields = new ArrayList<>(List.of("breakerId", "epoch", "streamId"));
-    for (String f : ReplayStep.FIELDS) {
-      fields.add("fields." + f);
-    }
+    // whole documents: a projection costs the server more than it saves on the wire here
+    // (scripts/bench control), and a history document is small
     db.call(
         "read history",
         () -> {
           for (Document d :
               db.collection(ControlDatabase.HISTORY)
                   .find(pattern.filter("breakerId"))
-                  .projection(Projections.include(fields))
                   .batchSize(2000)) {
             ReplayStep s = ReplayStep.of(d);
             if (seen.isEmpty() || !seen.contains(s.key().id())) {

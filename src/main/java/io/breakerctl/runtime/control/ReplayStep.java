@@ -23,23 +23,6 @@ record ReplayStep(
     String correlationId,
     long generation) {
 
-  /** The event fields replay reads (a projection of {@code history.fields}). */
-  static final String[] FIELDS = {
-    "to",
-    "cause",
-    "until",
-    "stored",
-    "openUntil",
-    "openMillis",
-    "override",
-    "overrideUntil",
-    "actor",
-    "reason",
-    "correlationId",
-    "generation",
-    "at"
-  };
-
   /** Whether the step sets the machine state (every cause but setting or updating an override). */
   boolean setsMachine() {
     return cause != TransitionCause.OVERRIDE_SET && cause != TransitionCause.OVERRIDE_UPDATED;
@@ -75,7 +58,7 @@ record ReplayStep(
     return of(e.id().toString(), e.epoch(), e.streamId(), f::get);
   }
 
-  /** From a history document (whole, or projected to {@link #FIELDS}). */
+  /** From a history document. */
   static ReplayStep of(Document d) {
     Document f = d.get("fields", Document.class);
     Document fields = f == null ? new Document() : f;
