@@ -17,5 +17,7 @@ public enum AuditAction {
   /** A note was added to a breaker. */
   NOTE,
   /** A fallback snapshot was approved. */
-  FALLBACK_APPROVAL
+  FALLBACK_APPROVAL,
+  /** A fallback snapshot was revoked: it is never served again. */
+  FALLBACK_REVOKE
 }

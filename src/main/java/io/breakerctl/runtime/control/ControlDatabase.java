@@ -45,6 +45,15 @@ public final class ControlDatabase implements AutoCloseable {
   /** The forwarder's durable cursor per (breaker, epoch). */
   public static final String CURSORS = "cursors";
 
+  /** Events a stream's cap dropped before forwarding, per (breaker, epoch). */
+  public static final String GAPS = "gaps";
+
+  /** Approved last-known-good fallback values per breaker and hashed business key. */
+  public static final String SNAPSHOTS = "snapshots";
+
+  /** Deferred requests, replayed when the dependency recovers. */
+  public static final String DEFERRED = "deferred";
+
   private final MongoClient client;
   private final boolean owned;
   private final MongoDatabase database;
@@ -120,7 +129,11 @@ public final class ControlDatabase implements AutoCloseable {
                 .createIndex(
                     Indexes.ascending("breakerId", "epoch", "streamId"),
                     new IndexOptions().unique(true).name("breakerId_epoch_streamId"));
-            // a query helper only; nothing depends on it (the test server ignores it)
+            // query helpers only; nothing depends on them (the test server ignores them)
+            database
+                .getCollection(HISTORY)
+                .createIndex(
+                    Indexes.ascending("breakerId", "at"), new IndexOptions().name("breakerId_at"));
             database
                 .getCollection(NOTES)
                 .createIndex(Indexes.ascending("breakerId", "at"), new IndexOptions().name("at"));

@@ -11,6 +11,7 @@ import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
@@ -37,18 +38,35 @@ public final class HistoryForwarder {
   private final AuditLog audit;
   private final String actor;
   private final Clock clock;
+  private final Duration retention;
+
+  /**
+   * A forwarder that prunes documents older than {@link HistoryRetention#DEFAULT_MAX_AGE}.
+   *
+   * @param actor the node or user running it (recorded by the forwarded script)
+   */
+  public HistoryForwarder(ControlDatabase db, RedisBreakerStore redis, String actor, Clock clock) {
+    this(db, redis, actor, clock, HistoryRetention.DEFAULT_MAX_AGE);
+  }
 
   /**
    * A forwarder.
    *
    * @param actor the node or user running it (recorded by the forwarded script)
+   * @param retention history, audit, notes and gaps older than this are pruned, one bounded batch
+   *     per pass (each breaker's newest transition is kept)
    */
-  public HistoryForwarder(ControlDatabase db, RedisBreakerStore redis, String actor, Clock clock) {
+  public HistoryForwarder(
+      ControlDatabase db, RedisBreakerStore redis, String actor, Clock clock, Duration retention) {
+    if (retention.isNegative() || retention.isZero()) {
+      throw new IllegalArgumentException("retention must be > 0 but was " + retention);
+    }
     this.db = db;
     this.redis = redis;
     this.audit = new AuditLog(db);
     this.actor = actor;
     this.clock = clock;
+    this.retention = retention;
   }
 
   /**
@@ -72,6 +90,11 @@ public final class HistoryForwarder {
         failures.add(id + ": " + e.getMessage());
       }
     }
+    try {
+      new HistoryRetention(db).pruneBatch(clock.instant().minus(retention));
+    } catch (RuntimeException e) {
+      failures.add("retention: " + e.getMessage());
+    }
     return new SyncResult(ids.size(), events, audits, failures);
   }
 
@@ -92,6 +115,10 @@ public final class HistoryForwarder {
     String epoch = snap.epoch();
     if (epoch.isEmpty()) {
       return new int[2];
+    }
+    long dropped = snap.number("eventsDropped");
+    if (dropped > 0) {
+      recordGap(id, epoch, dropped);
     }
     String cursorId = id + "|" + epoch;
     Document cursor =
@@ -129,6 +156,27 @@ public final class HistoryForwarder {
       }
     }
     return new int[] {events, audits};
+  }
+
+  /**
+   * Records that the stream of (breaker, epoch) dropped {@code dropped} unforwarded events at its
+   * cap (the count only grows), so the timeline shows a gap instead of losing them silently.
+   */
+  private void recordGap(BreakerId id, String epoch, long dropped) {
+    String key = id + "|" + epoch;
+    db.call(
+        "record gap " + key,
+        () ->
+            db.collection(ControlDatabase.GAPS)
+                .updateOne(
+                    eq("_id", key),
+                    Updates.combine(
+                        Updates.setOnInsert("breakerId", id.toString()),
+                        Updates.setOnInsert("epoch", epoch),
+                        Updates.setOnInsert(
+                            "at", new Date(TimelineEntries.epochStartMillis(epoch))),
+                        Updates.max("dropped", dropped)),
+                    new UpdateOptions().upsert(true)));
   }
 
   private boolean storeHistory(TransitionRef ref, BreakerEvent e) {

@@ -16,12 +16,19 @@
  *   <li>{@code history}: one document per transition, {@code _id = breakerId|epoch|streamId},
  *       unique index {@code (breakerId, epoch, streamId)}.
  *   <li>{@code cursors}: the forwarder's cursor {@code {_id: breakerId|epoch, lastStreamId}}.
+ *   <li>{@code gaps}: events a stream's cap dropped before forwarding {@code {_id: breakerId|epoch,
+ *       breakerId, epoch, dropped, at}} ({@code at} = the epoch's start, the gap's timeline place).
+ *   <li>{@code snapshots}: fallback snapshots {@code {_id: breakerId|keyHash, breakerId, keyHash,
+ *       source, capturedAt, approvedBy, expiresAt, status, payload: {keyId, nonce, data}}}.
+ *   <li>{@code deferred}: deferred requests {@code {_id: trackingId, breakerId, payload, status,
+ *       attempts, result, createdAt}}.
  * </ul>
  *
  * <p>Indexes are created idempotently on first use ({@link
  * io.breakerctl.runtime.control.ControlDatabase#ensureIndexes()}). Only unique indexes carry
- * correctness; the non-unique {@code notes} index is a query aid (the in-process test server
- * ignores it). TTL indexes are not used: expiry is computed by whoever reads a document.
+ * correctness; the non-unique {@code notes} and {@code history (breakerId, at)} indexes are query
+ * aids (the in-process test server ignores them). TTL indexes are not used: expiry is computed by
+ * whoever reads a document.
  *
  * <h2>Creating a version (no transactions)</h2>
  *
@@ -64,5 +71,14 @@
  * MongoDB cannot take the audit record, the {@link io.breakerctl.runtime.control.HistoryForwarder}
  * stores it from the stream later, upserting by correlation id, so a record the CLI did store is
  * never duplicated; Redis keeps unforwarded events until the forwarder acknowledges them.
+ *
+ * <h2>Reading history</h2>
+ *
+ * <p>{@link io.breakerctl.runtime.control.Timeline} merges every source into one ordered, stably
+ * paged timeline; {@link io.breakerctl.runtime.control.Replay} computes states at an instant and
+ * frames over a range; {@link io.breakerctl.runtime.control.BreakerRestore} rebuilds lost Redis
+ * keys from history; {@link io.breakerctl.runtime.control.HistoryRetention} prunes old documents.
+ * Fallback values and deferred requests are {@link io.breakerctl.runtime.control.FallbackSnapshots}
+ * and {@link io.breakerctl.runtime.control.DeferredRequests}.
  */
 package io.breakerctl.runtime.control;

@@ -24,5 +24,10 @@ public enum TransitionCause {
    * A node put back a trip or an override that Redis had lost (a failover to a replica that missed
    * the write, a flush): CLOSED to OPEN, or a machine state to the override.
    */
-  REASSERTED
+  REASSERTED,
+  /**
+   * The breaker's keys were rebuilt from the control plane's history after Redis lost them (a new
+   * epoch); from and to may be any states.
+   */
+  RESTORED
 }

@@ -39,7 +39,9 @@ public final class Transitions {
           new Rule(OVERRIDES, MACHINE, TransitionCause.OVERRIDE_CLEARED),
           new Rule(OVERRIDES, MACHINE, TransitionCause.OVERRIDE_EXPIRED),
           new Rule(EnumSet.of(State.CLOSED), EnumSet.of(State.OPEN), TransitionCause.REASSERTED),
-          new Rule(MACHINE, OVERRIDES, TransitionCause.REASSERTED));
+          new Rule(MACHINE, OVERRIDES, TransitionCause.REASSERTED),
+          new Rule(
+              EnumSet.allOf(State.class), EnumSet.allOf(State.class), TransitionCause.RESTORED));
 
   /** True when the table has a row for this transition. */
   public static boolean isLegal(State from, State to, TransitionCause cause) {

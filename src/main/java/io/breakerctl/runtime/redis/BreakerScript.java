@@ -28,7 +28,9 @@ public enum BreakerScript {
   /** Elects the fleet's history forwarder (one key, outside the breakers). */
   FORWARDER_LEASE("forwarder-lease.lua"),
   /** Puts back a trip or override Redis lost; publishes a trip made while degraded. */
-  REASSERT("reassert.lua");
+  REASSERT("reassert.lua"),
+  /** Rebuilds a breaker's lost keys from history under a new epoch. */
+  RESTORE("restore.lua");
 
   private static final String BASE = "/io/breakerctl/lua/";
 

@@ -616,6 +616,33 @@ public final class RedisBreakerStore implements AutoCloseable {
   }
 
   /**
+   * Rebuilds a breaker's keys from history under a new epoch (restore.lua): never over keys that
+   * hold the same or a later transition, and idempotent per source transition.
+   */
+  public CompletableFuture<RestoreResult> restore(BreakerId id, RestoreRequest r) {
+    return run(
+            BreakerScript.RESTORE,
+            id,
+            r.actor(),
+            null,
+            r.stored().code(),
+            Long.toString(r.openUntilMillis()),
+            r.openMillis() > 0 ? Long.toString(r.openMillis()) : "",
+            r.override() == null ? "" : r.override().code(),
+            Long.toString(r.overrideUntilMillis()),
+            r.overrideActor(),
+            r.overrideReason(),
+            r.overrideCorrelationId(),
+            r.sourceEpoch(),
+            r.sourceStreamId(),
+            Long.toString(r.sourceAtMillis()),
+            Long.toString(r.sourceGeneration()),
+            r.reason(),
+            r.correlationId())
+        .thenApply(RestoreResult::of);
+  }
+
+  /**
    * Takes or renews the fleet's history-forwarder lease ({@code <prefix>:forwarder}) for {@code
    * node}; returns the holder afterwards (equal to {@code node} when this node holds it).
    */
@@ -704,7 +731,7 @@ public final class RedisBreakerStore implements AutoCloseable {
     KeyScanArgs args = KeyScanArgs.Builder.matches(keys.hashPattern()).type("hash").limit(1000);
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
-      KeyScanCursor<String> page = guard("scan breakers", commands.scan(cursor, args)).join();
+      KeyScanCursor<String> page = await(guard("scan breakers", commands.scan(cursor, args)));
       for (String key : page.getKeys()) {
         keys.idOf(key).ifPresent(sink);
       }

@@ -11,9 +11,6 @@ import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.StoreConfig;
-import io.breakerctl.testing.RedisExtension;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,49 +19,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 @DisplayName("History forwarder, audited overrides and notes")
-class HistoryForwarderIT {
-
-  @RegisterExtension static final RedisExtension REDIS = RedisExtension.standalone();
-
-  static TestMongo mongo;
-
-  ControlDatabase db;
-  RedisBreakerStore redis;
-  final Clock clock = Clock.systemUTC();
-
-  @BeforeAll
-  static void startMongo() {
-    mongo = TestMongo.start();
-  }
-
-  @AfterAll
-  static void stopMongo() {
-    mongo.close();
-  }
-
-  @BeforeEach
-  void setUp() {
-    REDIS.server().flushAll();
-    db = ControlDatabase.connect(mongo.database());
-    redis =
-        RedisBreakerStore.connect(
-            StoreConfig.builder().uri(REDIS.uri()).timeout(Duration.ofSeconds(2)).build());
-  }
-
-  @AfterEach
-  void tearDown() {
-    redis.close();
-    db.close();
-  }
+class HistoryForwarderIT extends ControlPlaneIT {
 
   private static OverrideRequest force(OverrideKind kind, String actor, String reason) {
     return new OverrideRequest(kind, actor, reason, Duration.ofMinutes(10), "");

@@ -1,0 +1,236 @@
+package io.breakerctl.runtime.control;
+
+import io.breakerctl.runtime.control.policy.PolicyId;
+import io.breakerctl.runtime.control.policy.PolicyResolver;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.EffectiveState;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RestoreRequest;
+import io.breakerctl.runtime.redis.RestoreResult;
+import io.breakerctl.runtime.redis.StoreException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Rebuilds breakers' Redis keys from the control plane after Redis lost its data (FLUSHALL, a
+ * failover to an empty replica): the stored state, the open window, live overrides with their
+ * remaining expiry, the warmed policy version in force, and a new epoch, through restore.lua (one
+ * slot per breaker).
+ *
+ * <p>{@link #plan} is the dry run: it reads history and the keys and says what {@link #restore}
+ * would do, writing nothing. A breaker whose keys already hold a transition at or after the
+ * history's newest is left alone and reported ({@link RestoreAction#MOVED_ON}); the script decides
+ * that again atomically, so a transition that lands between plan and restore is not overwritten.
+ * Running a restore twice changes nothing the second time.
+ */
+public final class BreakerRestore {
+
+  private final ControlDatabase db;
+  private final RedisBreakerStore redis;
+  private final Clock clock;
+
+  /** A restore from {@code db} into {@code redis}. */
+  public BreakerRestore(ControlDatabase db, RedisBreakerStore redis, Clock clock) {
+    this.db = db;
+    this.redis = redis;
+    this.clock = clock;
+  }
+
+  /**
+   * The dry run: what {@link #restore} would do to each selected breaker in history.
+   *
+   * @throws ControlUnavailableException when MongoDB is down
+   * @throws StoreException when Redis is down
+   */
+  public RestorePlan plan(BreakerPattern pattern) {
+    String corr = UUID.randomUUID().toString();
+    List<Planned> planned = planned(pattern);
+    long time = planned.stream().mapToLong(Planned::redisTimeMillis).max().orElse(0);
+    return new RestorePlan(planned.stream().map(Planned::item).toList(), true, time, corr);
+  }
+
+  /** A plan's item with the history steps a restore writes from. */
+  private record Planned(
+      RestoreItem item,
+      ReplayStep last,
+      ReplayStep opener,
+      long overrideUntilMillis,
+      long redisTimeMillis) {}
+
+  private List<Planned> planned(BreakerPattern pattern) {
+    Map<String, BreakerFold> folds = new TreeMap<>();
+    new Replay(db, null)
+        .steps(
+            pattern,
+            s ->
+                folds
+                    .computeIfAbsent(
+                        s.breakerId(), id -> new BreakerFold(BreakerId.parse(id), Long.MAX_VALUE))
+                    .offer(s));
+    Map<PolicyId, PolicyVersion> policies = new PolicyStore(db).allInForce(clock.instant());
+    List<Planned> out = new ArrayList<>();
+    for (BreakerFold fold : folds.values()) {
+      BreakerSnapshot keys =
+          RedisBreakerStore.await(redis.state(BreakerId.parse(fold.last().breakerId())));
+      long now = keys.redisTimeMillis();
+      long overrideUntil = fold.state(now).orElseThrow().overrideUntilMillis();
+      out.add(
+          new Planned(item(fold, keys, policies), fold.last(), fold.opener(), overrideUntil, now));
+    }
+    return out;
+  }
+
+  private static RestoreItem item(
+      BreakerFold fold, BreakerSnapshot keys, Map<PolicyId, PolicyVersion> policies) {
+    long now = keys.redisTimeMillis();
+    ReplayStep last = fold.last();
+    ReplayState s = fold.state(now).orElseThrow();
+    Optional<State> override =
+        s.override().filter(o -> !EffectiveState.overrideExpired(s.overrideUntilMillis(), now));
+    long remaining =
+        override.isPresent() && s.overrideUntilMillis() > 0 ? s.overrideUntilMillis() - now : 0;
+    Optional<PolicyVersion> policy =
+        PolicyResolver.resolve(keys.id(), p -> Optional.ofNullable(policies.get(p)))
+            .map(PolicyResolver.Resolved::value);
+    TransitionRef source = new TransitionRef(keys.id(), last.epoch(), last.key().streamId());
+    RestoreItem planned =
+        new RestoreItem(
+            keys.id(),
+            RestoreAction.RESTORE,
+            s.state(),
+            s.stored(),
+            s.stored() == State.OPEN ? s.openUntilMillis() : 0,
+            override,
+            remaining,
+            policy.map(p -> p.policyId().toString()).orElse(""),
+            policy.map(PolicyVersion::version).orElse(0L),
+            source,
+            keys.epoch(),
+            "");
+    String lastEvent = keys.fields().getOrDefault("lastEvent", "0-0");
+    if (keys.epoch().equals(last.epoch())
+        && TimelineKey.compareStreamIds(lastEvent, last.key().streamId()) >= 0) {
+      return planned.with(RestoreAction.INTACT, keys.epoch(), "the keys hold this incarnation");
+    }
+    if (source
+        .epoch()
+        .concat("|")
+        .concat(source.streamId())
+        .equals(keys.fields().get("restoredFrom"))) {
+      return planned.with(RestoreAction.ALREADY_RESTORED, keys.epoch(), "restored before");
+    }
+    String moved = keys.fields().get("lastTransitionAt");
+    if (moved != null && Long.parseLong(moved) >= last.key().at()) {
+      return planned.with(
+          RestoreAction.MOVED_ON,
+          keys.epoch(),
+          "the keys hold a transition at "
+              + Instant.ofEpochMilli(Long.parseLong(moved))
+              + ", not before the history's newest");
+    }
+    if (s.stored() == State.CLOSED && override.isEmpty()) {
+      return planned.with(RestoreAction.NOT_NEEDED, keys.epoch(), "CLOSED without a live override");
+    }
+    return planned;
+  }
+
+  /**
+   * Restores every selected breaker the plan marks {@link RestoreAction#RESTORE}: warms the policy
+   * in force, then runs restore.lua, which decides once more atomically. Each restored breaker gets
+   * a {@link AuditAction#RESTORE} audit record linked to its RESTORED transition.
+   *
+   * @throws ControlUnavailableException when MongoDB is down (nothing was written)
+   * @throws StoreException when Redis is down before anything was written
+   */
+  public RestorePlan restore(BreakerPattern pattern, String actor, String reason) {
+    if (actor == null || actor.isBlank()) {
+      throw new IllegalArgumentException("restore actor must not be empty");
+    }
+    String corr = UUID.randomUUID().toString();
+    List<Planned> plan = planned(pattern);
+    Map<PolicyId, PolicyVersion> policies = new PolicyStore(db).allInForce(clock.instant());
+    AuditLog audit = new AuditLog(db);
+    List<RestoreItem> out = new ArrayList<>();
+    long time = 0;
+    for (Planned p : plan) {
+      time = Math.max(time, p.redisTimeMillis());
+      RestoreItem item = p.item();
+      if (item.action() != RestoreAction.RESTORE) {
+        out.add(item);
+        continue;
+      }
+      try {
+        out.add(restoreOne(p, corr + ":" + item.id(), actor, reason, policies, audit));
+      } catch (StoreException | ControlException e) {
+        out.add(item.with(RestoreAction.FAILED, item.epoch(), e.getMessage()));
+      }
+    }
+    return new RestorePlan(out, false, time, corr);
+  }
+
+  private RestoreItem restoreOne(
+      Planned p,
+      String corr,
+      String actor,
+      String reason,
+      Map<PolicyId, PolicyVersion> policies,
+      AuditLog audit) {
+    RestoreItem item = p.item();
+    if (!item.policyId().isEmpty()) {
+      PolicyVersion v = policies.get(PolicyId.parse(item.policyId()));
+      RedisBreakerStore.await(
+          redis.warm(item.id(), item.policyId(), v.version(), v.policy(), actor));
+    }
+    ReplayStep last = p.last();
+    long openMillis = p.opener() == null ? 0 : p.opener().openMillis();
+    RestoreRequest request =
+        new RestoreRequest(
+            item.stored(),
+            item.openUntilMillis(),
+            openMillis,
+            item.override().orElse(null),
+            item.override().isPresent() ? p.overrideUntilMillis() : 0,
+            item.override().isPresent() ? last.actor() : "",
+            item.override().isPresent() ? last.reason() : "",
+            item.override().isPresent() ? last.correlationId() : "",
+            item.source().epoch(),
+            item.source().streamId(),
+            last.key().at(),
+            last.generation(),
+            actor,
+            reason,
+            corr);
+    RestoreResult r = RedisBreakerStore.await(redis.restore(item.id(), request));
+    RestoreAction action =
+        switch (r.status()) {
+          case RESTORED -> RestoreAction.RESTORED;
+          case INTACT -> RestoreAction.INTACT;
+          case ALREADY_RESTORED -> RestoreAction.ALREADY_RESTORED;
+          case MOVED_ON -> RestoreAction.MOVED_ON;
+        };
+    if (action != RestoreAction.RESTORED) {
+      return item.with(action, r.epoch(), "decided by the script at restore time");
+    }
+    audit.record(
+        new AuditRecord(
+            corr,
+            AuditAction.RESTORE,
+            item.id().toString(),
+            actor,
+            reason,
+            clock.instant(),
+            Optional.empty(),
+            Map.of("epoch", r.previousEpoch()),
+            Map.of("state", r.state().code(), "epoch", r.epoch(), "source", item.source().key()),
+            Optional.of(new TransitionRef(item.id(), r.epoch(), r.eventId()))));
+    return item.with(RestoreAction.RESTORED, r.epoch(), "");
+  }
+}

@@ -1,0 +1,136 @@
+package io.breakerctl.runtime.control;
+
+import static com.mongodb.client.model.Filters.and;
+import static com.mongodb.client.model.Filters.eq;
+
+import com.mongodb.client.model.Sorts;
+import com.mongodb.client.model.Updates;
+import io.breakerctl.runtime.model.BreakerId;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.bson.Document;
+
+/**
+ * Deferred requests in the {@code deferred} collection: breaker, tracking id, payload (encrypted
+ * like fallback snapshots), status, attempts and result. Updates are single-document
+ * compare-and-set on the status, so two replayers cannot both finish one request.
+ */
+public final class DeferredRequests {
+
+  private final ControlDatabase db;
+  private final PayloadCipher cipher;
+  private final Clock clock;
+
+  /** Deferred requests on {@code db}, payloads sealed with {@code keys}. */
+  public DeferredRequests(ControlDatabase db, PayloadKeys keys, Clock clock) {
+    this.db = db;
+    this.cipher = new PayloadCipher(keys);
+    this.clock = clock;
+  }
+
+  /** Queues a request; returns its tracking id. */
+  public String defer(BreakerId id, byte[] payload) {
+    String tracking = UUID.randomUUID().toString();
+    Document doc =
+        new Document("_id", tracking)
+            .append("breakerId", id.toString())
+            .append("payload", cipher.seal(payload, tracking).toDocument())
+            .append("status", DeferredStatus.PENDING.name())
+            .append("attempts", 0)
+            .append("result", "")
+            .append("createdAt", Date.from(clock.instant()));
+    db.call(
+        "defer a request of " + id, () -> db.collection(ControlDatabase.DEFERRED).insertOne(doc));
+    return tracking;
+  }
+
+  /**
+   * The request with this tracking id.
+   *
+   * @throws PayloadCipher.PayloadException when its payload does not decrypt
+   */
+  public Optional<DeferredRequest> find(String trackingId) {
+    Document d =
+        db.call(
+            "read deferred " + trackingId,
+            () -> db.collection(ControlDatabase.DEFERRED).find(eq("_id", trackingId)).first());
+    return Optional.ofNullable(d).map(this::fromDocument);
+  }
+
+  /** Pending requests of a breaker, oldest first, at most {@code limit}. */
+  public List<DeferredRequest> pending(BreakerId id, int limit) {
+    return db.call(
+        "read deferred of " + id,
+        () -> {
+          List<DeferredRequest> out = new ArrayList<>();
+          for (Document d :
+              db.collection(ControlDatabase.DEFERRED)
+                  .find(
+                      and(
+                          eq("breakerId", id.toString()),
+                          eq("status", DeferredStatus.PENDING.name())))
+                  .sort(Sorts.ascending("createdAt"))
+                  .limit(limit)) {
+            out.add(fromDocument(d));
+          }
+          return out;
+        });
+  }
+
+  /**
+   * Records a replay attempt of a pending request: {@code done} finishes it, otherwise it stays
+   * pending until {@code maxAttempts} attempts, then fails.
+   *
+   * @return false when the request is not pending (finished by another replayer, or unknown)
+   */
+  public boolean attempt(String trackingId, boolean done, String result, int maxAttempts) {
+    Document d =
+        db.call(
+            "read deferred " + trackingId,
+            () ->
+                db.collection(ControlDatabase.DEFERRED)
+                    .find(and(eq("_id", trackingId), eq("status", DeferredStatus.PENDING.name())))
+                    .first());
+    if (d == null) {
+      return false;
+    }
+    int attempts = d.getInteger("attempts", 0);
+    DeferredStatus next =
+        done
+            ? DeferredStatus.DONE
+            : attempts + 1 >= maxAttempts ? DeferredStatus.FAILED : DeferredStatus.PENDING;
+    long changed =
+        db.call(
+            "update deferred " + trackingId,
+            () ->
+                db.collection(ControlDatabase.DEFERRED)
+                    .updateOne(
+                        and(
+                            eq("_id", trackingId),
+                            eq("status", DeferredStatus.PENDING.name()),
+                            eq("attempts", attempts)),
+                        Updates.combine(
+                            Updates.set("status", next.name()),
+                            Updates.set("attempts", attempts + 1),
+                            Updates.set("result", result == null ? "" : result),
+                            Updates.set("updatedAt", Date.from(clock.instant()))))
+                    .getModifiedCount());
+    return changed == 1;
+  }
+
+  private DeferredRequest fromDocument(Document d) {
+    String tracking = d.getString("_id");
+    return new DeferredRequest(
+        tracking,
+        BreakerId.parse(d.getString("breakerId")),
+        cipher.open(SealedPayload.fromDocument(d.get("payload", Document.class)), tracking),
+        DeferredStatus.valueOf(d.getString("status")),
+        d.getInteger("attempts", 0),
+        d.get("result", ""),
+        d.getDate("createdAt").toInstant());
+  }
+}

@@ -1,0 +1,48 @@
+package io.breakerctl.runtime.control;
+
+import io.breakerctl.runtime.model.BreakerId;
+import java.time.Instant;
+import org.bson.Document;
+
+/**
+ * A last-known-good value for one breaker and business key (metadata; the payload is read through
+ * {@link FallbackSnapshots#serve}).
+ *
+ * @param breakerId the breaker
+ * @param keyHash the salted SHA-256 of the business key (the key itself is never stored)
+ * @param source where the value came from (e.g. the service and call that produced it)
+ * @param capturedAt when it was captured
+ * @param approvedBy who approved it ({@code auto} when the policy approves automatically), empty
+ *     while pending
+ * @param expiresAt when it stops being served
+ * @param status pending, approved or revoked
+ * @param keyId the id of the key its payload is encrypted under (empty when stored unencrypted)
+ */
+public record FallbackSnapshot(
+    BreakerId breakerId,
+    String keyHash,
+    String source,
+    Instant capturedAt,
+    String approvedBy,
+    Instant expiresAt,
+    SnapshotStatus status,
+    String keyId) {
+
+  static FallbackSnapshot fromDocument(Document d) {
+    Document payload = d.get("payload", Document.class);
+    return new FallbackSnapshot(
+        BreakerId.parse(d.getString("breakerId")),
+        d.getString("keyHash"),
+        d.get("source", ""),
+        d.getDate("capturedAt").toInstant(),
+        d.get("approvedBy", ""),
+        d.getDate("expiresAt").toInstant(),
+        SnapshotStatus.valueOf(d.getString("status")),
+        payload == null ? "" : payload.get("keyId", ""));
+  }
+
+  /** The id of the snapshot document. */
+  static String documentId(BreakerId id, String keyHash) {
+    return id + "|" + keyHash;
+  }
+}

@@ -1,0 +1,25 @@
+package io.breakerctl.runtime.control;
+
+import java.util.List;
+
+/**
+ * A restore's plan (dry run) or report.
+ *
+ * @param items one per breaker found in history, by id
+ * @param dryRun whether nothing was written
+ * @param redisTimeMillis the Redis time the plan was made at
+ * @param correlationId the restore's correlation id (each breaker's audit record extends it)
+ */
+public record RestorePlan(
+    List<RestoreItem> items, boolean dryRun, long redisTimeMillis, String correlationId) {
+
+  /** Copies the list. */
+  public RestorePlan {
+    items = List.copyOf(items);
+  }
+
+  /** The items with {@code action}. */
+  public List<RestoreItem> with(RestoreAction action) {
+    return items.stream().filter(i -> i.action() == action).toList();
+  }
+}

@@ -1,0 +1,56 @@
+package io.breakerctl.runtime.control;
+
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.RedisExtension;
+import java.time.Clock;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The fixture of the control-plane integration tests: a real redis-server (the embedded 6.2 binary,
+ * flushed before each test), the in-process MongoDB with a fresh database per test, and a store and
+ * database client on them.
+ */
+abstract class ControlPlaneIT {
+
+  @RegisterExtension static final RedisExtension REDIS = RedisExtension.standalone();
+
+  static TestMongo mongo;
+
+  ControlDatabase db;
+  RedisBreakerStore redis;
+  final Clock clock = Clock.systemUTC();
+
+  @BeforeAll
+  static void startMongo() {
+    mongo = TestMongo.start();
+  }
+
+  @AfterAll
+  static void stopMongo() {
+    mongo.close();
+  }
+
+  @BeforeEach
+  void connect() {
+    REDIS.server().flushAll();
+    db = ControlDatabase.connect(mongo.database());
+    redis = store(REDIS.uri());
+  }
+
+  @AfterEach
+  void disconnect() {
+    redis.close();
+    db.close();
+  }
+
+  static RedisBreakerStore store(String uri) {
+    return RedisBreakerStore.connect(
+        StoreConfig.builder().uri(uri).timeout(Duration.ofSeconds(2)).build());
+  }
+}

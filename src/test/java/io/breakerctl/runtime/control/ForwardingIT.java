@@ -1,0 +1,127 @@
+package io.breakerctl.runtime.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.Poll;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.testing.ChildJvm;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.bson.Document;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("Forwarding without loss across a MongoDB outage and a killed forwarder")
+class ForwardingIT extends ControlPlaneIT {
+
+  static final List<String> SHARED = List.of("fleet:members", "fleet:billing", "fleet:claims");
+
+  private ChildJvm node(RestartableMongo m, String id, long startAt, long stopAt, String own) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                REDIS.uri(), m.uri(), "fwd", id, Long.toString(startAt), Long.toString(stopAt)));
+    args.addAll(SHARED);
+    args.add(own);
+    return REDIS.manage(
+        ChildJvm.start(List.of("-Xmx128m"), TrippingNodeMain.class, args.toArray(String[]::new)));
+  }
+
+  private static void awaitLine(ChildJvm jvm, String line, Duration limit) {
+    Poll.until(limit, jvm.pid() + " to print " + line, () -> jvm.stdout().contains(line));
+  }
+
+  @Test
+  @DisplayName(
+      "MongoDB stopped while breakers trip in 2 JVMs, the forwarding JVM SIGKILLed during the"
+          + " outage, both restarted: every stream entry is in MongoDB exactly once")
+  void everyEntryExactlyOnce() {
+    try (RestartableMongo m = new RestartableMongo();
+        ControlDatabase check = ControlDatabase.connect(m.config("fwd", Duration.ofSeconds(3)))) {
+      check.ensureIndexes();
+      long startAt = System.currentTimeMillis() + 8_000;
+      long stopAt = startAt + 4_000;
+      ChildJvm a = node(m, "node-a", startAt, stopAt, "fleet:a-only");
+      ChildJvm b = node(m, "node-b", startAt, stopAt, "fleet:b-only");
+      awaitLine(a, "READY", Duration.ofSeconds(20));
+      awaitLine(b, "READY", Duration.ofSeconds(20));
+      Poll.until(
+          Duration.ofSeconds(20), "a node to hold the forwarder lease", () -> holder() != null);
+
+      // MongoDB goes down before the breakers trip
+      m.stop();
+      Poll.until(
+          Duration.ofSeconds(15),
+          "the nodes to trip",
+          () -> System.currentTimeMillis() > startAt + 1_500);
+      String holder = holder();
+      assertThat(holder).isIn("node-a", "node-b");
+      ChildJvm forwarder = holder.equals("node-a") ? a : b;
+      ChildJvm survivor = forwarder == a ? b : a;
+      forwarder.kill();
+      awaitLine(survivor, "DONE", Duration.ofSeconds(20));
+
+      // the streams before anything is trimmed (nothing was forwarded during the outage)
+      Map<String, BreakerEvent> streams = new HashMap<>();
+      List<BreakerId> ids = new ArrayList<>();
+      redis.forEachBreaker(ids::add);
+      for (BreakerId id : ids) {
+        for (BreakerEvent e : StreamTail.after(redis, id, "")) {
+          streams.put(id + "|" + e.epoch() + "|" + e.streamId(), e);
+        }
+      }
+      assertThat(ids).extracting(BreakerId::toString).containsAll(SHARED);
+      assertThat(streams).hasSizeGreaterThan(10);
+      for (BreakerId id : ids) {
+        assertThat(RedisBreakerStore.await(redis.state(id)).fields())
+            .as("nothing of %s was forwarded (so nothing trimmed)", id)
+            .doesNotContainKey("forwarded");
+      }
+
+      // MongoDB and the killed node come back; the dead holder's lease expires and another takes
+      // over
+      m.start();
+      ChildJvm restarted = node(m, holder + "-2", 0, 0, "fleet:restarted");
+      awaitLine(restarted, "READY", Duration.ofSeconds(20));
+      // events the nodes append after the read (an open window noticed by a heartbeat flush)
+      // are stream entries too: the stream still holds them, forwarded or not, as its tail
+      Map<String, BreakerEvent> all = new HashMap<>(streams);
+      Poll.until(
+          Duration.ofSeconds(60),
+          "every stream entry in MongoDB",
+          () -> {
+            for (BreakerId id : ids) {
+              for (BreakerEvent e : StreamTail.after(redis, id, "")) {
+                all.putIfAbsent(id + "|" + e.epoch() + "|" + e.streamId(), e);
+              }
+            }
+            return check.collection(ControlDatabase.HISTORY).countDocuments() >= all.size();
+          });
+      assertThat(holder()).isNotEqualTo(holder);
+
+      Map<String, Document> stored = new HashMap<>();
+      for (Document d : check.collection(ControlDatabase.HISTORY).find()) {
+        String key =
+            d.getString("breakerId") + "|" + d.getString("epoch") + "|" + d.getString("streamId");
+        assertThat(stored.put(key, d)).as("stored once: %s", key).isNull();
+      }
+      assertThat(stored.keySet()).containsAll(streams.keySet());
+      assertThat(stored.keySet()).containsExactlyInAnyOrderElementsOf(all.keySet());
+      for (Map.Entry<String, BreakerEvent> e : all.entrySet()) {
+        Document fields = stored.get(e.getKey()).get("fields", Document.class);
+        Map<String, String> asStored = new HashMap<>();
+        fields.forEach((k, v) -> asStored.put(k, String.valueOf(v)));
+        assertThat(asStored).as("fields of %s", e.getKey()).isEqualTo(e.getValue().fields());
+      }
+    }
+  }
+
+  private String holder() {
+    return RedisBreakerStore.await(redis.forwarderLeaseHolder()).orElse(null);
+  }
+}

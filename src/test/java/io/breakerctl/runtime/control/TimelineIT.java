@@ -1,0 +1,222 @@
+package io.breakerctl.runtime.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.control.policy.PolicyParser;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.OverrideResult;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("The timeline: merged sources, stable paging, partial answers, gaps")
+class TimelineIT extends ControlPlaneIT {
+
+  private OverrideResult toggle(BreakerId id, int i) {
+    OverrideKind kind = i % 2 == 0 ? OverrideKind.FORCED_OPEN : OverrideKind.CLEAR;
+    return RedisBreakerStore.await(
+        redis.override(
+            id,
+            new OverrideRequest(kind, "alice", "step " + i, Duration.ZERO, "c-" + id + "-" + i)));
+  }
+
+  private static TimelineQuery all(String pattern, int limit) {
+    return TimelineQuery.builder(BreakerPattern.of(pattern)).limit(limit).build();
+  }
+
+  @Test
+  @DisplayName("pages neither skip nor repeat while the forwarder moves the tail into MongoDB")
+  void stablePages() {
+    List<BreakerId> ids =
+        List.of(BreakerId.parse("tl:a"), BreakerId.parse("tl:b"), BreakerId.parse("tl:c"));
+    new PolicyControl(db, redis, clock)
+        .applyAll(
+            PolicyParser.parse(
+                "tl.yaml",
+                "apiVersion: breakerctl/v1\nkind: Policy\nmetadata:\n  id: 'tl:*'\nspec:\n  failureThreshold: 3\n"),
+            ApplyOptions.by("bob", "tighten"));
+    BreakerNotes notes = new BreakerNotes(db, clock);
+    for (int i = 0; i < 10; i++) {
+      for (BreakerId id : ids) {
+        toggle(id, i);
+      }
+      if (i == 4) {
+        notes.add(ids.get(0), "carol", "member-service p99 at 4 s");
+      }
+    }
+    Timeline timeline = new Timeline(db, redis);
+    HistoryForwarder forwarder = new HistoryForwarder(db, redis, "fwd", clock);
+
+    List<TimelineEntry> paged = new ArrayList<>();
+    TimelinePage page = timeline.page(all("tl:*", 4));
+    int forwarded = 0;
+    while (true) {
+      assertThat(page.partial()).isFalse();
+      paged.addAll(page.entries());
+      // the forwarder writes between pages: one breaker's tail moves to MongoDB each time
+      forwarder.syncBreaker(ids.get(forwarded++ % ids.size()));
+      if (!page.more()) {
+        break;
+      }
+      page = timeline.page(all("tl:*", 4).after(page.cursor().orElseThrow()));
+    }
+
+    List<TimelineEntry> whole = timeline.page(all("tl:*", 1000)).entries();
+    assertThat(paged).extracting(TimelineEntry::id).doesNotHaveDuplicates();
+    assertThat(paged)
+        .extracting(TimelineEntry::id)
+        .containsExactlyElementsOf(whole.stream().map(TimelineEntry::id).toList());
+    assertThat(whole).filteredOn(e -> e.kind() == TimelineKind.TRANSITION).hasSize(30);
+    assertThat(whole)
+        .filteredOn(e -> e.kind() == TimelineKind.NOTE)
+        .singleElement()
+        .satisfies(n -> assertThat(n.actor()).isEqualTo("carol"));
+    assertThat(whole)
+        .filteredOn(e -> e.kind() == TimelineKind.POLICY_VERSION)
+        .singleElement()
+        .satisfies(v -> assertThat(v.policyVersion()).isEqualTo(1));
+    assertThat(whole)
+        .filteredOn(e -> e.kind() == TimelineKind.AUDIT)
+        .extracting(TimelineEntry::cause)
+        .containsExactly("APPLY");
+    assertThat(paged).filteredOn(e -> e.source() == TimelineSource.REDIS).isNotEmpty();
+    assertThat(whole).allMatch(e -> e.source() == TimelineSource.MONGODB);
+    for (int i = 1; i < whole.size(); i++) {
+      assertThat(whole.get(i).key()).isGreaterThan(whole.get(i - 1).key());
+    }
+    TimelineEntry first =
+        whole.stream().filter(e -> e.kind() == TimelineKind.TRANSITION).findFirst().orElseThrow();
+    assertThat(first.from()).contains(State.CLOSED);
+    assertThat(first.to()).contains(State.FORCED_OPEN);
+    assertThat(first.cause()).isEqualTo("OVERRIDE_SET");
+    assertThat(first.actor()).isEqualTo("alice");
+    assertThat(first.reason()).isEqualTo("step 0");
+    assertThat(first.correlationId()).startsWith("c-tl:");
+    assertThat(first.epoch()).isNotEmpty();
+
+    // filters: one breaker, one state, one kind, one actor
+    assertThat(
+            timeline
+                .page(
+                    TimelineQuery.builder(BreakerPattern.of(ids.get(1)))
+                        .state(State.FORCED_OPEN)
+                        .build())
+                .entries())
+        .hasSize(5)
+        .allMatch(e -> e.target().equals("tl:b"));
+    assertThat(
+            timeline
+                .page(
+                    TimelineQuery.builder(BreakerPattern.of("tl:*"))
+                        .kind(TimelineKind.NOTE)
+                        .build())
+                .entries())
+        .hasSize(1);
+    assertThat(
+            timeline
+                .page(TimelineQuery.builder(BreakerPattern.of("tl:*")).actor("bob").build())
+                .entries())
+        .extracting(TimelineEntry::kind)
+        .containsExactlyInAnyOrder(TimelineKind.POLICY_VERSION, TimelineKind.AUDIT);
+  }
+
+  @Test
+  @DisplayName(
+      "with MongoDB down the page comes from Redis alone, with Redis down from MongoDB alone; both partial")
+  void partialAnswers() {
+    BreakerId id = BreakerId.parse("tl:partial");
+    try (RestartableMongo down = new RestartableMongo();
+        ControlDatabase local =
+            ControlDatabase.connect(down.config("partial", Duration.ofMillis(500)))) {
+      for (int i = 0; i < 4; i++) {
+        toggle(id, i);
+      }
+      assertThat(new HistoryForwarder(local, redis, "fwd", clock).syncOnce().events()).isEqualTo(4);
+      toggle(id, 4); // not forwarded
+
+      TimelinePage both = new Timeline(local, redis).page(all("tl:*", 100));
+      assertThat(both.partial()).isFalse();
+      assertThat(both.entries()).hasSize(5);
+      assertThat(both.entries()).filteredOn(e -> e.source() == TimelineSource.MONGODB).hasSize(4);
+
+      down.stop();
+      TimelinePage redisOnly = new Timeline(local, redis).page(all("tl:*", 100));
+      assertThat(redisOnly.partial()).isTrue();
+      assertThat(redisOnly.problems()).singleElement().asString().contains("MongoDB unavailable");
+      assertThat(redisOnly.entries())
+          .extracting(TimelineEntry::id)
+          .containsExactlyElementsOf(both.entries().stream().map(TimelineEntry::id).toList());
+      assertThat(redisOnly.entries()).allMatch(e -> e.source() == TimelineSource.REDIS);
+      down.start();
+
+      REDIS.server().kill();
+      try {
+        TimelinePage mongoOnly = new Timeline(local, redis).page(all("tl:*", 100));
+        assertThat(mongoOnly.partial()).isTrue();
+        assertThat(mongoOnly.problems()).singleElement().asString().contains("Redis unavailable");
+        assertThat(mongoOnly.entries())
+            .hasSize(4)
+            .allMatch(e -> e.source() == TimelineSource.MONGODB);
+      } finally {
+        REDIS.server().restart();
+      }
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "events a stream's cap dropped before forwarding show as a gap entry (breaker, epoch, count)")
+  void gapEntry() {
+    BreakerId id = BreakerId.parse("tl:capped");
+    int total = 10_012; // the cap is 10,000 events
+    String epoch = "";
+    for (int start = 0; start < total; start += 500) {
+      List<CompletableFuture<OverrideResult>> batch = new ArrayList<>();
+      for (int i = start; i < Math.min(total, start + 500); i++) {
+        OverrideKind kind = i % 2 == 0 ? OverrideKind.FORCED_OPEN : OverrideKind.CLEAR;
+        batch.add(redis.override(id, new OverrideRequest(kind, "load", "cap", Duration.ZERO, "")));
+      }
+      for (CompletableFuture<OverrideResult> f : batch) {
+        epoch = RedisBreakerStore.await(f).epoch();
+      }
+    }
+    String e = epoch;
+
+    TimelinePage fromRedis =
+        new Timeline(null, redis)
+            .page(TimelineQuery.builder(BreakerPattern.of(id)).kind(TimelineKind.GAP).build());
+    assertThat(fromRedis.partial()).isTrue();
+    assertThat(fromRedis.entries())
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.epoch()).isEqualTo(e);
+              assertThat(g.counts()).containsEntry("dropped", "12");
+            });
+
+    SyncResult sync = new HistoryForwarder(db, redis, "fwd", clock).syncOnce();
+    assertThat(sync.failures()).isEmpty();
+    assertThat(sync.events()).isEqualTo(10_000);
+    TimelinePage fromMongo =
+        new Timeline(db, null)
+            .page(TimelineQuery.builder(BreakerPattern.of("tl:*")).kind(TimelineKind.GAP).build());
+    assertThat(fromMongo.entries())
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.id()).isEqualTo("gap|tl:capped|" + e);
+              assertThat(g.counts()).containsEntry("dropped", "12");
+              assertThat(g.source()).isEqualTo(TimelineSource.MONGODB);
+            });
+    assertThat(new HashSet<>(List.of(fromRedis.entries().get(0).id())))
+        .contains(fromMongo.entries().get(0).id());
+  }
+}
