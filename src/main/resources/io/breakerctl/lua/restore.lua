@@ -90,7 +90,8 @@ local until_ms = 0
 if override ~= '' then until_ms = override_until elseif stored == 'OPEN' then until_ms = open_until end
 local ev = transition(before, to, 'RESTORED', { 'actor', NODE, 'reason', reason,
   'correlationId', corr, 'stored', stored, 'openUntil', open_until, 'openMillis', open_ms,
-  'override', override, 'overrideUntil', override_until, 'until', until_ms,
+  'override', override, 'overrideUntil', override_until, 'overrideActor', ARGV[9] or '',
+  'overrideReason', ARGV[10] or '', 'overrideCorrelationId', ARGV[11] or '', 'until', until_ms,
   'restoredFrom', source, 'previousEpoch', previous })
 flush()
 return { 1, 'RESTORED', to, epoch, ev, B.generation, previous }

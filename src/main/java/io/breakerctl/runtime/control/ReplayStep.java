@@ -6,7 +6,11 @@ import io.breakerctl.runtime.redis.BreakerEvent;
 import java.util.Map;
 import org.bson.Document;
 
-/** The parts of one transition event that replay needs. */
+/**
+ * The parts of one transition event that replay needs. {@code actor}, {@code reason} and {@code
+ * correlationId} are the override's for a restore that restored one (its own actor is the
+ * restorer), else the event's.
+ */
 record ReplayStep(
     String breakerId,
     TimelineKey key,
@@ -80,6 +84,7 @@ record ReplayStep(
     String id = breakerId + "|" + epoch + "|" + streamId;
     String override = f.apply("override");
     String stored = f.apply("stored");
+    boolean restored = TransitionCause.RESTORED.name().equals(f.apply("cause"));
     return new ReplayStep(
         breakerId,
         new TimelineKey(TimelineEntries.number(f.apply("at")), epoch, streamId, id),
@@ -91,9 +96,10 @@ record ReplayStep(
         TimelineEntries.number(f.apply("openMillis")),
         override == null || override.isEmpty() ? null : State.fromCode(override),
         TimelineEntries.number(f.apply("overrideUntil")),
-        orEmpty(f.apply("actor")),
-        orEmpty(f.apply("reason")),
-        orEmpty(f.apply("correlationId")),
+        // a restore's own actor is not the override's: the override's travels in override* fields
+        orEmpty(f.apply(restored ? "overrideActor" : "actor")),
+        orEmpty(f.apply(restored ? "overrideReason" : "reason")),
+        orEmpty(f.apply(restored ? "overrideCorrelationId" : "correlationId")),
         TimelineEntries.number(f.apply("generation")));
   }
 

@@ -88,7 +88,7 @@ class RestoreIT extends ControlPlaneIT {
     assertThat(keys(FORCED).exists()).isFalse();
 
     RestorePlan done =
-        restore.restore(BreakerPattern.of("restore:*"), "alice", "redis lost its data");
+        restore.restore(BreakerPattern.of("restore:*"), "dave", "redis lost its data");
     assertThat(actions(done))
         .containsEntry(OPEN, RestoreAction.RESTORED)
         .containsEntry(FORCED, RestoreAction.RESTORED)
@@ -123,13 +123,21 @@ class RestoreIT extends ControlPlaneIT {
         .containsEntry(OPEN, RestoreAction.INTACT)
         .containsEntry(FORCED, RestoreAction.INTACT)
         .containsEntry(MOVED, RestoreAction.INTACT);
-    // replay reads the restored incarnation as history's state
+    // replay reads the restored incarnation as history's state; a second loss restores the
+    // override with its original actor, not the restorer
     assertThat(
             new Replay(db, null)
                 .stateAt(java.time.Instant.now(), BreakerPattern.of("restore:*"))
                 .get(FORCED)
                 .state())
         .isEqualTo(State.FORCED_OPEN);
+    REDIS.server().flushAll();
+    assertThat(actions(restore.restore(BreakerPattern.of("restore:forced"), "carol", "lost again")))
+        .containsEntry(FORCED, RestoreAction.RESTORED);
+    assertThat(keys(FORCED).fields())
+        .containsEntry("overrideActor", "alice")
+        .containsEntry("override", "FORCED_OPEN");
+    assertThat(keys(FORCED).number("overrideUntil")).isEqualTo(forced.number("overrideUntil"));
   }
 
   @Test
