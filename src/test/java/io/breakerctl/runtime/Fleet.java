@@ -121,6 +121,11 @@ final class Fleet implements AutoCloseable {
   @Override
   public void close() {
     running.set(false);
+    stop(threads, registries);
+  }
+
+  /** Joins the node threads (bounded) and closes the registries. */
+  static void stop(List<Thread> threads, List<BreakerRegistry> registries) {
     for (Thread t : threads) {
       try {
         t.join(2000);

@@ -138,14 +138,7 @@ final class LoopbackFleet implements AutoCloseable {
   @Override
   public void close() {
     running.set(false);
-    for (Thread t : threads) {
-      try {
-        t.join(2000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    registries.forEach(BreakerRegistry::close);
+    Fleet.stop(threads, registries);
     clients.forEach(LoopbackDependency.Client::close);
   }
 }
