@@ -1,5 +1,6 @@
 package io.breakerctl.cli;
 
+import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.model.BreakerId;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
@@ -120,17 +121,7 @@ public record BreakerSelector(String pattern, String caller, String dependency) 
   }
 
   private static Pattern regex(String glob) {
-    StringBuilder b = new StringBuilder();
-    for (char c : glob.toCharArray()) {
-      if (c == '*') {
-        b.append(".*");
-      } else if (c == '?') {
-        b.append('.');
-      } else {
-        b.append(Pattern.quote(String.valueOf(c)));
-      }
-    }
-    return Pattern.compile(b.toString());
+    return BreakerPattern.globRegex(glob);
   }
 
   /** A short description for messages, e.g. {@code 'claims:*' (caller=claims)}. */

@@ -333,9 +333,6 @@ final class DistributedBreaker implements CircuitBreaker {
       return false;
     }
     State stored = r.state().isOverride() ? State.CLOSED : r.state();
-    if (stored == State.HALF_OPEN || stored == State.OPEN) {
-      stored = State.OPEN;
-    }
     SharedView answer =
         new SharedView(
             stored,
@@ -547,10 +544,9 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     if (gen > v.generation() && r.epoch().equals(v.epoch()) && !r.state().isOverride()) {
       // keep the last answer until the full read arrives (what a stall then decides from)
-      State stored = r.state() == State.OPEN ? State.OPEN : r.state();
       long until = r.state() == State.OPEN ? r.untilMillis() : v.openUntil();
       if (v.override() == null) {
-        apply(v.withStored(stored, until, v.openMillis(), gen, r.epoch(), now()), LEARNED);
+        apply(v.withStored(r.state(), until, v.openMillis(), gen, r.epoch(), now()), LEARNED);
       }
     }
     registry.refreshSoon(this);
@@ -725,13 +721,8 @@ final class DistributedBreaker implements CircuitBreaker {
               if (res.written()) {
                 emit(CircuitEvent.Type.REASSERTED, v.effective(now()), res.state(), lost.name());
               }
-              forceRefresh();
+              registry.refreshSoon(this); // take what Redis holds once it is no longer behind
             });
-  }
-
-  /** Reads the breaker again and takes what Redis holds when it is no longer behind. */
-  private void forceRefresh() {
-    registry.refreshSoon(this);
   }
 
   private void adoptPolicy(WarmedPolicy warmed) {

@@ -8,23 +8,26 @@ import org.bson.conversions.Bson;
 
 /**
  * Which breakers a control-plane read addresses: an exact breaker id, or a glob on ids ({@code *}
- * any run of characters, {@code ?} one character), e.g. {@code claims:*}.
- *
- * @param glob the id or glob
+ * any run of characters, {@code ?} one character), e.g. {@code claims:*}. The glob is compiled
+ * once, so matching every breaker of a scan costs no regex compilation per id.
  */
-public record BreakerPattern(String glob) {
+public final class BreakerPattern {
 
   private static final Pattern CHARS = Pattern.compile("[a-z0-9._:*?-]{1,200}");
 
   /** Every breaker. */
   public static final BreakerPattern ALL = new BreakerPattern("*");
 
+  private final String glob;
+  private final Pattern regex;
+
   /**
    * Validates the pattern.
    *
+   * @param glob the id or glob
    * @throws IllegalArgumentException naming the bad value
    */
-  public BreakerPattern {
+  public BreakerPattern(String glob) {
     if (glob == null || !CHARS.matcher(glob).matches()) {
       throw new IllegalArgumentException(
           "breaker pattern '"
@@ -34,6 +37,31 @@ public record BreakerPattern(String glob) {
     if (!isGlob(glob)) {
       BreakerId.parse(glob);
     }
+    this.glob = glob;
+    this.regex = globRegex(glob);
+  }
+
+  /** The id or glob. */
+  public String glob() {
+    return glob;
+  }
+
+  /**
+   * A glob ({@code *} any run of characters, {@code ?} one character, everything else literal) as
+   * an anchored regular expression; the CLI's selectors use it too.
+   */
+  public static Pattern globRegex(String glob) {
+    StringBuilder b = new StringBuilder("^");
+    for (char c : glob.toCharArray()) {
+      if (c == '*') {
+        b.append(".*");
+      } else if (c == '?') {
+        b.append('.');
+      } else {
+        b.append(Pattern.quote(String.valueOf(c)));
+      }
+    }
+    return Pattern.compile(b.append('$').toString());
   }
 
   /** A pattern for {@code text} (an id or a glob). */
@@ -57,7 +85,7 @@ public record BreakerPattern(String glob) {
 
   /** Whether {@code id} is selected. */
   public boolean matches(String id) {
-    return isGlob(glob) ? regex().matcher(id).matches() : glob.equals(id);
+    return isGlob(glob) ? regex.matcher(id).matches() : glob.equals(id);
   }
 
   /** Whether {@code id} is selected. */
@@ -70,20 +98,21 @@ public record BreakerPattern(String glob) {
     if (glob.equals("*")) {
       return Filters.exists(field);
     }
-    return isGlob(glob) ? Filters.regex(field, regex().pattern()) : Filters.eq(field, glob);
+    return isGlob(glob) ? Filters.regex(field, regex.pattern()) : Filters.eq(field, glob);
   }
 
-  private Pattern regex() {
-    StringBuilder b = new StringBuilder("^");
-    for (char c : glob.toCharArray()) {
-      if (c == '*') {
-        b.append(".*");
-      } else if (c == '?') {
-        b.append('.');
-      } else {
-        b.append(Pattern.quote(String.valueOf(c)));
-      }
-    }
-    return Pattern.compile(b.append('$').toString());
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof BreakerPattern other && other.glob.equals(glob);
+  }
+
+  @Override
+  public int hashCode() {
+    return glob.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "BreakerPattern[glob=" + glob + "]";
   }
 }
