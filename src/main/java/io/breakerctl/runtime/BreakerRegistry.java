@@ -54,6 +54,7 @@ public interface BreakerRegistry extends AutoCloseable {
     String redisUri;
     RedisClient redisClient;
     RedisClusterClient redisClusterClient;
+    BreakerStore store;
     String nodeId = "node-" + UUID.randomUUID().toString().substring(0, 8);
     Mode mode = Mode.HYBRID;
     Policy defaults = Policy.DEFAULT;
@@ -86,6 +87,15 @@ public interface BreakerRegistry extends AutoCloseable {
     /** An existing Lettuce cluster client. */
     public Builder redisClusterClient(RedisClusterClient client) {
       this.redisClusterClient = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /**
+     * The shared store to use instead of Redis (the registry never closes it): an {@link
+     * InProcessBreakerStore} for tests, or one several registries share as an in-process fleet.
+     */
+    public Builder store(BreakerStore store) {
+      this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 
@@ -201,14 +211,17 @@ public interface BreakerRegistry extends AutoCloseable {
       if (mode != Mode.LOCAL
           && redisUri == null
           && redisClient == null
-          && redisClusterClient == null) {
-        throw new IllegalStateException(mode + " mode needs Redis: set redisUri or redisClient");
+          && redisClusterClient == null
+          && store == null) {
+        throw new IllegalStateException(
+            mode + " mode needs Redis: set redisUri, redisClient or a store");
       }
       return new DefaultBreakerRegistry(
           new RegistryOptions(
               redisUri,
               redisClient,
               redisClusterClient,
+              store,
               nodeId,
               mode,
               defaults,

@@ -51,8 +51,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private final StoreGuard guard;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<BreakerId, Boolean> refreshQueued = new ConcurrentHashMap<>();
-  private volatile RedisBreakerStore store;
-  private volatile RedisBreakerStore.Subscription subscription;
+  private volatile BreakerStore store;
+  private volatile BreakerStore.Subscription subscription;
   private volatile boolean listening = true;
   private volatile long subscriptionClosedSince;
   private volatile long resubscribeDelay = RESUBSCRIBE_MILLIS;
@@ -91,7 +91,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     this.control =
         cfg.controlPlane() != null && cfg.mode() != Mode.LOCAL
             ? new ControlPlaneLink(
-                cfg.controlPlane(), this::store, cfg.nodeId(), cfg.clock(), scheduler)
+                cfg.controlPlane(),
+                () -> store instanceof RedisBreakerStore r ? r : null,
+                cfg.nodeId(),
+                cfg.clock(),
+                scheduler)
             : null;
     this.transitionsWon = control == null ? id -> {} : control::handOff;
   }
@@ -126,7 +130,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return guard;
   }
 
-  RedisBreakerStore store() {
+  BreakerStore store() {
     return store;
   }
 
@@ -165,9 +169,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   // ---- connection -----------------------------------------------------------------------------
 
   private boolean connect() {
-    RedisBreakerStore s;
+    BreakerStore s;
     try {
-      if (cfg.redisClient() != null) {
+      if (cfg.store() != null) {
+        s = cfg.store();
+      } else if (cfg.redisClient() != null) {
         s =
             RedisBreakerStore.create(
                 cfg.redisClient(), cfg.prefix(), cfg.idleTtl(), cfg.commandTimeout());
@@ -194,7 +200,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       warmUp(s);
     }
     try {
-      RedisBreakerStore.await(s.warmUp(), cfg.connectTimeout());
+      BreakerStore.await(s.warmUp(), cfg.connectTimeout());
     } catch (StoreException e) {
       // a node that cannot warm its script path still works; its first call pays for it
     }
@@ -205,14 +211,14 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * Subscribes to the fleet's messages; a failure closes what it opened and retries in the
    * background with a jittered, doubling delay, so pub/sub is never lost for good.
    */
-  private boolean subscribe(RedisBreakerStore s) {
+  private boolean subscribe(BreakerStore s) {
     if (!listening || closed.get()) {
       return false;
     }
     try {
-      RedisBreakerStore.Subscription sub =
+      BreakerStore.Subscription sub =
           s.subscribe(this::onMessage, () -> background(this::refreshAll));
-      RedisBreakerStore.Subscription old = subscription;
+      BreakerStore.Subscription old = subscription;
       subscription = sub;
       subscriptionClosedSince = 0;
       resubscribeDelay = RESUBSCRIBE_MILLIS;
@@ -236,7 +242,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       scheduler.schedule(
           () -> {
             resubscribeScheduled.set(false);
-            RedisBreakerStore s = store;
+            BreakerStore s = store;
             if (s != null && subscribe(s)) {
               background(this::refreshAll);
             }
@@ -253,11 +259,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * itself while the server it chose comes back; on a Cluster whose node died it must move).
    */
   private void watchSubscription() {
-    RedisBreakerStore s = store;
+    BreakerStore s = store;
     if (!listening || s == null) {
       return;
     }
-    RedisBreakerStore.Subscription sub = subscription;
+    BreakerStore.Subscription sub = subscription;
     if (sub == null) {
       scheduleResubscribe();
       return;
@@ -280,8 +286,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * through the whole message path (Lettuce's pub/sub decoding, JSON, the view update), so the
    * first real trip is not the message that pays for class loading and a cold path.
    */
-  private void warmUp(RedisBreakerStore s) {
-    RedisBreakerStore.Subscription sub = subscription;
+  private void warmUp(BreakerStore s) {
+    BreakerStore.Subscription sub = subscription;
     if (sub == null || warmedUp.getCount() == 0) {
       return;
     }
@@ -317,7 +323,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   /** The guard's confirmation: one PING bounded by the command timeout. */
   private void confirm(StoreGuard g) {
-    RedisBreakerStore s = store;
+    BreakerStore s = store;
     if (s == null) {
       g.confirmed(false);
       return;
@@ -344,12 +350,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     boolean reachable;
-    RedisBreakerStore s = store;
+    BreakerStore s = store;
     if (s == null) {
       reachable = connect();
     } else {
       try {
-        RedisBreakerStore.await(s.ping());
+        BreakerStore.await(s.ping());
         reachable = true;
       } catch (StoreException e) {
         reachable = false;
@@ -380,10 +386,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   private boolean reconcileAll() {
-    RedisBreakerStore s = store;
+    BreakerStore s = store;
     try {
       for (DistributedBreaker b : breakers.values()) {
-        BreakerSnapshot shared = RedisBreakerStore.await(s.state(b.id()), cfg.commandTimeout());
+        BreakerSnapshot shared = BreakerStore.await(s.state(b.id()), cfg.commandTimeout());
         b.reconcile(shared);
       }
       return true;
@@ -420,12 +426,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * fleet is open does not admit calls until its first refresh.
    */
   private void readNow(DistributedBreaker b) {
-    RedisBreakerStore s = store;
+    BreakerStore s = store;
     if (s == null || !guard.up()) {
       return;
     }
     try {
-      b.onSnapshot(RedisBreakerStore.await(s.state(b.id()), cfg.commandTimeout()));
+      b.onSnapshot(BreakerStore.await(s.state(b.id()), cfg.commandTimeout()));
       guard.success();
     } catch (StoreException e) {
       guard.failure(e);
@@ -434,7 +440,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   private void refresh(DistributedBreaker b) {
-    RedisBreakerStore s = store;
+    BreakerStore s = store;
     if (s == null || !guard.up()) {
       return;
     }
@@ -530,9 +536,9 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     } catch (Exception e) {
       // closing a subscription cannot fail the caller
     }
-    RedisBreakerStore s = store;
-    if (s != null) {
-      s.close();
+    BreakerStore s = store;
+    if (s != null && s != cfg.store()) {
+      s.close(); // a store given to the builder belongs to its creator
     }
   }
 }

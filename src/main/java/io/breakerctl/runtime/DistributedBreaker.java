@@ -13,7 +13,6 @@ import io.breakerctl.runtime.redis.PolicyEncoding;
 import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
 import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreException;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -192,7 +191,7 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   private Permission sharedAcquire() {
-    RedisBreakerStore store = registry.store();
+    BreakerStore store = registry.store();
     if (store == null) {
       registry.guard().trip();
       return degradedAcquire();
@@ -200,7 +199,7 @@ final class DistributedBreaker implements CircuitBreaker {
     AcquireResult r;
     try {
       r =
-          RedisBreakerStore.await(
+          BreakerStore.await(
               store.acquire(id, node(), resolved.policy()), registry.commandTimeout());
       registry.guard().success();
     } catch (StoreException e) {
@@ -702,7 +701,7 @@ final class DistributedBreaker implements CircuitBreaker {
     if (!reasserting.compareAndSet(false, true)) {
       return;
     }
-    RedisBreakerStore store = registry.store();
+    BreakerStore store = registry.store();
     if (store == null) {
       reasserting.set(false);
       return;
@@ -755,7 +754,7 @@ final class DistributedBreaker implements CircuitBreaker {
 
   /** Flushes pending successes with this node's heartbeat (HYBRID, SHARED). */
   void flush() {
-    RedisBreakerStore store = registry.store();
+    BreakerStore store = registry.store();
     if (store == null) {
       return;
     }
@@ -801,7 +800,7 @@ final class DistributedBreaker implements CircuitBreaker {
    * @throws StoreException when Redis fails meanwhile (the registry retries)
    */
   void reconcile(BreakerSnapshot shared) {
-    RedisBreakerStore store = registry.store();
+    BreakerStore store = registry.store();
     State before = acting();
     long now = now();
     SharedView v = view;
@@ -809,11 +808,10 @@ final class DistributedBreaker implements CircuitBreaker {
     State lost = v == null ? null : v.lostIn(next, now);
     boolean published = false;
     if (lost != null) {
-      RedisBreakerStore.await(
+      BreakerStore.await(
           store.reassert(id, node(), reassertion(v, lost), resolved.policy()),
           registry.commandTimeout());
-      next =
-          SharedView.of(RedisBreakerStore.await(store.state(id), registry.commandTimeout()), now());
+      next = SharedView.of(BreakerStore.await(store.state(id), registry.commandTimeout()), now());
     } else if (trippedWhileDegraded.get()
         && local.state().rejects()
         && next.effective(now) == State.CLOSED) {
@@ -830,10 +828,9 @@ final class DistributedBreaker implements CircuitBreaker {
               "",
               "",
               "");
-      RedisBreakerStore.await(
+      BreakerStore.await(
           store.reassert(id, node(), trip, resolved.policy()), registry.commandTimeout());
-      next =
-          SharedView.of(RedisBreakerStore.await(store.state(id), registry.commandTimeout()), now());
+      next = SharedView.of(BreakerStore.await(store.state(id), registry.commandTimeout()), now());
       published = true;
     }
     adoptPolicy(shared.warmedPolicy().orElse(null));
@@ -908,7 +905,7 @@ final class DistributedBreaker implements CircuitBreaker {
         () -> {
           try {
             AcquireResult r =
-                RedisBreakerStore.await(registry.store().acquire(id, node(), resolved.policy()));
+                BreakerStore.await(registry.store().acquire(id, node(), resolved.policy()));
             if (!r.allowed()) {
               return;
             }
@@ -919,7 +916,7 @@ final class DistributedBreaker implements CircuitBreaker {
               ok = false;
             }
             RecordResult res =
-                RedisBreakerStore.await(
+                BreakerStore.await(
                     registry
                         .store()
                         .record(

@@ -17,6 +17,7 @@ record RegistryOptions(
     String redisUri,
     RedisClient redisClient,
     RedisClusterClient redisClusterClient,
+    BreakerStore store,
     String nodeId,
     Mode mode,
     Policy defaults,

@@ -475,6 +475,19 @@ public final class LocalStateMachine {
         clock.millis());
   }
 
+  /**
+   * The stored machine state, as the script's {@code state} field: CLOSED, OPEN or HALF_OPEN (an
+   * override is held beside it; an ended open window reads OPEN until an operation notices it).
+   */
+  public State storedState() {
+    return view.state();
+  }
+
+  /** The stored open window's length in ms (the base of the next backoff), 0 when closed. */
+  public long openMillis() {
+    return view.openMillis();
+  }
+
   /** The override in force at the clock's time, if any. */
   public Optional<ActiveOverride> activeOverride() {
     ActiveOverride o = view.override();

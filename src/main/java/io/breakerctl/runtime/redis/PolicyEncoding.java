@@ -105,6 +105,41 @@ public final class PolicyEncoding {
     }
   }
 
+  /** The {@code p.*} fields in the policy argument's order, as {@code warm.lua} writes them. */
+  private static final String[] ARG_FIELDS = {
+    "p.failureThreshold",
+    "p.windowMillis",
+    "p.failureRate",
+    "p.minimumCalls",
+    "p.slowCallMillis",
+    "p.openMillis",
+    "p.maxOpenMillis",
+    "p.halfOpenPermits",
+    "p.probeLeaseMillis",
+    "p.enabled"
+  };
+
+  /**
+   * The hash fields {@code warm.lua} writes for {@code w} (an unset optional field is absent): what
+   * {@link #fromFields} reads back.
+   */
+  public static Map<String, String> toFields(WarmedPolicy w) {
+    Map<String, String> f = new java.util.LinkedHashMap<>();
+    String arg = toArg(w.policy());
+    String[] v = arg.split(",", -1);
+    for (int i = 0; i < ARG_FIELDS.length; i++) {
+      if (!v[i].isEmpty()) {
+        f.put(ARG_FIELDS[i], v[i]);
+      }
+    }
+    f.put("policy", arg);
+    f.put("p.storeFailureMode", w.policy().storeFailureMode().name());
+    f.put("p.fallbackPolicy", w.policy().fallbackPolicy().name());
+    f.put("policyId", w.policyId());
+    f.put("policyVersion", Long.toString(w.version()));
+    return f;
+  }
+
   /** The warmed policy in a breaker's hash fields, if one was warmed. */
   public static Optional<WarmedPolicy> fromFields(Map<String, String> f) {
     String version = f.get("policyVersion");

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.BreakerStore;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
@@ -65,7 +66,7 @@ import java.util.function.Consumer;
  * arrive as {@link StoreUnavailableException}, {@link StorePermissionException} or {@link
  * StoreException}.
  */
-public final class RedisBreakerStore implements AutoCloseable {
+public final class RedisBreakerStore implements BreakerStore {
 
   private final StatefulConnection<String, String> connection;
   private final RedisClusterAsyncCommands<String, String> commands;
@@ -304,18 +305,6 @@ public final class RedisBreakerStore implements AutoCloseable {
     } catch (RuntimeException e) {
       throw StoreErrors.translate("connect", e);
     }
-  }
-
-  /** A pub/sub subscription: whether its connection is up, and how to end it. */
-  public interface Subscription extends AutoCloseable {
-    /** Whether the subscription's connection is open (Lettuce reconnects and resubscribes). */
-    boolean isOpen();
-
-    /** Publishes {@code message} on the subscribed channel (a node's warm-up of its path). */
-    CompletableFuture<Long> publish(String message);
-
-    @Override
-    void close();
   }
 
   /**

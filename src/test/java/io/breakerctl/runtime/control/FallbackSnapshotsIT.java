@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.model.Updates;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.testing.MutableClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -16,6 +16,7 @@ import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.MutableClock;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
 import java.time.Instant;

@@ -8,6 +8,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;

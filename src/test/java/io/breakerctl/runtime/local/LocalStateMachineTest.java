@@ -27,6 +27,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.model.Transitions;
+import io.breakerctl.testing.MutableClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

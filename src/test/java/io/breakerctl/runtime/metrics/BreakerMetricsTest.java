@@ -13,15 +13,12 @@ import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.testing.MutableClock;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -39,7 +36,7 @@ class BreakerMetricsTest {
   private static final Policy POLICY =
       Policy.builder().failureThreshold(3).open(Duration.ofSeconds(10)).halfOpenPermits(1).build();
 
-  private final TestClock clock = new TestClock(1_700_000_000_000L);
+  private final MutableClock clock = new MutableClock(1_700_000_000_000L);
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   private BreakerRegistry registry;
 
@@ -210,34 +207,6 @@ class BreakerMetricsTest {
     return () -> {
       throw new IllegalStateException("payments down");
     };
-  }
-
-  /** A clock the test moves by hand. */
-  private static final class TestClock extends Clock {
-    private final AtomicReference<Instant> now;
-
-    TestClock(long startMillis) {
-      this.now = new AtomicReference<>(Instant.ofEpochMilli(startMillis));
-    }
-
-    void advance(Duration d) {
-      now.updateAndGet(i -> i.plus(d));
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now.get();
-    }
   }
 
   /** A breaker whose view and events the test sets (for what LOCAL mode does not produce). */

@@ -1,0 +1,121 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.redis.AcquireResult;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.OverrideResult;
+import io.breakerctl.runtime.redis.ReassertResult;
+import io.breakerctl.runtime.redis.Reassertion;
+import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.WarmResult;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * The shared store a fleet keeps its breakers in: exactly what a breaker and its registry need
+ * (acquire, record, override, re-assert, warm, read, subscribe), nothing about how it is kept.
+ *
+ * <p>Two implementations: {@link RedisBreakerStore}, the Lua scripts on Redis or Redis Cluster
+ * (what production runs), and {@link InProcessBreakerStore}, one {@code LocalStateMachine} per
+ * breaker in this process with the scripts' answers, messages and snapshot fields (tests of the
+ * runtime and of services that embed it, without Redis; it can be made unavailable or slow to show
+ * what a node does then). A registry uses the store given to {@link
+ * BreakerRegistry.Builder#store(BreakerStore)} and never closes it; otherwise it connects to Redis.
+ *
+ * <p>Every method is asynchronous. Failures complete the future exceptionally with a {@code
+ * StoreException}: {@code StoreUnavailableException} when the store does not answer (the node
+ * degrades), {@code StorePermissionException} when it refuses.
+ */
+public interface BreakerStore extends AutoCloseable {
+
+  /**
+   * Asks for permission to call ({@code acquire.lua}). {@code policy} applies while no policy is
+   * warmed into the breaker.
+   */
+  CompletableFuture<AcquireResult> acquire(BreakerId id, String node, Policy policy);
+
+  /**
+   * Records outcomes ({@code record.lua}), with this node's heartbeat when {@code heartbeat} is not
+   * null. {@code policy} applies while no policy is warmed.
+   */
+  CompletableFuture<RecordResult> record(
+      BreakerId id, Outcome outcome, Policy policy, NodeHeartbeat heartbeat);
+
+  /** Records outcomes without a heartbeat. */
+  default CompletableFuture<RecordResult> record(BreakerId id, Outcome outcome, Policy policy) {
+    return record(id, outcome, policy, null);
+  }
+
+  /** Sets, changes or clears an operator override ({@code override.lua}). */
+  CompletableFuture<OverrideResult> override(BreakerId id, OverrideRequest request);
+
+  /**
+   * Puts back a trip or an override the store lost, or publishes a trip made while degraded ({@code
+   * reassert.lua}).
+   */
+  CompletableFuture<ReassertResult> reassert(
+      BreakerId id, String node, Reassertion request, Policy policy);
+
+  /**
+   * Warms a resolved policy version into the breaker ({@code warm.lua}); for the same policy id an
+   * older or equal version never replaces a newer one.
+   */
+  CompletableFuture<WarmResult> warm(
+      BreakerId id, String policyId, long version, Policy policy, String actor);
+
+  /** Reads a breaker's state fields with the store's time (no leases, events or heartbeats). */
+  CompletableFuture<BreakerSnapshot> state(BreakerId id);
+
+  /** A health check of the connection. */
+  CompletableFuture<String> ping();
+
+  /** Runs the client side of the scripts' replies once, so the first real call is not cold. */
+  CompletableFuture<Void> warmUp();
+
+  /**
+   * Subscribes to the transitions and warmed policies of every breaker in the store (JSON messages
+   * as the scripts publish them). {@code onSubscribed} runs after every (re)subscription, when
+   * messages may have been missed.
+   *
+   * @throws io.breakerctl.runtime.redis.StoreUnavailableException when it cannot subscribe
+   */
+  Subscription subscribe(Consumer<String> onMessage, Runnable onSubscribed);
+
+  @Override
+  void close();
+
+  /**
+   * Waits for one of a store's futures and rethrows its failure unwrapped as a {@code
+   * StoreException}.
+   */
+  static <T> T await(CompletableFuture<T> future) {
+    return RedisBreakerStore.await(future);
+  }
+
+  /**
+   * Waits at most {@code limit} for one of a store's futures: a caller's own deadline, precise even
+   * when the client's timeout fires late on a loaded machine.
+   *
+   * @throws io.breakerctl.runtime.redis.StoreUnavailableException when the deadline passes
+   */
+  static <T> T await(CompletableFuture<T> future, java.time.Duration limit) {
+    return RedisBreakerStore.await(future, limit);
+  }
+
+  /** A subscription: whether its connection is up, how to publish on it, how to end it. */
+  interface Subscription extends AutoCloseable {
+    /** Whether the subscription's connection is open (Lettuce reconnects and resubscribes). */
+    boolean isOpen();
+
+    /** Publishes {@code message} on the subscribed channel (a node's warm-up of its path). */
+    CompletableFuture<Long> publish(String message);
+
+    @Override
+    void close();
+  }
+}

@@ -1,0 +1,460 @@
+package io.breakerctl.runtime;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.breakerctl.runtime.local.LocalStateMachine;
+import io.breakerctl.runtime.local.LocalTransition;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.redis.AcquireResult;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.OverrideResult;
+import io.breakerctl.runtime.redis.PolicyEncoding;
+import io.breakerctl.runtime.redis.ReassertResult;
+import io.breakerctl.runtime.redis.Reassertion;
+import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.StoreUnavailableException;
+import io.breakerctl.runtime.redis.WarmResult;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * A {@link BreakerStore} in this process: one {@link LocalStateMachine} per breaker stands for the
+ * breaker's hash, with the answers, pub/sub messages and snapshot fields of the Lua scripts, so a
+ * registry (or several: a fleet in one JVM) runs unchanged on it. The machine is the scripts' state
+ * machine in Java (the scenario table holds the two to each other), so admission, trips, leases,
+ * backoff and overrides behave as on Redis.
+ *
+ * <p>Made for tests of the runtime and of services that embed it: time comes from the injected
+ * clock (the store's "Redis time"), and {@link #available(boolean)} makes every command fail as an
+ * unreachable Redis does (subscriptions read closed and deliver nothing meanwhile), to show what
+ * nodes do while degraded and when the store comes back. {@link #lose(BreakerId)} forgets a breaker
+ * as a flushed or failed-over Redis does (a new epoch).
+ *
+ * <p>Not kept: the event stream, the durable forwarding state and ACLs (the control plane runs on
+ * Redis only). Messages are delivered synchronously, on the thread whose command caused them,
+ * before its future completes.
+ */
+public final class InProcessBreakerStore implements BreakerStore {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Clock clock;
+  private final Map<BreakerId, Entry> entries = new ConcurrentHashMap<>();
+  private final List<Sub> subscriptions = new CopyOnWriteArrayList<>();
+  private final AtomicLong epochs = new AtomicLong();
+  private final Map<String, AtomicLong> commands = new ConcurrentHashMap<>();
+  private volatile boolean available = true;
+
+  /** One breaker: its machine, its incarnation, what the scripts keep beside the machine. */
+  private final class Entry {
+    final BreakerId id;
+    final LocalStateMachine machine;
+    final String epoch = Long.toString(epochs.incrementAndGet());
+    final Map<String, NodeHeartbeat> nodes = new ConcurrentHashMap<>();
+    volatile PolicyEncoding.WarmedPolicy warmed;
+    volatile String nodePolicy;
+    volatile String correlationId = "";
+
+    Entry(BreakerId id, Policy policy) {
+      this.id = id;
+      this.machine = new LocalStateMachine(policy, clock);
+      machine.onTransition(this::publish);
+    }
+
+    /** Uses the warmed policy, else the caller's (as the scripts do). */
+    void policy(Policy callers) {
+      PolicyEncoding.WarmedPolicy w = warmed;
+      Policy p = w != null ? w.policy() : callers;
+      if (p != null && !p.equals(machine.policy())) {
+        machine.setPolicy(p);
+      }
+      if (w == null && callers != null) {
+        nodePolicy = PolicyEncoding.toArg(callers);
+      }
+    }
+
+    void publish(LocalTransition t) {
+      ObjectNode m = JSON.createObjectNode();
+      m.put("type", "transition");
+      m.put("id", id.toString());
+      m.put("epoch", epoch);
+      m.put("from", t.from().code());
+      m.put("to", t.to().code());
+      m.put("cause", t.cause().name());
+      m.put("generation", Long.toString(t.generation()));
+      if (t.to() == State.OPEN) {
+        m.put("until", Long.toString(machine.openUntilMillis()));
+        m.put("openMillis", Long.toString(machine.openMillis()));
+      }
+      if (t.to().isOverride()) {
+        machine
+            .activeOverride()
+            .ifPresent(
+                o -> {
+                  m.put("until", Long.toString(o.untilMillis()));
+                  m.put("actor", o.actor());
+                  m.put("reason", o.reason());
+                  m.put("correlationId", correlationId);
+                });
+      }
+      deliver(m.toString());
+    }
+
+    Map<String, String> fields() {
+      Map<String, String> f = new LinkedHashMap<>();
+      Optional<LocalStateMachine.ActiveOverride> o = machine.activeOverride();
+      f.put("state", machine.storedState().code());
+      f.put("epoch", epoch);
+      f.put("generation", Long.toString(machine.generation()));
+      f.put("openUntil", Long.toString(machine.openUntilMillis()));
+      f.put("openMillis", Long.toString(machine.openMillis()));
+      f.put("winFailures", Long.toString(machine.windowFailures()));
+      f.put("winCalls", Long.toString(machine.windowCalls()));
+      f.put("failuresTotal", Long.toString(machine.failuresTotal()));
+      f.put("successesTotal", Long.toString(machine.successesTotal()));
+      o.ifPresent(
+          a -> {
+            f.put("override", a.kind().code());
+            f.put("overrideUntil", Long.toString(a.untilMillis()));
+            f.put("overrideAt", Long.toString(a.setAtMillis()));
+            f.put("overrideActor", a.actor());
+            f.put("overrideReason", a.reason());
+            f.put("overrideCorrelationId", correlationId);
+          });
+      PolicyEncoding.WarmedPolicy w = warmed;
+      if (w != null) {
+        f.putAll(PolicyEncoding.toFields(w));
+      } else if (nodePolicy != null) {
+        f.put("nodePolicy", nodePolicy);
+      }
+      return f;
+    }
+  }
+
+  /**
+   * A store whose time is {@code clock}.
+   *
+   * @param clock the store's time (what the scripts read with TIME on Redis)
+   */
+  public InProcessBreakerStore(Clock clock) {
+    this.clock = clock;
+  }
+
+  /** A store on the system clock. */
+  public InProcessBreakerStore() {
+    this(Clock.systemUTC());
+  }
+
+  /**
+   * Makes the store answer (true) or fail every command as an unreachable Redis does (false). While
+   * unavailable, subscriptions read closed and deliver nothing; state is kept.
+   */
+  public void available(boolean answers) {
+    this.available = answers;
+  }
+
+  /** Forgets {@code id} as a flushed or failed-over Redis does: its next use is a new epoch. */
+  public void lose(BreakerId id) {
+    entries.remove(id);
+  }
+
+  /**
+   * The commands of one kind answered or refused so far: {@code acquire}, {@code record}, {@code
+   * override}, {@code reassert}, {@code warm}, {@code state}, {@code ping}, {@code warmUp}, {@code
+   * subscribe}, {@code publish} (what a test counts).
+   */
+  public long commands(String kind) {
+    AtomicLong n = commands.get(kind);
+    return n == null ? 0 : n.get();
+  }
+
+  /** The machine standing for {@code id}'s hash, created CLOSED with {@code policy} if absent. */
+  private Entry entry(BreakerId id, Policy policy) {
+    return entries.computeIfAbsent(
+        id, k -> new Entry(k, policy == null ? Policy.builder().build() : policy));
+  }
+
+  private void count(String kind) {
+    commands.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+  }
+
+  /** The entry of {@code id} with the policy the scripts would use for this caller. */
+  private Entry use(BreakerId id, Policy callers) {
+    Entry e = entry(id, callers);
+    e.policy(callers);
+    return e;
+  }
+
+  private <T> CompletableFuture<T> run(String kind, Supplier<T> command) {
+    count(kind);
+    if (!available) {
+      return CompletableFuture.failedFuture(
+          new StoreUnavailableException("the in-process store is unavailable", null));
+    }
+    try {
+      return CompletableFuture.completedFuture(command.get());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  @Override
+  public CompletableFuture<AcquireResult> acquire(BreakerId id, String node, Policy policy) {
+    return run(
+        "acquire",
+        () -> {
+          Entry e = use(id, policy);
+          LocalStateMachine.Admission a = e.machine.tryAcquire(node);
+          return new AcquireResult(
+              a.allowed(),
+              a.state(),
+              a.reason(),
+              Long.toString(a.generation()),
+              a.leaseId() == null ? "" : a.leaseId(),
+              a.untilMillis(),
+              e.epoch);
+        });
+  }
+
+  @Override
+  public CompletableFuture<RecordResult> record(
+      BreakerId id, Outcome outcome, Policy policy, NodeHeartbeat heartbeat) {
+    return run(
+        "record",
+        () -> {
+          Entry e = use(id, policy);
+          if (heartbeat != null) {
+            e.nodes.put(
+                heartbeat.node(),
+                new NodeHeartbeat(
+                    heartbeat.node(),
+                    heartbeat.state(),
+                    heartbeat.policyId(),
+                    heartbeat.policyVersion(),
+                    heartbeat.degraded(),
+                    clock.millis(),
+                    heartbeat.defaults()));
+          }
+          long gen = outcome.generation().isEmpty() ? -1 : Long.parseLong(outcome.generation());
+          LocalStateMachine.Result r =
+              e.machine.record(
+                  outcome.failures(),
+                  outcome.successes(),
+                  outcome.durationMillis(),
+                  gen,
+                  outcome.leaseId(),
+                  outcome.node());
+          return new RecordResult(
+              r.state(),
+              r.windowFailures(),
+              r.windowCalls(),
+              r.transitioned(),
+              Long.toString(r.generation()),
+              "",
+              e.epoch,
+              r.accepted(),
+              r.reason(),
+              e.machine.openUntilMillis());
+        });
+  }
+
+  @Override
+  public CompletableFuture<OverrideResult> override(BreakerId id, OverrideRequest request) {
+    return run(
+        "override",
+        () -> {
+          Entry e = entry(id, null);
+          e.correlationId = request.correlationId();
+          LocalStateMachine.OverrideResult r =
+              request.kind() == OverrideKind.CLEAR
+                  ? e.machine.clearOverride(request.actor(), request.reason())
+                  : e.machine.override(
+                      request.kind().state(),
+                      request.duration(),
+                      request.actor(),
+                      request.reason());
+          long until = e.machine.activeOverride().map(o -> o.untilMillis()).orElse(0L);
+          return new OverrideResult(
+              r.changed(),
+              r.state(),
+              r.outcome(),
+              "",
+              Long.toString(r.generation()),
+              e.epoch,
+              r.previous(),
+              until);
+        });
+  }
+
+  /** As {@code reassert.lua}: the same outcomes (CURRENT, ENDED, ALREADY, REASSERTED). */
+  @Override
+  public CompletableFuture<ReassertResult> reassert(
+      BreakerId id, String node, Reassertion request, Policy policy) {
+    return run(
+        "reassert",
+        () -> {
+          Entry e = use(id, policy);
+          LocalStateMachine m = e.machine;
+          State state = m.state();
+          long now = clock.millis();
+          boolean open = request.kind() == State.OPEN;
+          String outcome = null;
+          if (request.mode() == Reassertion.Mode.REASSERT
+              && e.epoch.equals(request.seenEpoch())
+              && m.generation() >= request.seenGeneration()) {
+            outcome = "CURRENT";
+          } else if (open
+              ? request.untilMillis() <= now
+              : request.untilMillis() > 0 && request.untilMillis() <= now) {
+            outcome = "ENDED";
+          } else if (open ? state != State.CLOSED : m.activeOverride().isPresent()) {
+            outcome = "ALREADY";
+          }
+          if (outcome != null) {
+            return new ReassertResult(
+                false, outcome, state, Long.toString(m.generation()), e.epoch);
+          }
+          boolean trip = request.mode() == Reassertion.Mode.DEGRADED_TRIP;
+          long gen =
+              (trip ? m.generation() : Math.max(m.generation(), request.seenGeneration())) + 1;
+          if (open) {
+            long length =
+                request.openMillis() > 0 ? request.openMillis() : m.policy().open().toMillis();
+            m.seed(State.OPEN, request.untilMillis(), length, null, gen);
+          } else {
+            e.correlationId = request.correlationId();
+            m.seed(
+                m.storedState(),
+                m.openUntilMillis(),
+                m.openMillis(),
+                new LocalStateMachine.ActiveOverride(
+                    request.kind(), request.untilMillis(), request.actor(), request.reason(), now),
+                gen);
+          }
+          TransitionCause cause =
+              trip ? TransitionCause.FAILURE_THRESHOLD : TransitionCause.REASSERTED;
+          e.publish(new LocalTransition(state, request.kind(), cause, gen, now, 0));
+          return new ReassertResult(true, "REASSERTED", m.state(), Long.toString(gen), e.epoch);
+        });
+  }
+
+  @Override
+  public CompletableFuture<WarmResult> warm(
+      BreakerId id, String policyId, long version, Policy policy, String actor) {
+    return run(
+        "warm",
+        () -> {
+          Entry e = entry(id, policy);
+          PolicyEncoding.WarmedPolicy w = e.warmed;
+          if (w != null && w.policyId().equals(policyId) && w.version() >= version) {
+            return new WarmResult(false, "NOT_NEWER", w.policyId(), w.version(), e.epoch);
+          }
+          e.warmed = new PolicyEncoding.WarmedPolicy(policyId, version, policy);
+          e.machine.setPolicy(policy);
+          ObjectNode m = JSON.createObjectNode();
+          m.put("type", "policy");
+          m.put("id", id.toString());
+          m.put("policyId", policyId);
+          m.put("policyVersion", Long.toString(version));
+          deliver(m.toString());
+          return new WarmResult(true, "WARMED", policyId, version, e.epoch);
+        });
+  }
+
+  @Override
+  public CompletableFuture<BreakerSnapshot> state(BreakerId id) {
+    return run(
+        "state",
+        () -> {
+          Entry e = entries.get(id);
+          Map<String, String> fields = e == null ? Map.of() : e.fields();
+          List<NodeHeartbeat> nodes = e == null ? List.of() : List.copyOf(e.nodes.values());
+          return new BreakerSnapshot(id, fields, List.of(), List.of(), nodes, clock.millis());
+        });
+  }
+
+  @Override
+  public CompletableFuture<String> ping() {
+    return run("ping", () -> "PONG");
+  }
+
+  @Override
+  public CompletableFuture<Void> warmUp() {
+    return run("warmUp", () -> null);
+  }
+
+  @Override
+  public Subscription subscribe(Consumer<String> onMessage, Runnable onSubscribed) {
+    count("subscribe");
+    if (!available) {
+      throw new StoreUnavailableException("the in-process store is unavailable", null);
+    }
+    Sub s = new Sub(onMessage);
+    subscriptions.add(s);
+    onSubscribed.run();
+    return s;
+  }
+
+  private void deliver(String message) {
+    if (!available) {
+      return;
+    }
+    for (Sub s : subscriptions) {
+      try {
+        s.onMessage.accept(message);
+      } catch (RuntimeException e) {
+        // a subscriber's failure is its own; the others still hear the message
+      }
+    }
+  }
+
+  /** A subscriber: open until closed, and closed to the eye while the store is unavailable. */
+  private final class Sub implements Subscription {
+    final Consumer<String> onMessage;
+    volatile boolean closed;
+
+    Sub(Consumer<String> onMessage) {
+      this.onMessage = onMessage;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return !closed && available;
+    }
+
+    @Override
+    public CompletableFuture<Long> publish(String message) {
+      return run(
+          "publish",
+          () -> {
+            deliver(message);
+            return (long) subscriptions.size();
+          });
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      subscriptions.remove(this);
+    }
+  }
+
+  /** Nothing to release: the store belongs to whoever created it, not to the registries on it. */
+  @Override
+  public void close() {}
+}

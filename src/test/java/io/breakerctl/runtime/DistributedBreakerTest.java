@@ -1,0 +1,351 @@
+package io.breakerctl.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.StoreFailureMode;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.testing.MutableClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link DistributedBreaker} on the {@link InProcessBreakerStore} with one injected clock for the
+ * store and the nodes: admission, the hand-off of failures, batching, degraded decisions and the
+ * reconciliation, without Redis. Background work (refresh, flush) is switched off by long
+ * intervals; the tests flush by hand. Only recovery runs on the registry's own timer, so those
+ * tests wait for it (bounded).
+ */
+class DistributedBreakerTest {
+  private static final BreakerId ID = BreakerId.parse("checkout:payments");
+  private static final Policy POLICY =
+      Policy.builder()
+          .failureThreshold(5)
+          .window(Duration.ofSeconds(60))
+          .open(Duration.ofSeconds(10))
+          .maxOpen(Duration.ofSeconds(40))
+          .probeLease(Duration.ofSeconds(5))
+          .build();
+
+  private final MutableClock clock = new MutableClock(1_000_000_000L);
+  private final InProcessBreakerStore store = new InProcessBreakerStore(clock);
+  private final List<BreakerRegistry> registries = new ArrayList<>();
+
+  @AfterEach
+  void close() {
+    registries.forEach(BreakerRegistry::close);
+  }
+
+  private DistributedBreaker node(String name, Mode mode, Policy defaults) {
+    BreakerRegistry r =
+        BreakerRegistry.builder()
+            .store(store)
+            .clock(clock)
+            .nodeId(name)
+            .mode(mode)
+            .defaults(defaults)
+            .refreshInterval(Duration.ofHours(1))
+            .flushInterval(Duration.ofHours(1))
+            .build();
+    registries.add(r);
+    return (DistributedBreaker) r.breaker(ID);
+  }
+
+  private DistributedBreaker node(String name) {
+    return node(name, Mode.HYBRID, POLICY);
+  }
+
+  private static void fail(CircuitBreaker b, int n) {
+    for (int i = 0; i < n; i++) {
+      Permission p = b.tryAcquire();
+      if (p.allowed()) {
+        p.onFailure(new RuntimeException("down"), 1_000_000);
+      }
+    }
+  }
+
+  private static void succeed(CircuitBreaker b, int n) {
+    for (int i = 0; i < n; i++) {
+      Permission p = b.tryAcquire();
+      assertTrue(p.allowed(), "call " + i + " admitted");
+      p.onSuccess(1_000_000);
+    }
+  }
+
+  private BreakerSnapshot shared() {
+    return BreakerStore.await(store.state(ID));
+  }
+
+  private static void await(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within 10 s: " + what);
+      }
+      Thread.onSpinWait();
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  @Nested
+  class Admission {
+    @Test
+    void closedHybridAdmitsWithoutAStoreCommand() {
+      DistributedBreaker a = node("a");
+      for (int i = 0; i < 1_000; i++) {
+        Permission p = a.tryAcquire();
+        assertTrue(p.allowed());
+        p.onSuccess(1_000);
+      }
+      assertEquals(0, store.commands("acquire"), "closed calls stay on the node");
+      assertEquals(0, store.commands("record"), "successes wait for the flush");
+      assertEquals(1_000, a.view().pendingSuccesses());
+    }
+
+    @Test
+    void sharedAsksTheStoreForEveryCall() {
+      DistributedBreaker a = node("a", Mode.SHARED, POLICY);
+      for (int i = 0; i < 10; i++) {
+        a.tryAcquire().onSuccess(1_000);
+      }
+      assertEquals(10, store.commands("acquire"), "one acquire per call");
+      assertEquals(0, store.commands("record"), "successes batched");
+    }
+
+    @Test
+    void theFleetTripsAtTheThresholdInTotalAndEveryNodeRejects() {
+      DistributedBreaker a = node("a");
+      DistributedBreaker b = node("b");
+      DistributedBreaker c = node("c");
+      fail(a, 2);
+      fail(b, 2);
+      assertEquals(State.CLOSED, shared().effectiveState());
+      assertEquals(4, shared().number("winFailures"));
+      fail(c, 1);
+      assertEquals(State.OPEN, shared().effectiveState(), "the fifth failure fleet-wide trips");
+      for (DistributedBreaker n : List.of(a, b, c)) {
+        Permission p = n.tryAcquire();
+        assertFalse(p.allowed(), n.view().mode() + " node rejects after the push");
+        assertEquals(State.OPEN, p.state());
+      }
+    }
+
+    @Test
+    void exactlyOneProbeFleetWideThenTheFleetCloses() {
+      DistributedBreaker a = node("a");
+      DistributedBreaker b = node("b");
+      fail(a, 5);
+      clock.advanceMillis(10_001);
+      Permission probe = a.tryAcquire();
+      assertTrue(probe.allowed());
+      assertFalse(probe.lease().isEmpty(), "the probe runs under a lease");
+      Permission second = b.tryAcquire();
+      assertFalse(second.allowed(), "the other node gets no second probe");
+      assertEquals("PROBES_BUSY", second.reason());
+      assertFalse(a.tryAcquire().allowed(), "nor does the prober's next call");
+      probe.onSuccess(1_000);
+      assertEquals(State.CLOSED, shared().effectiveState());
+      assertTrue(b.tryAcquire().allowed(), "the close is pushed to every node");
+    }
+
+    @Test
+    void aFailedProbeReopensWithTheWindowDoubled() {
+      DistributedBreaker a = node("a");
+      fail(a, 5);
+      clock.advanceMillis(10_001);
+      Permission probe = a.tryAcquire();
+      probe.onFailure(new RuntimeException("still down"), 1_000);
+      assertEquals(State.OPEN, shared().effectiveState());
+      assertEquals(20_000, shared().number("openMillis"));
+      clock.advanceMillis(19_000);
+      assertFalse(a.tryAcquire().allowed(), "still inside the doubled window");
+    }
+  }
+
+  @Nested
+  class HandOffAndBatching {
+    @Test
+    void eachFailureReachesTheStoreAtOnce() {
+      DistributedBreaker a = node("a");
+      for (int i = 1; i <= 3; i++) {
+        fail(a, 1);
+        assertEquals(i, shared().number("winFailures"), "failure " + i + " handed off");
+      }
+    }
+
+    @Test
+    void successesWaitForTheFlushAndTravelWithTheHeartbeat() {
+      DistributedBreaker a = node("a");
+      succeed(a, 25);
+      assertEquals(0, shared().number("successesTotal"));
+      a.flush();
+      BreakerSnapshot s = shared();
+      assertEquals(25, s.number("successesTotal"));
+      assertEquals(0, a.view().pendingSuccesses());
+      assertEquals(1, s.nodes().size());
+      assertEquals("a", s.nodes().get(0).node());
+    }
+
+    @Test
+    void aFailureCarriesThePendingSuccessesWithIt() {
+      DistributedBreaker a = node("a");
+      succeed(a, 7);
+      fail(a, 1);
+      assertEquals(7, shared().number("successesTotal"));
+      assertEquals(8, shared().number("winCalls"));
+    }
+
+    @Test
+    void aSlowSuccessCountsAsAFailure() {
+      DistributedBreaker a = node("a", Mode.HYBRID, POLICY.toBuilder().slowCallMillis(100).build());
+      Permission p = a.tryAcquire();
+      p.onSuccess(Duration.ofMillis(150).toNanos());
+      assertEquals(1, shared().number("winFailures"));
+    }
+
+    @Test
+    void anOutcomeIsReportedOnce() {
+      DistributedBreaker a = node("a", Mode.SHARED, POLICY);
+      Permission p = a.tryAcquire();
+      p.onFailure(new RuntimeException(), 1_000);
+      p.onFailure(new RuntimeException(), 1_000);
+      assertEquals(1, shared().number("winFailures"));
+    }
+  }
+
+  @Nested
+  class Degraded {
+    @Test
+    void anOpenFleetStaysOpenWhenTheStoreIsGone() {
+      DistributedBreaker a = node("a");
+      fail(a, 5);
+      store.available(false);
+      Permission p = a.tryAcquire();
+      assertFalse(p.allowed(), "OPEN stays OPEN until its window ends");
+      clock.advanceMillis(3_000);
+      assertFalse(a.tryAcquire().allowed());
+    }
+
+    @Test
+    void anOverrideStaysInForceInEveryModeUntilItExpires() {
+      for (StoreFailureMode mode : StoreFailureMode.values()) {
+        BreakerId id = BreakerId.parse("checkout:" + mode.name().toLowerCase().replace('_', '-'));
+        store.available(true);
+        BreakerRegistry r =
+            BreakerRegistry.builder()
+                .store(store)
+                .clock(clock)
+                .nodeId("n-" + mode)
+                .defaults(POLICY.toBuilder().storeFailureMode(mode).build())
+                .refreshInterval(Duration.ofHours(1))
+                .flushInterval(Duration.ofHours(1))
+                .build();
+        registries.add(r);
+        CircuitBreaker b = r.breaker(id);
+        BreakerStore.await(
+            store.override(
+                id,
+                new OverrideRequest(
+                    OverrideKind.FORCED_OPEN, "oncall", "incident", Duration.ofMinutes(10), "c1")));
+        assertFalse(b.tryAcquire().allowed(), mode + ": the pushed override rejects");
+        store.available(false);
+        ((DistributedBreaker) b).flush(); // the node's first failed command: it degrades
+        await(mode + " degraded", r::degraded);
+        assertFalse(b.tryAcquire().allowed(), mode + ": degraded, still forced open");
+        clock.advanceMillis(60_000);
+        assertFalse(b.tryAcquire().allowed(), mode + ": past lastKnownFor, still forced open");
+        clock.advanceMillis(10 * 60_000);
+        assertTrue(b.tryAcquire().allowed(), mode + ": admits once the override expired");
+      }
+    }
+
+    @Test
+    void localOnlyStartsFromTheFleetStateNotFromAnEmptyMachine() {
+      DistributedBreaker a = node("a");
+      DistributedBreaker b = node("b");
+      fail(a, 5);
+      store.available(false);
+      b.flush(); // its first command that fails: b notices and degrades
+      await("degraded", () -> b.view().degraded());
+      assertFalse(b.tryAcquire().allowed(), "the fleet's OPEN is a fresh local open window");
+      clock.advanceMillis(10_001);
+      Permission probe = b.tryAcquire();
+      assertTrue(probe.allowed(), "then one local probe per process");
+      assertFalse(b.tryAcquire().allowed(), "and only one");
+      probe.onSuccess(1_000);
+      assertTrue(b.tryAcquire().allowed(), "its success closes the local machine");
+    }
+
+    @Test
+    void aTripMadeWhileDegradedIsPublishedOnRecovery() {
+      DistributedBreaker a = node("a");
+      DistributedBreaker b = node("b");
+      store.available(false);
+      fail(a, 1);
+      await("degraded", () -> a.view().degraded());
+      fail(a, 5);
+      assertEquals(State.OPEN, a.acting(), "the seeded local machine trips alone");
+      List<CircuitEvent> seen = new CopyOnWriteArrayList<>();
+      b.onEvent(seen::add);
+      store.available(true);
+      await("a recovered", () -> !a.view().degraded());
+      assertEquals(State.OPEN, shared().effectiveState(), "the degraded trip is in the store");
+      await("b learned it", () -> b.acting() == State.OPEN);
+      assertTrue(
+          seen.stream().anyMatch(e -> e.type() == CircuitEvent.Type.TRANSITION),
+          "b hears the trip: " + seen);
+    }
+
+    @Test
+    void reconcileAdoptsWhatTheFleetDidMeanwhileExactly() {
+      DistributedBreaker a = node("a");
+      DistributedBreaker b = node("b");
+      ((DefaultBreakerRegistry) registries.get(1)).stopListening(); // b hears nothing by push
+      fail(a, 1);
+      store.available(false);
+      fail(b, 1);
+      await("b degraded", () -> b.view().degraded());
+      store.available(true);
+      fail(a, 4); // the fleet trips while b is degraded and deaf: only reconcile can tell it
+      assertEquals(State.OPEN, shared().effectiveState());
+      await("b recovered", () -> !b.view().degraded());
+      assertEquals(State.OPEN, b.acting(), "b enforces the fleet's trip after reconciling");
+      assertEquals(shared().number("generation"), Long.parseLong(b.view().generation()));
+    }
+
+    @Test
+    void aNodeReassertsAnOverrideTheStoreLost() {
+      DistributedBreaker a = node("a");
+      BreakerStore.await(
+          store.override(
+              ID,
+              new OverrideRequest(
+                  OverrideKind.FORCED_OPEN, "oncall", "incident", Duration.ofMinutes(10), "c9")));
+      assertFalse(a.tryAcquire().allowed());
+      store.lose(ID); // a flushed Redis: the next read is a new, empty incarnation
+      a.onSnapshot(shared());
+      assertEquals(State.FORCED_OPEN, a.acting(), "the node keeps what it enforces");
+      await(
+          "re-asserted", () -> shared().override().map(o -> o == State.FORCED_OPEN).orElse(false));
+      assertEquals("oncall", shared().fields().get("overrideActor"));
+      assertEquals("c9", shared().fields().get("overrideCorrelationId"));
+    }
+  }
+}
