@@ -1,5 +1,6 @@
 package io.breakerctl.runtime;
 
+import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 
@@ -12,9 +13,10 @@ public final class CallNotPermittedException extends RuntimeException {
 
   private final transient BreakerId breaker;
   private final State state;
-  private final String reason;
+  private final AdmissionReason reason;
 
-  CallNotPermittedException(BreakerId breaker, State state, String reason, boolean stackTrace) {
+  CallNotPermittedException(
+      BreakerId breaker, State state, AdmissionReason reason, boolean stackTrace) {
     super(
         "breaker " + breaker + " is " + state + " (" + reason + "): call not permitted",
         null,
@@ -35,8 +37,8 @@ public final class CallNotPermittedException extends RuntimeException {
     return state;
   }
 
-  /** The reason code (OPEN, FORCED_OPEN, PROBES_BUSY). */
-  public String reason() {
+  /** Why it was rejected (OPEN, FORCED_OPEN, PROBES_BUSY, NO_LEASE, PROBE_PENDING). */
+  public AdmissionReason reason() {
     return reason;
   }
 }

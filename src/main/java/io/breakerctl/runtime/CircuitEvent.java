@@ -2,6 +2,7 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
 
 /**
  * Something a breaker reports to its listeners.
@@ -10,11 +11,46 @@ import io.breakerctl.runtime.model.State;
  * @param type what happened
  * @param from the state before (transitions), else the state at the event
  * @param to the state after (transitions), else the state at the event
- * @param detail the cause of a transition, the reason of a rejection, the policy version adopted
+ * @param detail the cause of a transition (empty when this node cannot know it), the reason code of
+ *     a rejection, the policy version adopted ({@code id@version}), the storeFailureMode when
+ *     degraded, the state put back when re-asserted
  * @param atMillis local wall-clock time of the event
+ * @param cause for TRANSITION and REASSERTED: the fleet's transition cause (one of the transition
+ *     table's), null when this node learned the new state without it (a state read, a script's
+ *     answer to another command, the reconciliation); null for other types
+ * @param source for TRANSITION: how this node learned it; null for other types
  */
 public record CircuitEvent(
-    BreakerId breaker, Type type, State from, State to, String detail, long atMillis) {
+    BreakerId breaker,
+    Type type,
+    State from,
+    State to,
+    String detail,
+    long atMillis,
+    TransitionCause cause,
+    Source source) {
+
+  /** An event that is not a transition (no cause, no source). */
+  public CircuitEvent(
+      BreakerId breaker, Type type, State from, State to, String detail, long atMillis) {
+    this(breaker, type, from, to, detail, atMillis, null, null);
+  }
+
+  /** How a node learned a transition. */
+  public enum Source {
+    /** A fleet message (pub/sub) from the script that made it. */
+    PUSH,
+    /** A read of the shared state (the periodic refresh, a first read). */
+    READ,
+    /** The script's answer to one of this node's own commands, made by another node. */
+    ANSWER,
+    /** This node's own outcome made the transition (it won it). */
+    WON,
+    /** The reconciliation after the store answered again. */
+    RECONCILE,
+    /** This node's local machine decided (LOCAL mode, or degraded with LOCAL_ONLY). */
+    LOCAL
+  }
 
   /** Event types. */
   public enum Type {

@@ -1,10 +1,12 @@
 package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.local.LocalStateMachine;
+import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
+import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.AcquireResult;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
@@ -31,13 +33,6 @@ import java.util.function.Supplier;
  * every outcome, is ready to take over.
  */
 final class DistributedBreaker implements CircuitBreaker {
-  /** The reason of a half-open rejection without a lease from Redis (no lease, no probe). */
-  static final String NO_LEASE = "NO_LEASE";
-
-  private static final String LEARNED = "LEARNED";
-  private static final String WON_HERE = "WON_HERE";
-  private static final String RECONCILED = "RECONCILED";
-
   private record Resolved(
       Policy policy, String policyId, long version, long slowMillis, String defaultsArg) {
     Resolved(Policy policy, String policyId, long version) {
@@ -90,7 +85,7 @@ final class DistributedBreaker implements CircuitBreaker {
             trippedWhileDegraded.set(true);
           }
           if (localDecides()) {
-            emit(CircuitEvent.Type.TRANSITION, t.from(), t.to(), t.cause().name());
+            transition(t.from(), t.to(), t.cause(), CircuitEvent.Source.LOCAL);
           }
         });
   }
@@ -175,16 +170,16 @@ final class DistributedBreaker implements CircuitBreaker {
     long gen = v == null ? -1 : v.generation();
     switch (s) {
       case CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY:
-        return new Grant(this, true, s, s.name(), gen, "", false);
+        return new Grant(this, true, s, AdmissionReason.of(s), gen, "", false);
       case OPEN, FORCED_OPEN:
-        return reject(s, s.name());
+        return reject(s, AdmissionReason.of(s));
       default:
         if (!resolved.policy().enabled()) {
-          return new Grant(this, true, s, "POLICY_DISABLED", gen, "", false);
+          return new Grant(this, true, s, AdmissionReason.POLICY_DISABLED, gen, "", false);
         }
         if (probe != null) {
           triggerProbe();
-          return reject(State.HALF_OPEN, "PROBE_PENDING");
+          return reject(State.HALF_OPEN, AdmissionReason.PROBE_PENDING);
         }
         return sharedAcquire();
     }
@@ -231,14 +226,15 @@ final class DistributedBreaker implements CircuitBreaker {
     State s = v.effective(now());
     switch (s) {
       case CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY:
-        return new Grant(this, true, s, s.name(), v.generation(), "", false);
+        return new Grant(this, true, s, AdmissionReason.of(s), v.generation(), "", false);
       case OPEN, FORCED_OPEN:
-        return reject(s, s.name());
+        return reject(s, AdmissionReason.of(s));
       default:
         if (!resolved.policy().enabled()) {
-          return new Grant(this, true, s, "POLICY_DISABLED", v.generation(), "", false);
+          return new Grant(
+              this, true, s, AdmissionReason.POLICY_DISABLED, v.generation(), "", false);
         }
-        return reject(State.HALF_OPEN, NO_LEASE);
+        return reject(State.HALF_OPEN, AdmissionReason.NO_LEASE);
     }
   }
 
@@ -262,7 +258,7 @@ final class DistributedBreaker implements CircuitBreaker {
           this,
           true,
           v == null ? State.CLOSED : v.effective(now()),
-          "DEGRADED_ALLOW",
+          AdmissionReason.DEGRADED_ALLOW,
           -1,
           "",
           true);
@@ -272,12 +268,12 @@ final class DistributedBreaker implements CircuitBreaker {
         && now() - v.readAtMillis() < registry.lastKnownMillis()) {
       State s = v.effective(now());
       if (s.rejects()) {
-        return reject(s, s.name());
+        return reject(s, AdmissionReason.of(s));
       }
       if (s == State.HALF_OPEN) {
-        return reject(s, NO_LEASE);
+        return reject(s, AdmissionReason.NO_LEASE);
       }
-      return new Grant(this, true, s, "LAST_KNOWN", -1, "", true);
+      return new Grant(this, true, s, AdmissionReason.LAST_KNOWN, -1, "", true);
     }
     return fromLocal(local.tryAcquire(node()));
   }
@@ -367,8 +363,8 @@ final class DistributedBreaker implements CircuitBreaker {
         true);
   }
 
-  private Permission reject(State s, String reason) {
-    emit(CircuitEvent.Type.REJECTED, s, s, reason);
+  private Permission reject(State s, AdmissionReason reason) {
+    emit(CircuitEvent.Type.REJECTED, s, s, reason.code());
     return new Grant(this, false, s, reason, -1, "", false);
   }
 
@@ -377,7 +373,7 @@ final class DistributedBreaker implements CircuitBreaker {
     private final DistributedBreaker breaker;
     private final boolean allowed;
     private final State state;
-    private final String reason;
+    private final AdmissionReason reason;
     private final long generation;
     private final String lease;
     private final boolean local;
@@ -389,7 +385,7 @@ final class DistributedBreaker implements CircuitBreaker {
         DistributedBreaker breaker,
         boolean allowed,
         State state,
-        String reason,
+        AdmissionReason reason,
         long generation,
         String lease,
         boolean local) {
@@ -400,7 +396,7 @@ final class DistributedBreaker implements CircuitBreaker {
         DistributedBreaker breaker,
         boolean allowed,
         State state,
-        String reason,
+        AdmissionReason reason,
         long generation,
         String lease,
         boolean local,
@@ -426,7 +422,7 @@ final class DistributedBreaker implements CircuitBreaker {
     }
 
     @Override
-    public String reason() {
+    public AdmissionReason reason() {
       return reason;
     }
 
@@ -523,7 +519,7 @@ final class DistributedBreaker implements CircuitBreaker {
               }
               registry.guard().success();
               if (probeEvent != null) {
-                emit(probeEvent, before, r.state(), r.reason());
+                emit(probeEvent, before, r.state(), r.reason().code());
               }
               learn(r);
             });
@@ -545,7 +541,10 @@ final class DistributedBreaker implements CircuitBreaker {
       // keep the last answer until the full read arrives (what a stall then decides from)
       long until = r.state() == State.OPEN ? r.untilMillis() : v.openUntil();
       if (v.override() == null) {
-        apply(v.withStored(r.state(), until, v.openMillis(), gen, r.epoch(), now()), LEARNED);
+        apply(
+            v.withStored(r.state(), until, v.openMillis(), gen, r.epoch(), now()),
+            null,
+            CircuitEvent.Source.ANSWER);
       }
     }
     registry.refreshSoon(this);
@@ -573,7 +572,8 @@ final class DistributedBreaker implements CircuitBreaker {
             r.epoch(),
             offset,
             now()),
-        r.transitioned() ? WON_HERE : LEARNED);
+        r.transitioned() ? wonCause(v, r) : null,
+        r.transitioned() ? CircuitEvent.Source.WON : CircuitEvent.Source.ANSWER);
     if (r.transitioned()) {
       registry.transitionWon(id);
     }
@@ -620,7 +620,8 @@ final class DistributedBreaker implements CircuitBreaker {
             m.epoch(),
             offset,
             now()),
-        m.cause() == null ? LEARNED : m.cause().name());
+        m.cause(),
+        CircuitEvent.Source.PUSH);
     registry.refreshSoon(this);
   }
 
@@ -639,7 +640,8 @@ final class DistributedBreaker implements CircuitBreaker {
             m.epoch(),
             0,
             now()),
-        LEARNED);
+        m.cause(),
+        CircuitEvent.Source.PUSH);
     view().state();
   }
 
@@ -650,7 +652,7 @@ final class DistributedBreaker implements CircuitBreaker {
 
   /** Applies a full read of the breaker's hash (refresh, first read). */
   void onSnapshot(BreakerSnapshot s) {
-    apply(SharedView.of(s, now()), LEARNED);
+    apply(SharedView.of(s, now()), null, CircuitEvent.Source.READ);
     adoptPolicy(s.warmedPolicy().orElse(null));
   }
 
@@ -660,7 +662,7 @@ final class DistributedBreaker implements CircuitBreaker {
    * and when it lost a live override or a running open window this node enforces, the node keeps
    * its view and re-asserts it through a script.
    */
-  private void apply(SharedView next, String cause) {
+  private void apply(SharedView next, TransitionCause cause, CircuitEvent.Source source) {
     State before;
     State lost = null;
     SharedView kept = null;
@@ -677,7 +679,15 @@ final class DistributedBreaker implements CircuitBreaker {
         view = next;
         closedGrant =
             next.stored() == State.CLOSED && next.override() == null
-                ? new Grant(this, true, State.CLOSED, "CLOSED", next.generation(), "", false, null)
+                ? new Grant(
+                    this,
+                    true,
+                    State.CLOSED,
+                    AdmissionReason.CLOSED,
+                    next.generation(),
+                    "",
+                    false,
+                    null)
                 : null;
       } else {
         before = null;
@@ -692,7 +702,7 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     State after = next.effective(now());
     if (after != before && registry.guard().up() && registry.mode() != Mode.LOCAL) {
-      emit(CircuitEvent.Type.TRANSITION, before, after, cause);
+      transition(before, after, cause, source);
     }
   }
 
@@ -718,7 +728,16 @@ final class DistributedBreaker implements CircuitBreaker {
               }
               registry.guard().success();
               if (res.written()) {
-                emit(CircuitEvent.Type.REASSERTED, v.effective(now()), res.state(), lost.name());
+                emitEvent(
+                    new CircuitEvent(
+                        id,
+                        CircuitEvent.Type.REASSERTED,
+                        v.effective(now()),
+                        res.state(),
+                        lost.name(),
+                        System.currentTimeMillis(),
+                        TransitionCause.REASSERTED,
+                        null));
               }
               registry.refreshSoon(this); // take what Redis holds once it is no longer behind
             });
@@ -848,7 +867,7 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     State after = next.effective(now());
     if (after != before) {
-      emit(CircuitEvent.Type.TRANSITION, before, after, RECONCILED);
+      transition(before, after, null, CircuitEvent.Source.RECONCILE);
     }
   }
 
@@ -858,7 +877,15 @@ final class DistributedBreaker implements CircuitBreaker {
       view = next;
       closedGrant =
           next.stored() == State.CLOSED && next.override() == null
-              ? new Grant(this, true, State.CLOSED, "CLOSED", next.generation(), "", false, null)
+              ? new Grant(
+                  this,
+                  true,
+                  State.CLOSED,
+                  AdmissionReason.CLOSED,
+                  next.generation(),
+                  "",
+                  false,
+                  null)
               : null;
       long now = now();
       local.seed(
@@ -985,10 +1012,44 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   private void emit(CircuitEvent.Type type, State from, State to, String detail) {
-    if (listeners.isEmpty()) {
-      return;
+    if (!listeners.isEmpty()) {
+      emitEvent(new CircuitEvent(id, type, from, to, detail, System.currentTimeMillis()));
     }
-    CircuitEvent e = new CircuitEvent(id, type, from, to, detail, System.currentTimeMillis());
+  }
+
+  private void transition(State from, State to, TransitionCause cause, CircuitEvent.Source source) {
+    if (!listeners.isEmpty()) {
+      emitEvent(
+          new CircuitEvent(
+              id,
+              CircuitEvent.Type.TRANSITION,
+              from,
+              to,
+              cause == null ? "" : cause.name(),
+              System.currentTimeMillis(),
+              cause,
+              source));
+    }
+  }
+
+  /**
+   * The cause of a transition this node's own outcome made, from what the record script answered: a
+   * trip (threshold or rate, by the count that tripped), a failed probe, probes that closed.
+   */
+  private TransitionCause wonCause(SharedView before, RecordResult r) {
+    State from = before == null ? State.CLOSED : before.effective(now());
+    if (r.state() == State.CLOSED) {
+      return TransitionCause.PROBES_SUCCEEDED;
+    }
+    if (from == State.HALF_OPEN) {
+      return TransitionCause.PROBE_FAILED;
+    }
+    return r.windowFailures() >= resolved.policy().failureThreshold()
+        ? TransitionCause.FAILURE_THRESHOLD
+        : TransitionCause.FAILURE_RATE;
+  }
+
+  private void emitEvent(CircuitEvent e) {
     for (Consumer<CircuitEvent> l : listeners) {
       try {
         l.accept(e);

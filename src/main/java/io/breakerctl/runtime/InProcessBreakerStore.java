@@ -6,8 +6,10 @@ import io.breakerctl.runtime.local.LocalStateMachine;
 import io.breakerctl.runtime.local.LocalTransition;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.ReassertOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.model.WarmOutcome;
 import io.breakerctl.runtime.redis.AcquireResult;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
@@ -313,17 +315,17 @@ public final class InProcessBreakerStore implements BreakerStore {
           State state = m.state();
           long now = clock.millis();
           boolean open = request.kind() == State.OPEN;
-          String outcome = null;
+          ReassertOutcome outcome = null;
           if (request.mode() == Reassertion.Mode.REASSERT
               && e.epoch.equals(request.seenEpoch())
               && m.generation() >= request.seenGeneration()) {
-            outcome = "CURRENT";
+            outcome = ReassertOutcome.CURRENT;
           } else if (open
               ? request.untilMillis() <= now
               : request.untilMillis() > 0 && request.untilMillis() <= now) {
-            outcome = "ENDED";
+            outcome = ReassertOutcome.ENDED;
           } else if (open ? state != State.CLOSED : m.activeOverride().isPresent()) {
-            outcome = "ALREADY";
+            outcome = ReassertOutcome.ALREADY;
           }
           if (outcome != null) {
             return new ReassertResult(
@@ -349,7 +351,8 @@ public final class InProcessBreakerStore implements BreakerStore {
           TransitionCause cause =
               trip ? TransitionCause.FAILURE_THRESHOLD : TransitionCause.REASSERTED;
           e.publish(new LocalTransition(state, request.kind(), cause, gen, now, 0));
-          return new ReassertResult(true, "REASSERTED", m.state(), Long.toString(gen), e.epoch);
+          return new ReassertResult(
+              true, ReassertOutcome.REASSERTED, m.state(), Long.toString(gen), e.epoch);
         });
   }
 
@@ -362,7 +365,12 @@ public final class InProcessBreakerStore implements BreakerStore {
           Entry e = entry(id, policy);
           PolicyEncoding.WarmedPolicy w = e.warmed;
           if (w != null && w.policyId().equals(policyId) && w.version() >= version) {
-            return new WarmResult(false, "NOT_NEWER", w.policyId(), w.version(), e.epoch);
+            return new WarmResult(
+                false,
+                w.version() == version ? WarmOutcome.UNCHANGED : WarmOutcome.STALE,
+                w.policyId(),
+                w.version(),
+                e.epoch);
           }
           e.warmed = new PolicyEncoding.WarmedPolicy(policyId, version, policy);
           e.machine.setPolicy(policy);
@@ -372,7 +380,7 @@ public final class InProcessBreakerStore implements BreakerStore {
           m.put("policyId", policyId);
           m.put("policyVersion", Long.toString(version));
           deliver(m.toString());
-          return new WarmResult(true, "WARMED", policyId, version, e.epoch);
+          return new WarmResult(true, WarmOutcome.WARMED, policyId, version, e.epoch);
         });
   }
 

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime;
 
+import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.State;
 
 /**
@@ -14,8 +15,8 @@ public interface Permission {
   /** The breaker's state at the decision. */
   State state();
 
-  /** The reason code (CLOSED, PROBE, OPEN, FORCED_OPEN, PROBES_BUSY, DEGRADED_ALLOW, ...). */
-  String reason();
+  /** Why the call was admitted or rejected. */
+  AdmissionReason reason();
 
   /** The probe lease id when this call is a half-open probe, else empty. */
   String lease();

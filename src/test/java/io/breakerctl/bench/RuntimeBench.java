@@ -254,7 +254,7 @@ public final class RuntimeBench {
             if (!p.allowed()) {
               throw new IllegalStateException("SHARED call rejected: " + p.reason());
             }
-            reasons.computeIfAbsent(p.reason(), k -> new LongAdder()).increment();
+            reasons.computeIfAbsent(p.reason().code(), k -> new LongAdder()).increment();
             p.onSuccess(RuntimeJmh.CALL_NANOS);
           };
       Map<String, Op> ops = new LinkedHashMap<>();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -158,7 +159,7 @@ class DistributedBreakerTest {
       assertFalse(probe.lease().isEmpty(), "the probe runs under a lease");
       Permission second = b.tryAcquire();
       assertFalse(second.allowed(), "the other node gets no second probe");
-      assertEquals("PROBES_BUSY", second.reason());
+      assertEquals(AdmissionReason.PROBES_BUSY, second.reason());
       assertFalse(a.tryAcquire().allowed(), "nor does the prober's next call");
       probe.onSuccess(1_000);
       assertEquals(State.CLOSED, shared().effectiveState());

@@ -104,7 +104,7 @@ class FirstTripIT {
       long byPush = 0;
       for (ChildJvm ch : children) {
         for (String how : values(ch, "learnedBy ", String::valueOf)) {
-          if (how.startsWith(TransitionCause.FAILURE_THRESHOLD.name() + "@")) {
+          if (how.startsWith(CircuitEvent.Source.PUSH.name() + "@")) {
             byPush++;
           }
         }

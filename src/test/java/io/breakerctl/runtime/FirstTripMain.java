@@ -55,7 +55,7 @@ public final class FirstTripMain {
                 if (e.type() == CircuitEvent.Type.TRANSITION
                     && e.to() == State.OPEN
                     && how[node] == null) {
-                  how[node] = e.detail() + "@" + System.currentTimeMillis();
+                  how[node] = e.source() + "@" + System.currentTimeMillis();
                 }
               });
     }

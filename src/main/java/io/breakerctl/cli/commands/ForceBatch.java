@@ -64,7 +64,7 @@ final class ForceBatch {
                 id.toString(),
                 a.result().previous().code(),
                 a.result().state().code(),
-                a.result().outcome(),
+                a.result().outcome().code(),
                 until > 0 ? Style.rfc3339(until) : null,
                 a.correlationId(),
                 a.auditStored(),

@@ -357,7 +357,8 @@ public final class PolicyControl {
       try {
         WarmResult w = pending.get(i).join();
         out.add(
-            new WarmReport(warming.get(i), v.policyId().toString(), v.version(), w.outcome(), ""));
+            new WarmReport(
+                warming.get(i), v.policyId().toString(), v.version(), w.outcome().code(), ""));
       } catch (CompletionException e) {
         Throwable cause = e.getCause() == null ? e : e.getCause();
         out.add(

@@ -1,7 +1,10 @@
 package io.breakerctl.runtime.local;
 
+import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.EffectiveState;
+import io.breakerctl.runtime.model.OverrideOutcome;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.RecordOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.model.Transitions;
@@ -38,12 +41,6 @@ public final class LocalStateMachine {
 
   private static final System.Logger LOG = System.getLogger(LocalStateMachine.class.getName());
 
-  private static final String COUNTED = "COUNTED";
-  private static final String STALE_GENERATION = "STALE_GENERATION";
-  private static final String STALE_LEASE = "STALE_LEASE";
-  private static final String LEASE_EXPIRED = "LEASE_EXPIRED";
-  private static final String NOT_COUNTED = "NOT_COUNTED";
-
   /**
    * The answer of {@link #tryAcquire}, as {@code acquire.lua} returns it.
    *
@@ -59,7 +56,7 @@ public final class LocalStateMachine {
   public record Admission(
       boolean allowed,
       State state,
-      String reason,
+      AdmissionReason reason,
       long generation,
       String leaseId,
       long untilMillis) {}
@@ -84,7 +81,7 @@ public final class LocalStateMachine {
       boolean transitioned,
       long generation,
       boolean accepted,
-      String reason) {}
+      RecordOutcome reason) {}
 
   /**
    * The answer of {@link #override} and {@link #clearOverride}, as {@code override.lua} returns it.
@@ -96,7 +93,7 @@ public final class LocalStateMachine {
    * @param previous the effective state before
    */
   public record OverrideResult(
-      boolean changed, State state, String outcome, long generation, State previous) {}
+      boolean changed, State state, OverrideOutcome outcome, long generation, State previous) {}
 
   /**
    * An operator override held by the machine.
@@ -203,28 +200,29 @@ public final class LocalStateMachine {
       switch (state) {
         case FORCED_OPEN:
           return new Admission(
-              false, state, state.code(), generation, null, override.untilMillis());
+              false, state, AdmissionReason.FORCED_OPEN, generation, null, override.untilMillis());
         case FORCED_CLOSED:
         case DISABLED:
         case METRICS_ONLY:
         case CLOSED:
-          return new Admission(true, state, state.code(), generation, null, 0);
+          return new Admission(true, state, AdmissionReason.of(state), generation, null, 0);
         default:
           break;
       }
       if (!p.enabled()) {
-        return new Admission(true, state, "POLICY_DISABLED", generation, null, 0);
+        return new Admission(true, state, AdmissionReason.POLICY_DISABLED, generation, null, 0);
       }
       if (state == State.OPEN) {
-        return new Admission(false, state, "OPEN", generation, null, openUntil);
+        return new Admission(false, state, AdmissionReason.OPEN, generation, null, openUntil);
       }
       leases.removeExpired(now);
       if (leases.size() + halfOpenSuccesses < p.halfOpenPermits()) {
         long until = now + p.probeLease().toMillis();
         String id = leases.grant(owner, until);
-        return new Admission(true, state, "PROBE", generation, id, until);
+        return new Admission(true, state, AdmissionReason.PROBE, generation, id, until);
       }
-      return new Admission(false, state, "PROBES_BUSY", generation, null, leases.earliestExpiry());
+      return new Admission(
+          false, state, AdmissionReason.PROBES_BUSY, generation, null, leases.earliestExpiry());
     } finally {
       finish();
     }
@@ -288,7 +286,7 @@ public final class LocalStateMachine {
       long current = this.generation;
       boolean accepted = false;
       boolean transitioned = false;
-      String reason = COUNTED;
+      RecordOutcome reason = RecordOutcome.COUNTED;
       long wf = window.failures();
       long wc = window.calls();
       if (leaseId != null && !leaseId.isEmpty()) {
@@ -297,9 +295,9 @@ public final class LocalStateMachine {
                 ? leases.expiryOf(leaseId, owner)
                 : null;
         if (expiry == null) {
-          reason = STALE_LEASE;
+          reason = RecordOutcome.STALE_LEASE;
         } else if (expiry <= now) {
-          reason = LEASE_EXPIRED;
+          reason = RecordOutcome.LEASE_EXPIRED;
         } else {
           leases.remove(leaseId, owner);
           accepted = true;
@@ -319,7 +317,7 @@ public final class LocalStateMachine {
           }
         }
       } else if (generation != -1 && generation != current) {
-        reason = STALE_GENERATION;
+        reason = RecordOutcome.STALE_GENERATION;
       } else if (state == State.CLOSED
           || state == State.FORCED_CLOSED
           || state == State.METRICS_ONLY) {
@@ -337,7 +335,7 @@ public final class LocalStateMachine {
           }
         }
       } else {
-        reason = NOT_COUNTED;
+        reason = RecordOutcome.NOT_COUNTED;
       }
       return new Result(state, wf, wc, transitioned, this.generation, accepted, reason);
     } finally {
@@ -383,7 +381,8 @@ public final class LocalStateMachine {
           previous,
           kind,
           update ? TransitionCause.OVERRIDE_UPDATED : TransitionCause.OVERRIDE_SET);
-      return new OverrideResult(true, kind, update ? "UPDATED" : "SET", generation, previous);
+      return new OverrideResult(
+          true, kind, update ? OverrideOutcome.UPDATED : OverrideOutcome.SET, generation, previous);
     } finally {
       finish();
     }
@@ -404,12 +403,13 @@ public final class LocalStateMachine {
       long now = clock.millis();
       State previous = settle(now);
       if (override == null) {
-        return new OverrideResult(false, previous, "NOT_OVERRIDDEN", generation, previous);
+        return new OverrideResult(
+            false, previous, OverrideOutcome.NOT_OVERRIDDEN, generation, previous);
       }
       State was = override.kind();
       State to = endOverride(now);
       transition(now, was, to, TransitionCause.OVERRIDE_CLEARED);
-      return new OverrideResult(true, to, "CLEARED", generation, previous);
+      return new OverrideResult(true, to, OverrideOutcome.CLEARED, generation, previous);
     } finally {
       finish();
     }
@@ -625,7 +625,7 @@ public final class LocalStateMachine {
   }
 
   private static Admission closed(long generation) {
-    return new Admission(true, State.CLOSED, "CLOSED", generation, null, 0);
+    return new Admission(true, State.CLOSED, AdmissionReason.CLOSED, generation, null, 0);
   }
 
   // ---- publication and delivery ----

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.State;
 import java.util.List;
 import java.util.Optional;
@@ -19,7 +20,7 @@ import java.util.Optional;
 public record AcquireResult(
     boolean allowed,
     State state,
-    String reason,
+    AdmissionReason reason,
     String generation,
     String leaseId,
     long untilMillis,
@@ -29,12 +30,12 @@ public record AcquireResult(
     if (r.size() == 3) {
       // the closed fast path: {1, generation, epoch}
       return new AcquireResult(
-          true, State.CLOSED, "CLOSED", Replies.str(r, 1), "", 0, Replies.str(r, 2));
+          true, State.CLOSED, AdmissionReason.CLOSED, Replies.str(r, 1), "", 0, Replies.str(r, 2));
     }
     return new AcquireResult(
         Replies.flag(r, 0),
         State.fromCode(Replies.str(r, 1)),
-        Replies.str(r, 2),
+        AdmissionReason.fromCode(Replies.str(r, 2)),
         Replies.str(r, 3),
         Replies.str(r, 4),
         Replies.num(r, 5),

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.model.OverrideOutcome;
 import io.breakerctl.runtime.model.State;
 import java.util.List;
 
@@ -18,7 +19,7 @@ import java.util.List;
 public record OverrideResult(
     boolean changed,
     State state,
-    String outcome,
+    OverrideOutcome outcome,
     String eventId,
     String generation,
     String epoch,
@@ -29,7 +30,7 @@ public record OverrideResult(
     return new OverrideResult(
         Replies.flag(r, 0),
         State.fromCode(Replies.str(r, 1)),
-        Replies.str(r, 2),
+        OverrideOutcome.fromCode(Replies.str(r, 2)),
         Replies.str(r, 3),
         Replies.str(r, 4),
         Replies.str(r, 5),

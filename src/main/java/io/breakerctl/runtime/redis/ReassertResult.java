@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.model.ReassertOutcome;
 import io.breakerctl.runtime.model.State;
 import java.util.List;
 
@@ -14,12 +15,12 @@ import java.util.List;
  * @param epoch the breaker's incarnation afterwards
  */
 public record ReassertResult(
-    boolean written, String outcome, State state, String generation, String epoch) {
+    boolean written, ReassertOutcome outcome, State state, String generation, String epoch) {
 
   static ReassertResult of(List<Object> r) {
     return new ReassertResult(
         Replies.flag(r, 0),
-        Replies.str(r, 1),
+        ReassertOutcome.fromCode(Replies.str(r, 1)),
         State.fromCode(Replies.str(r, 2)),
         Replies.str(r, 3),
         Replies.str(r, 4));

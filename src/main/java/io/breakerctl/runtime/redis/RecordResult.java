@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.model.RecordOutcome;
 import io.breakerctl.runtime.model.State;
 import java.util.List;
 
@@ -27,7 +28,7 @@ public record RecordResult(
     String eventId,
     String epoch,
     boolean accepted,
-    String reason,
+    RecordOutcome reason,
     long openUntilMillis) {
 
   static RecordResult of(List<Object> r) {
@@ -42,7 +43,7 @@ public record RecordResult(
           "",
           Replies.str(r, 3),
           true,
-          "COUNTED",
+          RecordOutcome.COUNTED,
           0);
     }
     return new RecordResult(
@@ -54,7 +55,7 @@ public record RecordResult(
         Replies.str(r, 5),
         Replies.str(r, 6),
         Replies.flag(r, 7),
-        Replies.str(r, 8),
+        RecordOutcome.fromCode(Replies.str(r, 8)),
         Replies.num(r, 9));
   }
 }

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.model.WarmOutcome;
 import java.util.List;
 
 /**
@@ -12,12 +13,12 @@ import java.util.List;
  * @param epoch the breaker's incarnation
  */
 public record WarmResult(
-    boolean written, String outcome, String policyId, long policyVersion, String epoch) {
+    boolean written, WarmOutcome outcome, String policyId, long policyVersion, String epoch) {
 
   static WarmResult of(List<Object> r) {
     return new WarmResult(
         Replies.flag(r, 0),
-        Replies.str(r, 1),
+        WarmOutcome.fromCode(Replies.str(r, 1)),
         Replies.str(r, 2),
         Replies.num(r, 3),
         Replies.str(r, 4));

@@ -23,7 +23,10 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.breakerctl.runtime.local.LocalStateMachine.Admission;
 import io.breakerctl.runtime.local.LocalStateMachine.OverrideResult;
 import io.breakerctl.runtime.local.LocalStateMachine.Result;
+import io.breakerctl.runtime.model.AdmissionReason;
+import io.breakerctl.runtime.model.OverrideOutcome;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.RecordOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.model.Transitions;
@@ -162,7 +165,7 @@ class LocalStateMachineTest {
               LocalTransition::atMillis)
           .containsExactly(tuple(CLOSED, OPEN, FAILURE_THRESHOLD, 3L, T0));
       assertThat(m.tryAcquire(NODE))
-          .isEqualTo(new Admission(false, OPEN, "OPEN", 1, null, T0 + 30_000));
+          .isEqualTo(new Admission(false, OPEN, AdmissionReason.OPEN, 1, null, T0 + 30_000));
     }
 
     @Test
@@ -252,7 +255,7 @@ class LocalStateMachineTest {
 
       assertThat(m.tryAcquire(NODE))
           .extracting(Admission::allowed, Admission::state, Admission::reason)
-          .containsExactly(true, OPEN, "POLICY_DISABLED");
+          .containsExactly(true, OPEN, AdmissionReason.POLICY_DISABLED);
 
       LocalStateMachine closed =
           new LocalStateMachine(BASE.toBuilder().enabled(false).build(), clock);
@@ -374,14 +377,15 @@ class LocalStateMachineTest {
       clock.advanceMillis(29_999);
 
       assertThat(m.state()).isEqualTo(OPEN);
-      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("OPEN");
+      assertThat(m.tryAcquire(NODE).reason().code()).isEqualTo("OPEN");
       clock.advanceMillis(1);
       assertThat(m.state()).isEqualTo(HALF_OPEN);
       assertThat(causes()).as("reading records nothing").containsExactly(FAILURE_THRESHOLD);
 
       Admission a = m.tryAcquire(NODE);
 
-      assertThat(a).isEqualTo(new Admission(true, HALF_OPEN, "PROBE", 2, "1", T0 + 35_000));
+      assertThat(a)
+          .isEqualTo(new Admission(true, HALF_OPEN, AdmissionReason.PROBE, 2, "1", T0 + 35_000));
       assertThat(events)
           .last()
           .isEqualTo(new LocalTransition(OPEN, HALF_OPEN, OPEN_WINDOW_ENDED, 2, T0 + 30_000, 0));
@@ -395,9 +399,11 @@ class LocalStateMachineTest {
 
       Admission second = m.tryAcquire(OTHER);
 
-      assertThat(first.reason()).isEqualTo("PROBE");
+      assertThat(first.reason().code()).isEqualTo("PROBE");
       assertThat(second)
-          .isEqualTo(new Admission(false, HALF_OPEN, "PROBES_BUSY", 2, null, first.untilMillis()));
+          .isEqualTo(
+              new Admission(
+                  false, HALF_OPEN, AdmissionReason.PROBES_BUSY, 2, null, first.untilMillis()));
     }
 
     @Test
@@ -413,11 +419,11 @@ class LocalStateMachineTest {
 
       assertThat(late)
           .extracting(Result::state, Result::accepted, Result::reason)
-          .containsExactly(HALF_OPEN, false, "LEASE_EXPIRED");
+          .containsExactly(HALF_OPEN, false, RecordOutcome.LEASE_EXPIRED);
       assertThat(next)
           .extracting(Admission::reason, Admission::leaseId)
-          .containsExactly("PROBE", "2");
-      assertThat(afterRemoval.reason()).isEqualTo("STALE_LEASE");
+          .containsExactly(AdmissionReason.PROBE, "2");
+      assertThat(afterRemoval.reason()).isEqualTo(RecordOutcome.STALE_LEASE);
       assertThat(m.state()).isEqualTo(HALF_OPEN);
     }
 
@@ -436,9 +442,11 @@ class LocalStateMachineTest {
 
       assertThat(stale)
           .extracting(Result::state, Result::accepted, Result::reason)
-          .containsOnly(tuple(HALF_OPEN, false, "STALE_LEASE"));
+          .containsOnly(tuple(HALF_OPEN, false, RecordOutcome.STALE_LEASE));
       assertThat(m.generation()).isEqualTo(2);
-      assertThat(m.tryAcquire(OTHER).reason()).as("lease still held").isEqualTo("PROBES_BUSY");
+      assertThat(m.tryAcquire(OTHER).reason())
+          .as("lease still held")
+          .isEqualTo(AdmissionReason.PROBES_BUSY);
       assertThat(m.failuresTotal()).isEqualTo(3 + 4);
       assertThat(probe(m, a, false).state()).isEqualTo(CLOSED);
     }
@@ -449,7 +457,7 @@ class LocalStateMachineTest {
       LocalStateMachine m = machine(BASE.toBuilder().halfOpenPermits(2).build());
       Admission held = tripAndProbe(m);
       probe(m, m.tryAcquire(NODE), false);
-      assertThat(m.tryAcquire(OTHER).reason()).isEqualTo("PROBES_BUSY");
+      assertThat(m.tryAcquire(OTHER).reason().code()).isEqualTo("PROBES_BUSY");
 
       m.override(FORCED_OPEN, Duration.ZERO, "alice", "");
       m.clearOverride("alice", "");
@@ -458,8 +466,8 @@ class LocalStateMachineTest {
 
       assertThat(List.of(fresh, second))
           .extracting(Admission::reason, Admission::generation)
-          .containsExactly(tuple("PROBE", 4L), tuple("PROBE", 4L));
-      assertThat(probe(m, held, false).reason()).isEqualTo("STALE_LEASE");
+          .containsExactly(tuple(AdmissionReason.PROBE, 4L), tuple(AdmissionReason.PROBE, 4L));
+      assertThat(probe(m, held, false).reason()).isEqualTo(RecordOutcome.STALE_LEASE);
       assertThat(m.state()).isEqualTo(HALF_OPEN);
     }
 
@@ -473,7 +481,7 @@ class LocalStateMachineTest {
 
       assertThat(r)
           .extracting(Result::state, Result::accepted, Result::reason)
-          .containsExactly(HALF_OPEN, false, "NOT_COUNTED");
+          .containsExactly(HALF_OPEN, false, RecordOutcome.NOT_COUNTED);
       assertThat(m.failuresTotal()).isEqualTo(4);
     }
 
@@ -486,10 +494,12 @@ class LocalStateMachineTest {
       Admission a3 = m.tryAcquire(NODE);
 
       assertThat(List.of(a1, a2, a3)).extracting(Admission::leaseId).containsExactly("1", "2", "3");
-      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("PROBES_BUSY");
+      assertThat(m.tryAcquire(NODE).reason().code()).isEqualTo("PROBES_BUSY");
 
       Result r1 = probe(m, a1, false);
-      assertThat(m.tryAcquire(NODE).reason()).as("2 live + 1 succeeded").isEqualTo("PROBES_BUSY");
+      assertThat(m.tryAcquire(NODE).reason())
+          .as("2 live + 1 succeeded")
+          .isEqualTo(AdmissionReason.PROBES_BUSY);
       Result r2 = probe(m, a2, false);
       Result r3 = probe(m, a3, false);
 
@@ -500,7 +510,7 @@ class LocalStateMachineTest {
           .extracting(Result::state, Result::transitioned, Result::windowFailures)
           .containsExactly(CLOSED, true, 0L);
       assertThat(events.get(events.size() - 1).cause()).isEqualTo(PROBES_SUCCEEDED);
-      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("CLOSED");
+      assertThat(m.tryAcquire(NODE).reason().code()).isEqualTo("CLOSED");
       assertThat(m.openUntilMillis()).isZero();
     }
 
@@ -574,11 +584,13 @@ class LocalStateMachineTest {
       Admission a = m.tryAcquire(NODE);
       Result r = fail(m);
 
-      assertThat(set).isEqualTo(new OverrideResult(true, FORCED_OPEN, "SET", 1, CLOSED));
-      assertThat(a).isEqualTo(new Admission(false, FORCED_OPEN, "FORCED_OPEN", 1, null, 0));
+      assertThat(set)
+          .isEqualTo(new OverrideResult(true, FORCED_OPEN, OverrideOutcome.SET, 1, CLOSED));
+      assertThat(a)
+          .isEqualTo(new Admission(false, FORCED_OPEN, AdmissionReason.FORCED_OPEN, 1, null, 0));
       assertThat(r)
           .extracting(Result::accepted, Result::reason)
-          .containsExactly(false, "NOT_COUNTED");
+          .containsExactly(false, RecordOutcome.NOT_COUNTED);
       assertThat(m.windowFailures()).isZero();
       assertThat(m.failuresTotal()).isEqualTo(1);
       assertThat(m.activeOverride())
@@ -601,7 +613,7 @@ class LocalStateMachineTest {
           .containsExactly(kind, 10L, true, false);
       assertThat(m.tryAcquire(NODE))
           .extracting(Admission::allowed, Admission::reason)
-          .containsExactly(true, kind.code());
+          .containsExactly(true, AdmissionReason.of(kind));
       assertThat(m.clearOverride("alice", "").state()).isEqualTo(CLOSED);
       assertThat(fail(m).state()).as("the counted window trips after clearing").isEqualTo(OPEN);
     }
@@ -629,10 +641,10 @@ class LocalStateMachineTest {
 
       assertThat(r)
           .extracting(Result::state, Result::accepted, Result::reason)
-          .containsExactly(DISABLED, false, "NOT_COUNTED");
+          .containsExactly(DISABLED, false, RecordOutcome.NOT_COUNTED);
       assertThat(m.windowFailures()).isZero();
       assertThat(m.failuresTotal()).isEqualTo(10);
-      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("DISABLED");
+      assertThat(m.tryAcquire(NODE).reason().code()).isEqualTo("DISABLED");
     }
 
     @Test
@@ -650,7 +662,7 @@ class LocalStateMachineTest {
 
       Admission a = m.tryAcquire(NODE);
 
-      assertThat(a).isEqualTo(new Admission(true, CLOSED, "CLOSED", 2, null, 0));
+      assertThat(a).isEqualTo(new Admission(true, CLOSED, AdmissionReason.CLOSED, 2, null, 0));
       assertThat(events)
           .last()
           .isEqualTo(new LocalTransition(FORCED_OPEN, CLOSED, OVERRIDE_EXPIRED, 2, T0 + 5_000, 0));
@@ -666,7 +678,7 @@ class LocalStateMachineTest {
 
       Admission a = m.tryAcquire(NODE);
 
-      assertThat(a.reason()).isEqualTo("PROBE");
+      assertThat(a.reason().code()).isEqualTo("PROBE");
       assertThat(events)
           .extracting(LocalTransition::from, LocalTransition::to, LocalTransition::cause)
           .containsExactly(
@@ -687,12 +699,15 @@ class LocalStateMachineTest {
       clock.advanceMillis(30_000);
       OverrideResult late = m.clearOverride("bob", "done");
 
-      assertThat(early).isEqualTo(new OverrideResult(true, OPEN, "CLEARED", 3, FORCED_CLOSED));
-      assertThat(late).isEqualTo(new OverrideResult(true, HALF_OPEN, "CLEARED", 5, FORCED_CLOSED));
+      assertThat(early)
+          .isEqualTo(new OverrideResult(true, OPEN, OverrideOutcome.CLEARED, 3, FORCED_CLOSED));
+      assertThat(late)
+          .isEqualTo(
+              new OverrideResult(true, HALF_OPEN, OverrideOutcome.CLEARED, 5, FORCED_CLOSED));
       assertThat(causes())
           .containsExactly(
               FAILURE_THRESHOLD, OVERRIDE_SET, OVERRIDE_CLEARED, OVERRIDE_SET, OVERRIDE_CLEARED);
-      assertThat(m.tryAcquire(NODE).reason()).isEqualTo("PROBE");
+      assertThat(m.tryAcquire(NODE).reason().code()).isEqualTo("PROBE");
     }
 
     @Test
@@ -702,7 +717,8 @@ class LocalStateMachineTest {
 
       OverrideResult r = m.clearOverride("bob", "");
 
-      assertThat(r).isEqualTo(new OverrideResult(false, CLOSED, "NOT_OVERRIDDEN", 0, CLOSED));
+      assertThat(r)
+          .isEqualTo(new OverrideResult(false, CLOSED, OverrideOutcome.NOT_OVERRIDDEN, 0, CLOSED));
       assertThat(events).isEmpty();
     }
 
@@ -715,8 +731,9 @@ class LocalStateMachineTest {
       OverrideResult again = m.override(FORCED_OPEN, Duration.ofMinutes(1), "bob", "b");
       OverrideResult other = m.override(METRICS_ONLY, Duration.ZERO, "bob", "c");
 
-      assertThat(again.outcome()).isEqualTo("UPDATED");
-      assertThat(other).isEqualTo(new OverrideResult(true, METRICS_ONLY, "SET", 3, FORCED_OPEN));
+      assertThat(again.outcome().code()).isEqualTo("UPDATED");
+      assertThat(other)
+          .isEqualTo(new OverrideResult(true, METRICS_ONLY, OverrideOutcome.SET, 3, FORCED_OPEN));
       assertThat(events)
           .extracting(LocalTransition::from, LocalTransition::to, LocalTransition::cause)
           .containsExactly(
@@ -754,7 +771,7 @@ class LocalStateMachineTest {
 
       assertThat(late)
           .extracting(Result::state, Result::accepted, Result::reason, Result::generation)
-          .containsExactly(OPEN, false, "STALE_GENERATION", 1L);
+          .containsExactly(OPEN, false, RecordOutcome.STALE_GENERATION, 1L);
       assertThat(m.windowFailures()).isZero();
       assertThat(m.failuresTotal()).isEqualTo(4);
       assertThat(causes()).containsExactly(FAILURE_THRESHOLD);
@@ -782,7 +799,8 @@ class LocalStateMachineTest {
           };
       LocalStateMachine m = new LocalStateMachine(BASE, broken);
 
-      assertThat(m.tryAcquire(NODE)).isEqualTo(new Admission(true, CLOSED, "CLOSED", 0, null, 0));
+      assertThat(m.tryAcquire(NODE))
+          .isEqualTo(new Admission(true, CLOSED, AdmissionReason.CLOSED, 0, null, 0));
     }
 
     @Test
@@ -861,7 +879,7 @@ class LocalStateMachineTest {
       assertThat(m.state()).isEqualTo(OPEN);
       clock.advanceMillis(3_000);
       Admission probe = m.tryAcquire(NODE);
-      assertThat(probe.reason()).isEqualTo("PROBE");
+      assertThat(probe.reason().code()).isEqualTo("PROBE");
       Result r = probe(m, probe, true);
       assertThat(m.openUntilMillis())
           .as("the backoff doubles the seeded open length")

@@ -93,8 +93,8 @@ class BreakerMetricsTest {
 
     Permission busy = cb.tryAcquire();
     assertThat(busy.allowed()).isFalse();
-    assertThat(rejections(busy.reason())).isEqualTo(1);
-    assertThat(busy.reason()).isEqualTo("PROBES_BUSY");
+    assertThat(rejections(busy.reason().code())).isEqualTo(1);
+    assertThat(busy.reason().code()).isEqualTo("PROBES_BUSY");
 
     probe.onSuccess(1_000_000);
     assertStateIs(State.CLOSED);

@@ -317,7 +317,7 @@ class RecordFastPathIT {
 
     x.record(Outcome.success("n1", closed.generation(), 5), p, true);
     RecordResult stale = x.record(Outcome.failure("n1", la.generation()), p, false);
-    assertThat(stale.reason()).isEqualTo("STALE_GENERATION");
+    assertThat(stale.reason().code()).isEqualTo("STALE_GENERATION");
     x.record(Outcome.probe("n1", closed.generation(), "77", false), p, false);
     x.record(
         Outcome.successes("n1", 3),

@@ -98,7 +98,7 @@ class ScriptContractIT {
     assertThat(await(other.snapshot(id, 10)).effectiveState()).isEqualTo(State.OPEN);
     AcquireResult a = await(other.acquire(id, "n2", p));
     assertThat(a.allowed()).isFalse();
-    assertThat(a.reason()).isEqualTo("OPEN");
+    assertThat(a.reason().code()).isEqualTo("OPEN");
 
     List<BreakerEvent> ev = events(t, id);
     assertThat(ev).hasSize(1);
@@ -186,7 +186,7 @@ class ScriptContractIT {
 
     RecordResult late = await(t.store.record(id, Outcome.failure("n9", "0"), p));
 
-    assertThat(late.reason()).isEqualTo("STALE_GENERATION");
+    assertThat(late.reason().code()).isEqualTo("STALE_GENERATION");
     assertThat(late.accepted()).isFalse();
     assertThat(late.state()).isEqualTo(State.CLOSED);
     BreakerSnapshot s = await(t.store.snapshot(id, 0));
@@ -219,8 +219,8 @@ class ScriptContractIT {
     assertThat(causes(t, id)).containsExactly(TransitionCause.FAILURE_THRESHOLD);
 
     AcquireResult probe = await(t.store.acquire(id, "n1", p));
-    assertThat(probe.reason()).isEqualTo("PROBE");
-    assertThat(await(t.store.acquire(id, "n2", p)).reason()).isEqualTo("PROBES_BUSY");
+    assertThat(probe.reason().code()).isEqualTo("PROBE");
+    assertThat(await(t.store.acquire(id, "n2", p)).reason().code()).isEqualTo("PROBES_BUSY");
     await(t.store.record(id, Outcome.probe("n1", probe.generation(), probe.leaseId(), true), p));
     AcquireResult closed = await(t.store.acquire(id, "n1", p));
     assertThat(closed.allowed()).isTrue();
@@ -245,10 +245,10 @@ class ScriptContractIT {
 
     AcquireResult first = await(t.store.acquire(id, "n1", p));
     AcquireResult busy = await(t.store.acquire(id, "n2", p));
-    assertThat(first.reason()).isEqualTo("PROBE");
+    assertThat(first.reason().code()).isEqualTo("PROBE");
     assertThat(first.lease()).isPresent();
     assertThat(busy.allowed()).isFalse();
-    assertThat(busy.reason()).isEqualTo("PROBES_BUSY");
+    assertThat(busy.reason().code()).isEqualTo("PROBES_BUSY");
 
     String gen = first.generation();
     List<RecordResult> ignored =
@@ -260,7 +260,7 @@ class ScriptContractIT {
         .allSatisfy(
             r -> {
               assertThat(r.accepted()).isFalse();
-              assertThat(r.reason()).isEqualTo("STALE_LEASE");
+              assertThat(r.reason().code()).isEqualTo("STALE_LEASE");
               assertThat(r.state()).isEqualTo(State.HALF_OPEN);
             });
 
@@ -269,7 +269,7 @@ class ScriptContractIT {
         "the lease to expire",
         () -> await(t.store.redisTimeMillis(id)) > first.untilMillis());
     AcquireResult second = await(t.store.acquire(id, "n2", p));
-    assertThat(second.reason()).isEqualTo("PROBE");
+    assertThat(second.reason().code()).isEqualTo("PROBE");
     assertThat(second.leaseId()).isNotEqualTo(first.leaseId());
 
     RecordResult expired =
@@ -303,7 +303,7 @@ class ScriptContractIT {
       grants.add(await(t.store.acquire(id, "n" + i, p)));
     }
     assertThat(grants.stream().filter(AcquireResult::allowed).count()).isEqualTo(3);
-    assertThat(grants.get(3).reason()).isEqualTo("PROBES_BUSY");
+    assertThat(grants.get(3).reason().code()).isEqualTo("PROBES_BUSY");
 
     RecordResult s1 = success(t, id, p, grants.get(0), "n0");
     RecordResult s2 = success(t, id, p, grants.get(1), "n1");
@@ -311,7 +311,7 @@ class ScriptContractIT {
     RecordResult s3 = success(t, id, p, grants.get(2), "n2");
 
     assertThat(List.of(s1.state(), s2.state())).containsOnly(State.HALF_OPEN);
-    assertThat(stillBusy.reason()).isEqualTo("PROBES_BUSY");
+    assertThat(stillBusy.reason().code()).isEqualTo("PROBES_BUSY");
     assertThat(s3.state()).isEqualTo(State.CLOSED);
     BreakerEvent closing = events(t, id).get(2);
     assertThat(closing.cause()).isEqualTo(TransitionCause.PROBES_SUCCEEDED);
@@ -358,10 +358,10 @@ class ScriptContractIT {
     Policy p = policy().failureThreshold(2).build();
 
     OverrideResult set = override(t, id, OverrideKind.FORCED_OPEN, Duration.ZERO);
-    assertThat(set.outcome()).isEqualTo("SET");
+    assertThat(set.outcome().code()).isEqualTo("SET");
     assertThat(set.previous()).isEqualTo(State.CLOSED);
-    assertThat(await(t.store.acquire(id, "n1", p)).reason()).isEqualTo("FORCED_OPEN");
-    assertThat(fail(t, id, p).reason()).isEqualTo("NOT_COUNTED");
+    assertThat(await(t.store.acquire(id, "n1", p)).reason().code()).isEqualTo("FORCED_OPEN");
+    assertThat(fail(t, id, p).reason().code()).isEqualTo("NOT_COUNTED");
 
     override(t, id, OverrideKind.FORCED_CLOSED, Duration.ZERO);
     for (int i = 0; i < 3; i++) {
@@ -376,7 +376,7 @@ class ScriptContractIT {
     assertThat(await(t.store.acquire(id, "n1", p)).allowed()).isTrue();
 
     override(t, id, OverrideKind.DISABLED, Duration.ZERO);
-    assertThat(fail(t, id, p).reason()).isEqualTo("NOT_COUNTED");
+    assertThat(fail(t, id, p).reason().code()).isEqualTo("NOT_COUNTED");
     assertThat(override(t, id, OverrideKind.DISABLED, Duration.ZERO).outcome())
         .isEqualTo("UPDATED");
 
@@ -384,7 +384,7 @@ class ScriptContractIT {
     assertThat(cleared.state()).isEqualTo(State.CLOSED);
     OverrideResult again = override(t, id, OverrideKind.CLEAR, Duration.ZERO);
     assertThat(again.changed()).isFalse();
-    assertThat(again.outcome()).isEqualTo("NOT_OVERRIDDEN");
+    assertThat(again.outcome().code()).isEqualTo("NOT_OVERRIDDEN");
 
     assertThat(causes(t, id))
         .containsExactly(
@@ -481,9 +481,11 @@ class ScriptContractIT {
     Policy two = policy().failureThreshold(2).build();
     Policy callers = policy().failureThreshold(100).build();
 
-    assertThat(await(t.store.warm(id, "it:*", 2, two, "ctl")).outcome()).isEqualTo("WARMED");
-    assertThat(await(t.store.warm(id, "it:*", 1, callers, "ctl")).outcome()).isEqualTo("STALE");
-    assertThat(await(t.store.warm(id, "it:*", 2, callers, "ctl")).outcome()).isEqualTo("UNCHANGED");
+    assertThat(await(t.store.warm(id, "it:*", 2, two, "ctl")).outcome().code()).isEqualTo("WARMED");
+    assertThat(await(t.store.warm(id, "it:*", 1, callers, "ctl")).outcome().code())
+        .isEqualTo("STALE");
+    assertThat(await(t.store.warm(id, "it:*", 2, callers, "ctl")).outcome().code())
+        .isEqualTo("UNCHANGED");
     BreakerSnapshot s = await(t.store.snapshot(id, 0));
     assertThat(s.warmedPolicy())
         .get()
