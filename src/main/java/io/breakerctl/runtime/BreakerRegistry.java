@@ -40,6 +40,13 @@ public interface BreakerRegistry extends AutoCloseable {
   /** Whether Redis is currently unreachable (the node decides alone). */
   boolean degraded();
 
+  /**
+   * Failed attempts of a background task since the registry started (refresh, flush, forwarding,
+   * policy resolution, subscription, unreadable messages). Each task logs once when it starts
+   * failing and once when it works again.
+   */
+  long backgroundFailures(BackgroundTask task);
+
   /** Flushes pending outcomes (best effort) and releases everything the registry started. */
   @Override
   void close();

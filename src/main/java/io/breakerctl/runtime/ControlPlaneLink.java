@@ -33,6 +33,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
 
   private final ControlDatabase db;
   private final Supplier<RedisBreakerStore> store;
+  private final BackgroundHealth health;
   private final String node;
   private final Clock clock;
   private final BlockingQueue<BreakerId> queue = new ArrayBlockingQueue<>(1024);
@@ -44,7 +45,9 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
       Supplier<RedisBreakerStore> store,
       String node,
       Clock clock,
-      ScheduledExecutorService scheduler) {
+      ScheduledExecutorService scheduler,
+      BackgroundHealth health) {
+    this.health = health;
     this.db = ControlDatabase.connect(config);
     this.store = store;
     this.node = node;
@@ -68,11 +71,13 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
         RedisBreakerStore s = store.get();
         if (id != null && s != null) {
           new HistoryForwarder(db, s, node, clock).syncBreaker(id);
+          health.succeeded(BackgroundTask.FORWARDING);
         }
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
         // MongoDB or Redis down: the event stays in the stream for the next pass
+        health.failed(BackgroundTask.FORWARDING, e);
       }
     }
   }
@@ -88,8 +93,10 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
       if (node.equals(holder)) {
         new HistoryForwarder(db, s, node, clock).syncOnce();
       }
+      health.succeeded(BackgroundTask.FORWARDING);
     } catch (RuntimeException e) {
       // retried on the next tick
+      health.failed(BackgroundTask.FORWARDING, e);
     }
   }
 
@@ -108,8 +115,10 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
       WarmResult w =
           RedisBreakerStore.await(
               s.warm(id, pv.policyId().toString(), pv.version(), pv.policy(), node));
+      health.succeeded(BackgroundTask.POLICY_RESOLUTION);
       return Optional.of(new WarmedPolicy(w.policyId(), w.policyVersion(), pv.policy()));
     } catch (RuntimeException e) {
+      health.failed(BackgroundTask.POLICY_RESOLUTION, e);
       return Optional.empty();
     }
   }

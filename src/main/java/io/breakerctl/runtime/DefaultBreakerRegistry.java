@@ -49,6 +49,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private final Map<BreakerId, DistributedBreaker> breakers = new ConcurrentHashMap<>();
   private final ScheduledExecutorService scheduler;
   private final StoreGuard guard;
+  private final BackgroundHealth health;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<BreakerId, Boolean> refreshQueued = new ConcurrentHashMap<>();
   private volatile BreakerStore store;
@@ -77,6 +78,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
             });
     s.setRemoveOnCancelPolicy(true);
     this.scheduler = s;
+    this.health = new BackgroundHealth(cfg.nodeId());
     this.guard = new StoreGuard(this::onDegraded, this::confirm);
     if (cfg.mode() != Mode.LOCAL) {
       if (!connect()) {
@@ -95,7 +97,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
                 () -> store instanceof RedisBreakerStore r ? r : null,
                 cfg.nodeId(),
                 cfg.clock(),
-                scheduler)
+                scheduler,
+                health)
             : null;
     this.transitionsWon = control == null ? id -> {} : control::handOff;
   }
@@ -128,6 +131,15 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   StoreGuard guard() {
     return guard;
+  }
+
+  BackgroundHealth health() {
+    return health;
+  }
+
+  @Override
+  public long backgroundFailures(BackgroundTask task) {
+    return health.failures(task);
   }
 
   BreakerStore store() {
@@ -225,8 +237,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       if (old != null) {
         old.close();
       }
+      health.succeeded(BackgroundTask.SUBSCRIPTION);
       return true;
     } catch (StoreException e) {
+      health.failed(BackgroundTask.SUBSCRIPTION, e);
       scheduleResubscribe();
       return false;
     }
@@ -433,8 +447,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     try {
       b.onSnapshot(BreakerStore.await(s.state(b.id()), cfg.commandTimeout()));
       guard.success();
+      health.succeeded(BackgroundTask.REFRESH);
     } catch (StoreException e) {
       guard.failure(e);
+      health.failed(BackgroundTask.REFRESH, e);
       refreshSoon(b);
     }
   }
@@ -449,8 +465,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
             (snap, e) -> {
               if (e != null) {
                 guard.failure(e);
+                health.failed(BackgroundTask.REFRESH, e);
               } else {
                 guard.success();
+                health.succeeded(BackgroundTask.REFRESH);
                 b.onSnapshot(snap);
               }
             });
@@ -485,6 +503,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         return;
       }
       FleetMessage f = FleetMessage.parse(m);
+      health.succeeded(BackgroundTask.MESSAGE);
       DistributedBreaker b = breakers.get(f.id());
       if (b == null) {
         return;
@@ -496,6 +515,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       }
     } catch (Exception e) {
       // a malformed message must not disturb the node; the periodic refresh corrects the view
+      health.failed(BackgroundTask.MESSAGE, e);
     }
   }
 

@@ -749,7 +749,14 @@ final class DistributedBreaker implements CircuitBreaker {
       PolicySource source = registry.policySource();
       if (source != null && r.version() == 0 && now() - lastPolicyLookup > 30_000) {
         lastPolicyLookup = now();
-        registry.background(() -> source.resolveAndWarm(id).ifPresent(this::adopt));
+        registry.background(
+            () -> {
+              try {
+                source.resolveAndWarm(id).ifPresent(this::adopt);
+              } catch (RuntimeException e) {
+                registry.health().failed(BackgroundTask.POLICY_RESOLUTION, e);
+              }
+            });
       }
       return;
     }
@@ -798,11 +805,15 @@ final class DistributedBreaker implements CircuitBreaker {
             (res, e) -> {
               if (e != null) {
                 pendingSuccesses.add(n);
+                registry.health().failed(BackgroundTask.FLUSH, e);
                 if (up) {
                   registry.guard().failure(e);
                 }
-              } else if (up) {
-                registry.guard().success();
+              } else {
+                registry.health().succeeded(BackgroundTask.FLUSH);
+                if (up) {
+                  registry.guard().success();
+                }
               }
             });
   }

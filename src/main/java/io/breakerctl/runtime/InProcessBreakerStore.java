@@ -61,6 +61,7 @@ public final class InProcessBreakerStore implements BreakerStore {
   private final AtomicLong epochs = new AtomicLong();
   private final Map<String, AtomicLong> commands = new ConcurrentHashMap<>();
   private volatile boolean available = true;
+  private final java.util.Set<String> failingKinds = ConcurrentHashMap.newKeySet();
 
   /** One breaker: its machine, its incarnation, what the scripts keep beside the machine. */
   private final class Entry {
@@ -170,6 +171,18 @@ public final class InProcessBreakerStore implements BreakerStore {
     this.available = answers;
   }
 
+  /**
+   * Makes commands of one kind (as {@link #commands(String)} names them) fail as an unreachable
+   * Redis does while the others answer, e.g. {@code ping} to hold a node degraded.
+   */
+  public void failing(String kind, boolean fails) {
+    if (fails) {
+      failingKinds.add(kind);
+    } else {
+      failingKinds.remove(kind);
+    }
+  }
+
   /** Forgets {@code id} as a flushed or failed-over Redis does: its next use is a new epoch. */
   public void lose(BreakerId id) {
     entries.remove(id);
@@ -204,7 +217,7 @@ public final class InProcessBreakerStore implements BreakerStore {
 
   private <T> CompletableFuture<T> run(String kind, Supplier<T> command) {
     count(kind);
-    if (!available) {
+    if (!available || failingKinds.contains(kind)) {
       return CompletableFuture.failedFuture(
           new StoreUnavailableException("the in-process store is unavailable", null));
     }

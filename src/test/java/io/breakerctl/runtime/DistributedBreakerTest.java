@@ -320,11 +320,11 @@ class DistributedBreakerTest {
       DistributedBreaker b = node("b");
       ((DefaultBreakerRegistry) registries.get(1)).stopListening(); // b hears nothing by push
       fail(a, 1);
-      store.available(false);
-      fail(b, 1);
+      store.failing("ping", true); // b's recovery checks fail until the fleet has tripped
+      ((DefaultBreakerRegistry) registries.get(1)).guard().trip();
       await("b degraded", () -> b.view().degraded());
-      store.available(true);
       fail(a, 4); // the fleet trips while b is degraded and deaf: only reconcile can tell it
+      store.failing("ping", false);
       assertEquals(State.OPEN, shared().effectiveState());
       await("b recovered", () -> !b.view().degraded());
       assertEquals(State.OPEN, b.acting(), "b enforces the fleet's trip after reconciling");
@@ -347,6 +347,66 @@ class DistributedBreakerTest {
           "re-asserted", () -> shared().override().map(o -> o == State.FORCED_OPEN).orElse(false));
       assertEquals("oncall", shared().fields().get("overrideActor"));
       assertEquals("c9", shared().fields().get("overrideCorrelationId"));
+    }
+  }
+
+  @Nested
+  class BackgroundFailures {
+    @Test
+    void countedPerAttemptLoggedOncePerChangeAndMetered() {
+      DistributedBreaker a = node("a");
+      List<java.util.logging.LogRecord> logged = new CopyOnWriteArrayList<>();
+      java.util.logging.Logger log =
+          java.util.logging.Logger.getLogger(BreakerRegistry.class.getName());
+      java.util.logging.Handler h =
+          new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+              if (r.getMessage().contains("{1} is failing")
+                  || r.getMessage().contains("works again after")) {
+                logged.add(r);
+              }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+          };
+      log.addHandler(h);
+      io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+          new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+      try (io.breakerctl.runtime.metrics.BreakerRegistryMetrics m =
+          io.breakerctl.runtime.metrics.BreakerRegistryMetrics.bind(registries.get(0), meters)) {
+        store.available(false);
+        for (int i = 0; i < 3; i++) {
+          a.flush();
+        }
+        assertEquals(3, registries.get(0).backgroundFailures(BackgroundTask.FLUSH));
+        assertEquals(
+            3.0,
+            meters
+                .get(io.breakerctl.runtime.metrics.BreakerRegistryMetrics.BACKGROUND_FAILURES)
+                .tag("task", "flush")
+                .functionCounter()
+                .count());
+        store.available(true);
+        a.flush();
+        a.flush();
+        assertEquals(3, registries.get(0).backgroundFailures(BackgroundTask.FLUSH));
+      } finally {
+        log.removeHandler(h);
+      }
+      List<String> flushLines =
+          logged.stream()
+              .filter(r -> java.util.Arrays.asList(r.getParameters()).contains("flush"))
+              .map(r -> r.getLevel() + " " + java.util.Arrays.toString(r.getParameters()))
+              .toList();
+      assertEquals(
+          2, flushLines.size(), "one line when it fails, one when it works: " + flushLines);
+      assertTrue(flushLines.get(0).startsWith("WARNING"), flushLines.get(0));
+      assertTrue(flushLines.get(1).startsWith("INFO") && flushLines.get(1).contains("3"));
     }
   }
 }

@@ -1,11 +1,16 @@
 package io.breakerctl.runtime.metrics;
 
+import io.breakerctl.runtime.BackgroundTask;
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.model.BreakerId;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,7 +40,22 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
     this.node = Objects.requireNonNull(node, "node");
     this.meters = Objects.requireNonNull(meters, "meters");
     this.tags = Tags.of(tags == null ? Tags.empty() : tags);
+    for (BackgroundTask task : BackgroundTask.values()) {
+      registryMeters.add(
+          FunctionCounter.builder(
+                  BACKGROUND_FAILURES, node, n -> (double) n.backgroundFailures(task))
+              .description("failed attempts of the registry's background work, by task")
+              .tags(this.tags)
+              .tag("node", node.nodeId())
+              .tag("task", task.name().toLowerCase(java.util.Locale.ROOT))
+              .register(meters));
+    }
   }
+
+  /** The registry-level counter of failed background attempts (tags {@code node}, {@code task}). */
+  public static final String BACKGROUND_FAILURES = "breakerctl.registry.background.failures";
+
+  private final List<Meter> registryMeters = new ArrayList<>();
 
   /** Meters of {@code node}'s breakers in {@code meters}, tagged with breaker and node ids. */
   public static BreakerRegistryMetrics bind(BreakerRegistry node, MeterRegistry meters) {
@@ -79,5 +99,7 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
     closed = true;
     bound.values().forEach(BreakerMetrics::close);
     bound.clear();
+    registryMeters.forEach(meters::remove);
+    registryMeters.clear();
   }
 }
