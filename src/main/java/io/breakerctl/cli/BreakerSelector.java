@@ -2,6 +2,7 @@ package io.breakerctl.cli;
 
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.redis.FleetSelection;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
@@ -13,7 +14,8 @@ import java.util.regex.Pattern;
  * @param caller a glob on the caller segment, or null
  * @param dependency a glob on the dependency segment, or null
  */
-public record BreakerSelector(String pattern, String caller, String dependency) {
+public record BreakerSelector(String pattern, String caller, String dependency)
+    implements FleetSelection {
   /** The longest pattern: three segments of 63 and two colons (with room for globs). */
   static final int MAX_LENGTH = 200;
 

@@ -1,6 +1,6 @@
 package io.breakerctl.cli;
 
-import io.breakerctl.runtime.redis.BreakerKeys;
+import io.breakerctl.runtime.redis.StoreConfig;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -73,7 +73,7 @@ final class ConfigCheck {
       }
       if (c.prefix != null) {
         try {
-          BreakerKeys.withPrefix(c.prefix);
+          StoreConfig.checkPrefix(c.prefix);
         } catch (IllegalArgumentException e) {
           throw fail(at + "/prefix", what + e.getMessage());
         }

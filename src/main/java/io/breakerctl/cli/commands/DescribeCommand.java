@@ -62,14 +62,14 @@ public final class DescribeCommand implements Callable<Integer> {
           "breaker '"
               + breaker
               + "' not found: no keys "
-              + store.keys().hash(breaker)
+              + store.location(breaker)
               + " on "
               + Redaction.uri(settings.redis())
               + " (prefix '"
               + settings.prefix()
               + "')");
     }
-    BreakerDetailView view = BreakerViews.detail(s, store.keys().hash(breaker));
+    BreakerDetailView view = BreakerViews.detail(s, store.location(breaker));
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (format.isTable()) {

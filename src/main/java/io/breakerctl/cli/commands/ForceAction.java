@@ -5,7 +5,6 @@ import io.breakerctl.cli.BreakerSelector;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
-import io.breakerctl.cli.FleetReader;
 import io.breakerctl.cli.Interruption;
 import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.ServiceFactory;
@@ -161,7 +160,7 @@ abstract class ForceAction implements Callable<Integer> {
       return List.of(exact);
     }
     TreeSet<BreakerId> found = new TreeSet<>();
-    new FleetReader(store, services.settings().timeout(), 1000).ids(selector, found::add);
+    store.fleet(services.settings().timeout(), 1000).ids(selector, found::add);
     if (found.isEmpty()) {
       throw CliException.notFound("no breaker matches " + selector.describe());
     }
@@ -184,7 +183,7 @@ abstract class ForceAction implements Callable<Integer> {
                 false,
                 true,
                 null,
-                "key " + store.keys().hash(s.id()) + ": " + s.problem().get()));
+                "key " + store.location(s.id()) + ": " + s.problem().get()));
         continue;
       }
       State before = s.effectiveState();

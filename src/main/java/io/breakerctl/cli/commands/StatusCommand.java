@@ -5,7 +5,6 @@ import io.breakerctl.cli.BreakerSelector;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
-import io.breakerctl.cli.FleetReader;
 import io.breakerctl.cli.OutputFailedException;
 import io.breakerctl.cli.output.BreakerTables;
 import io.breakerctl.cli.output.BreakerView;
@@ -205,10 +204,11 @@ public final class StatusCommand implements Callable<Integer> {
     if (exact != null) {
       readOne(store, exact, sink);
     } else {
-      new FleetReader(store, root.services().settings().timeout(), batch)
+      store
+          .fleet(root.services().settings().timeout(), batch)
           .snapshots(
               selector,
-              s -> sink.accept(BreakerViews.status(s, store.keys().hash(s.id()))),
+              s -> sink.accept(BreakerViews.status(s, store.location(s.id()))),
               (id, problem) -> sink.accept(BreakerViews.invalid(id.toString(), "", problem, 0)));
     }
     if (buffer) {
@@ -258,12 +258,12 @@ public final class StatusCommand implements Callable<Integer> {
           BreakerViews.invalid(
               id.toString(),
               "",
-              "a key of " + store.keys().hash(id) + " has the wrong type: " + e.getMessage(),
+              "a key of " + store.location(id) + " has the wrong type: " + e.getMessage(),
               0));
       return;
     }
     if (s.exists() || !s.nodes().isEmpty()) {
-      sink.accept(BreakerViews.status(s, store.keys().hash(id)));
+      sink.accept(BreakerViews.status(s, store.location(id)));
     }
   }
 

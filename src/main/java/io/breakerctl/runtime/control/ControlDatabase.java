@@ -87,6 +87,32 @@ public final class ControlDatabase implements AutoCloseable {
     return new ControlDatabase(client, true, client.getDatabase(config.database()), config);
   }
 
+  /**
+   * A server's answer to a health check.
+   *
+   * @param pingMillis the round trip of one {@code ping}
+   * @param version the server's version ({@code buildInfo})
+   */
+  public record ServerInfo(double pingMillis, String version) {}
+
+  /**
+   * Pings the server and reads its version ({@code breakerctl doctor}).
+   *
+   * @throws ControlUnavailableException when MongoDB does not answer within the timeout
+   */
+  public ServerInfo probe() {
+    return call(
+        "ping MongoDB",
+        () -> {
+          MongoDatabase admin = client.getDatabase("admin");
+          long t0 = System.nanoTime();
+          admin.runCommand(new Document("ping", 1));
+          double ms = (System.nanoTime() - t0) / 1e6;
+          Document info = admin.runCommand(new Document("buildInfo", 1));
+          return new ServerInfo(ms, String.valueOf(info.get("version")));
+        });
+  }
+
   /** The configuration in use. */
   public ControlConfig config() {
     return config;

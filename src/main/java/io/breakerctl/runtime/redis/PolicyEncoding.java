@@ -2,6 +2,7 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.PolicyField;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -106,18 +107,8 @@ public final class PolicyEncoding {
   }
 
   /** The {@code p.*} fields in the policy argument's order, as {@code warm.lua} writes them. */
-  private static final String[] ARG_FIELDS = {
-    "p.failureThreshold",
-    "p.windowMillis",
-    "p.failureRate",
-    "p.minimumCalls",
-    "p.slowCallMillis",
-    "p.openMillis",
-    "p.maxOpenMillis",
-    "p.halfOpenPermits",
-    "p.probeLeaseMillis",
-    "p.enabled"
-  };
+  private static final String[] ARG_FIELDS =
+      PolicyField.argumentFields().stream().map(PolicyField::hashField).toArray(String[]::new);
 
   /**
    * The hash fields {@code warm.lua} writes for {@code w} (an unset optional field is absent): what
@@ -133,8 +124,8 @@ public final class PolicyEncoding {
       }
     }
     f.put("policy", arg);
-    f.put("p.storeFailureMode", w.policy().storeFailureMode().name());
-    f.put("p.fallbackPolicy", w.policy().fallbackPolicy().name());
+    f.put(PolicyField.STORE_FAILURE_MODE.hashField(), w.policy().storeFailureMode().name());
+    f.put(PolicyField.FALLBACK_POLICY.hashField(), w.policy().fallbackPolicy().name());
     f.put("policyId", w.policyId());
     f.put("policyVersion", Long.toString(w.version()));
     return f;

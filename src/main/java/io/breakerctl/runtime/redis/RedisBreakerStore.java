@@ -420,6 +420,22 @@ public final class RedisBreakerStore implements BreakerStore {
     return guard("PING", commands.ping());
   }
 
+  /**
+   * Where a breaker's state lives, for messages and output (its state hash's key): callers name it,
+   * they never build it.
+   */
+  public String location(BreakerId id) {
+    return keys.hash(id);
+  }
+
+  /**
+   * A reader of whole fleets (snapshots by id or pattern across every master, streamed in batches
+   * of {@code batch}, each round trip bounded by {@code timeout}).
+   */
+  public FleetReader fleet(Duration timeout, int batch) {
+    return new FleetReader(this, timeout, batch);
+  }
+
   /** The key layout in use. */
   public BreakerKeys keys() {
     return keys;

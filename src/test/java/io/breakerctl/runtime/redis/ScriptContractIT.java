@@ -377,7 +377,7 @@ class ScriptContractIT {
 
     override(t, id, OverrideKind.DISABLED, Duration.ZERO);
     assertThat(fail(t, id, p).reason().code()).isEqualTo("NOT_COUNTED");
-    assertThat(override(t, id, OverrideKind.DISABLED, Duration.ZERO).outcome())
+    assertThat(override(t, id, OverrideKind.DISABLED, Duration.ZERO).outcome().code())
         .isEqualTo("UPDATED");
 
     OverrideResult cleared = override(t, id, OverrideKind.CLEAR, Duration.ZERO);

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.PolicyField;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import java.io.IOException;
 import java.math.BigDecimal;
@@ -57,10 +58,15 @@ public final class PolicyParser {
 
   private static final Set<String> TOP = Set.of("apiVersion", "kind", "metadata", "spec");
   private static final Set<String> METADATA = Set.of("id", "owner", "labels", "expiresAt");
-  private static final Set<String> INT_FIELDS =
-      Set.of("failureThreshold", "minimumCalls", "slowCallMillis", "halfOpenPermits");
-  private static final Set<String> SECOND_FIELDS =
-      Set.of("windowSeconds", "openSeconds", "maxOpenSeconds", "probeLeaseSeconds");
+  private static final Set<String> INT_FIELDS = ofType(PolicyField.Type.INTEGER);
+  private static final Set<String> SECOND_FIELDS = ofType(PolicyField.Type.SECONDS);
+
+  private static Set<String> ofType(PolicyField.Type type) {
+    return Arrays.stream(PolicyField.values())
+        .filter(f -> f.type() == type)
+        .map(PolicyField::spec)
+        .collect(Collectors.toUnmodifiableSet());
+  }
 
   private static final ObjectMapper YAML =
       YAMLMapper.builder()

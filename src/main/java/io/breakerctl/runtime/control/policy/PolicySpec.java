@@ -2,6 +2,7 @@ package io.breakerctl.runtime.control.policy;
 
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.PolicyField;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,21 +19,8 @@ import java.util.Objects;
  */
 public final class PolicySpec {
 
-  /** The spec fields, in document order. */
-  public static final List<String> FIELDS =
-      List.of(
-          "failureThreshold",
-          "windowSeconds",
-          "failureRateThreshold",
-          "minimumCalls",
-          "slowCallMillis",
-          "openSeconds",
-          "maxOpenSeconds",
-          "halfOpenPermits",
-          "probeLeaseSeconds",
-          "storeFailureMode",
-          "fallbackPolicy",
-          "enabled");
+  /** The spec fields, in document order ({@link PolicyField}, the one table). */
+  public static final List<String> FIELDS = PolicyField.specNames();
 
   private PolicySpec() {}
 

@@ -1,21 +1,11 @@
-package io.breakerctl.cli;
+package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerKeys;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
-import io.breakerctl.runtime.redis.ProbeLease;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.StoreException;
-import io.breakerctl.runtime.redis.StorePermissionException;
-import io.breakerctl.runtime.redis.StoreUnavailableException;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScoredValue;
@@ -49,7 +39,11 @@ import java.util.function.Predicate;
  * Reads the whole fleet without a script: on every master, {@code SCAN MATCH <prefix>:{glob} TYPE
  * hash} with a large COUNT, then pipelined reads in batches ({@code HGETALL} of the state hash and
  * of the heartbeats, {@code TIME}; the leases only of half-open breakers). Snapshots go to the sink
- * batch by batch, so memory stays flat. Needs only the viewer ACL.
+ * batch by batch, so memory stays flat. Needs only the viewer ACL. Every failure arrives as a
+ * {@link StoreException} translated in {@link StoreErrors}, as the store's own.
+ *
+ * <p>This is the runtime's read API for whole fleets: the CLI reads through it and never touches a
+ * connection or a key name.
  */
 public final class FleetReader {
   /** SCAN COUNT per page. */
@@ -74,7 +68,7 @@ public final class FleetReader {
   }
 
   /** Calls {@code sink} with the id of every selected breaker that has keys. */
-  public void ids(BreakerSelector selector, Consumer<BreakerId> sink) {
+  public void ids(FleetSelection selector, Consumer<BreakerId> sink) {
     for (StatefulRedisConnection<String, String> c : masters()) {
       scan(c, selector, ids -> ids.forEach(sink));
     }
@@ -88,7 +82,7 @@ public final class FleetReader {
    * output.
    */
   public void snapshots(
-      BreakerSelector selector,
+      FleetSelection selector,
       Consumer<BreakerSnapshot> sink,
       BiConsumer<BreakerId, String> unreadable) {
     for (StatefulRedisConnection<String, String> c : masters()) {
@@ -101,7 +95,7 @@ public final class FleetReader {
   }
 
   /** A connection to every master (the one server when standalone). */
-  public static List<StatefulRedisConnection<String, String>> masters(RedisBreakerStore store) {
+  static List<StatefulRedisConnection<String, String>> masters(RedisBreakerStore store) {
     StatefulConnection<String, String> c = store.connection();
     List<StatefulRedisConnection<String, String>> out = new ArrayList<>();
     if (c instanceof StatefulRedisClusterConnection<String, String> cluster) {
@@ -120,7 +114,7 @@ public final class FleetReader {
 
   private void scan(
       StatefulRedisConnection<String, String> c,
-      BreakerSelector selector,
+      FleetSelection selector,
       Consumer<List<BreakerId>> onBatch) {
     Predicate<BreakerId> selected = selector.matcher();
     KeyScanArgs args =
@@ -163,7 +157,7 @@ public final class FleetReader {
       this.unreadable = unreadable;
     }
 
-    void run(BreakerSelector selector) {
+    void run(FleetSelection selector) {
       Predicate<BreakerId> selected = selector.matcher();
       KeyScanArgs args =
           KeyScanArgs.Builder.matches(selector.scanGlob(keys.prefix()))
@@ -464,16 +458,6 @@ public final class FleetReader {
   }
 
   private static StoreException translate(String action, Throwable cause) {
-    // Lettuce names an address host/<unresolved>:port: say host:port
-    String msg = String.valueOf(cause.getMessage()).replace("/<unresolved>", "");
-    if (msg.contains("NOPERM") || msg.startsWith("WRONGPASS") || msg.startsWith("NOAUTH")) {
-      return new StorePermissionException(action + ": permission denied: " + msg, cause);
-    }
-    if (cause instanceof RedisCommandTimeoutException
-        || cause instanceof RedisConnectionException
-        || (cause instanceof RedisException && msg.startsWith("Currently not connected"))) {
-      return new StoreUnavailableException(action + ": Redis unavailable: " + msg, cause);
-    }
-    return new StoreException(action + ": " + msg, cause);
+    return StoreErrors.translate(action, cause);
   }
 }

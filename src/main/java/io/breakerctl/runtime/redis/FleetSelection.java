@@ -1,0 +1,13 @@
+package io.breakerctl.runtime.redis;
+
+import io.breakerctl.runtime.model.BreakerId;
+import java.util.function.Predicate;
+
+/** Which breakers a {@link FleetReader} reads: an id, a pattern, a caller or a dependency. */
+public interface FleetSelection {
+  /** The SCAN MATCH glob of the selected state hashes under {@code prefix} (a superset). */
+  String scanGlob(String prefix);
+
+  /** Whether a breaker whose hash the scan found is selected. */
+  Predicate<BreakerId> matcher();
+}

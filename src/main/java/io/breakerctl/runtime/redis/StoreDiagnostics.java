@@ -1,0 +1,257 @@
+package io.breakerctl.runtime.redis;
+
+import io.lettuce.core.Limit;
+import io.lettuce.core.Range;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * The checks {@code breakerctl doctor} runs on Redis, one result each: reachability and latency,
+ * server versions, cluster topology, this build's scripts cached on every master, Redis TIME
+ * against the local clock, and the user's ACL permissions to read and to mutate (the probe script
+ * {@code acl-probe.lua}, which executes none of the commands it checks). Nothing is written.
+ */
+public final class StoreDiagnostics {
+  private StoreDiagnostics() {}
+
+  /** A check's outcome; only FAIL makes {@code doctor} exit 1. */
+  public enum Status {
+    OK,
+    WARN,
+    FAIL;
+
+    /** The lower-case word printed in the STATUS column. */
+    public String word() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * One check's result.
+   *
+   * @param check what was checked
+   * @param status ok, warn or fail
+   * @param detail what was found
+   */
+  public record Check(String check, Status status, String detail) {}
+
+  private static final String ACL_PROBE = BreakerScript.source("acl-probe.lua");
+
+  /**
+   * Runs every check on {@code store}.
+   *
+   * @param where the redacted address to name in the first check
+   * @param connectMillis how long connecting took
+   */
+  public static List<Check> run(RedisBreakerStore store, String where, double connectMillis) {
+    List<Check> checks = new ArrayList<>();
+    List<StatefulRedisConnection<String, String>> masters = FleetReader.masters(store);
+    List<String> versions = new ArrayList<>();
+    double worst = 0;
+    try {
+      for (StatefulRedisConnection<String, String> m : masters) {
+        RedisCommands<String, String> r = m.sync();
+        long p0 = System.nanoTime();
+        r.ping();
+        worst = Math.max(worst, (System.nanoTime() - p0) / 1e6);
+        versions.add(field(r.info("server"), "redis_version"));
+      }
+    } catch (RuntimeException e) {
+      checks.add(new Check("redis", Status.FAIL, StoreErrors.translate(where, e).getMessage()));
+      return checks;
+    }
+    checks.add(
+        new Check(
+            "redis",
+            Status.OK,
+            String.format(
+                "%s: %d master(s), connect %.1f ms, PING %.2f ms",
+                where, masters.size(), connectMillis, worst)));
+    boolean old = versions.stream().anyMatch(v -> compare(v, "6.2") < 0);
+    checks.add(
+        new Check(
+            "redis version",
+            old ? Status.FAIL : Status.OK,
+            String.join(", ", new TreeSet<>(versions)) + (old ? " (6.2 or newer required)" : "")));
+    checks.add(topology(store));
+    checks.add(scripts(masters));
+    checks.add(clock(masters.get(0)));
+    permissions(store, masters.get(0), checks);
+    return checks;
+  }
+
+  private static Check topology(RedisBreakerStore store) {
+    if (!(store.connection() instanceof StatefulRedisClusterConnection<String, String> c)) {
+      return new Check("topology", Status.OK, "standalone (not a cluster)");
+    }
+    int slots = 0;
+    int masters = 0;
+    List<String> failing = new ArrayList<>();
+    for (RedisClusterNode n : c.getPartitions()) {
+      if (n.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+        masters++;
+        slots += n.getSlots().size();
+      }
+      if (n.is(RedisClusterNode.NodeFlag.FAIL) || n.is(RedisClusterNode.NodeFlag.EVENTUAL_FAIL)) {
+        failing.add(n.getUri().getHost() + ":" + n.getUri().getPort());
+      }
+    }
+    boolean ok = slots == 16384 && failing.isEmpty();
+    return new Check(
+        "topology",
+        ok ? Status.OK : Status.FAIL,
+        "cluster: "
+            + masters
+            + " master(s), "
+            + slots
+            + "/16384 slots covered"
+            + (failing.isEmpty() ? "" : ", failing: " + failing));
+  }
+
+  private static Check scripts(List<StatefulRedisConnection<String, String>> masters) {
+    BreakerScript[] all = BreakerScript.values();
+    String[] shas = new String[all.length];
+    for (int i = 0; i < all.length; i++) {
+      shas[i] = all[i].sha();
+    }
+    List<String> missing = new ArrayList<>();
+    try {
+      for (StatefulRedisConnection<String, String> m : masters) {
+        List<Boolean> exists = m.sync().scriptExists(shas);
+        for (int i = 0; i < all.length; i++) {
+          if (!exists.get(i)) {
+            missing.add(all[i].file() + " on :" + field(m.sync().info("server"), "tcp_port"));
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      return new Check(
+          "scripts", Status.WARN, "cannot check (SCRIPT EXISTS refused: " + e.getMessage() + ")");
+    }
+    if (missing.isEmpty()) {
+      return new Check(
+          "scripts", Status.OK, all.length + " scripts of this build cached on every master");
+    }
+    return new Check(
+        "scripts",
+        Status.WARN,
+        "not cached: "
+            + String.join(", ", missing)
+            + " (the store falls back to EVAL with the body on first use, which caches it)");
+  }
+
+  private static Check clock(StatefulRedisConnection<String, String> m) {
+    long before = System.currentTimeMillis();
+    List<String> t = m.sync().time();
+    long after = System.currentTimeMillis();
+    long redis = Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
+    long skew = redis - (before + after) / 2;
+    boolean ok = Math.abs(skew) <= 1000;
+    return new Check(
+        "clock",
+        ok ? Status.OK : Status.WARN,
+        "Redis TIME - local clock = "
+            + skew
+            + " ms"
+            + (ok ? "" : " (scripts use Redis time only; relative times shown here use it too)"));
+  }
+
+  private static void permissions(
+      RedisBreakerStore store, StatefulRedisConnection<String, String> m, List<Check> checks) {
+    BreakerKeys keys = store.keys();
+    String probe = keys.prefix() + ":{doctor:probe}";
+    try {
+      RedisCommands<String, String> r = m.sync();
+      r.scan(ScanCursor.INITIAL, ScanArgs.Builder.limit(1));
+      r.hgetall(probe);
+      r.zrangeWithScores(probe + ":leases", 0, -1);
+      r.xrevrange(probe + ":ev", Range.unbounded(), Limit.from(1));
+      r.time();
+      checks.add(
+          new Check("acl read", Status.OK, "SCAN, HGETALL, ZRANGE, XREVRANGE, TIME permitted"));
+    } catch (RuntimeException e) {
+      checks.add(new Check("acl read", Status.FAIL, e.getMessage()));
+    }
+    RedisScriptingCommands<String, String> scripting =
+        store.connection() instanceof StatefulRedisClusterConnection<String, String> c
+            ? c.sync()
+            : m.sync();
+    try {
+      scripting.evalsha("0000000000000000000000000000000000000000", ScriptOutputType.STATUS, probe);
+    } catch (RuntimeException e) {
+      String msg = String.valueOf(e.getMessage());
+      if (!msg.startsWith("NOSCRIPT")) {
+        checks.add(
+            new Check(
+                "acl mutate",
+                Status.WARN,
+                "read-only user: " + msg + " (force needs the operator ACL)"));
+        return;
+      }
+    }
+    try {
+      Object r =
+          scripting.eval(ACL_PROBE, ScriptOutputType.VALUE, new String[] {probe}, keys.channel());
+      String missing = String.valueOf(r);
+      if ("unsupported".equals(missing)) {
+        checks.add(
+            new Check(
+                "acl mutate",
+                Status.OK,
+                "EVALSHA and EVAL permitted (the scripts' own commands cannot be checked without"
+                    + " writing on Redis 6.2)"));
+      } else if (missing.isEmpty()) {
+        checks.add(
+            new Check(
+                "acl mutate",
+                Status.OK,
+                "EVALSHA, EVAL and every command the scripts run permitted"));
+      } else {
+        checks.add(
+            new Check(
+                "acl mutate",
+                Status.WARN,
+                "scripts would be refused: no permission for " + missing));
+      }
+    } catch (RuntimeException e) {
+      checks.add(
+          new Check(
+              "acl mutate",
+              Status.WARN,
+              "EVALSHA permitted, EVAL refused ("
+                  + e.getMessage()
+                  + "): a master without the scripts cached cannot load them"));
+    }
+  }
+
+  private static String field(String info, String name) {
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(name + ":")) {
+        return line.substring(name.length() + 1).trim();
+      }
+    }
+    return "?";
+  }
+
+  private static int compare(String version, String min) {
+    String[] a = version.split("\\.");
+    String[] b = min.split("\\.");
+    for (int i = 0; i < 2; i++) {
+      int x = i < a.length && a[i].matches("\\d+") ? Integer.parseInt(a[i]) : 0;
+      int y = Integer.parseInt(b[i]);
+      if (x != y) {
+        return Integer.compare(x, y);
+      }
+    }
+    return 0;
+  }
+}
