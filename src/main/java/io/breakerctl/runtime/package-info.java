@@ -85,6 +85,16 @@
  * takes part in the election of the fleet's history forwarder (the {@code forwarder-lease.lua}
  * script on {@code <prefix>:forwarder}).
  *
+ * <h2>The store boundary</h2>
+ *
+ * {@link io.breakerctl.runtime.DistributedBreaker} and the registry depend only on {@link
+ * io.breakerctl.runtime.BreakerStore}: the Redis store (the scripts) or {@link
+ * io.breakerctl.runtime.InProcessBreakerStore} (one local machine per breaker, for tests and
+ * in-process fleets). Results carry typed vocabularies ({@code AdmissionReason}, {@code
+ * RecordOutcome}, ...) whose names are the scripts' wire codes. Background work that fails (refresh,
+ * flush, forwarding, policy resolution, subscription, messages) is counted per {@link
+ * io.breakerctl.runtime.BackgroundTask} and logged once per change of condition.
+ *
  * <h2>Measured</h2>
  *
  * The fleet table (20 nodes, threshold 5, one call in flight each; {@code FleetTableIT}, {@code
