@@ -68,6 +68,7 @@ public interface BreakerRegistry extends AutoCloseable {
     Duration commandTimeout = Duration.ofMillis(50);
     Duration connectTimeout = Duration.ofSeconds(1);
     Duration refreshInterval = Duration.ofSeconds(1);
+    Duration checkInterval = Duration.ofSeconds(5);
     Duration flushInterval = Duration.ofSeconds(1);
     Duration idleTtl = Duration.ofDays(7);
     Duration lastKnownFor = Duration.ofSeconds(30);
@@ -143,7 +144,22 @@ public interface BreakerRegistry extends AutoCloseable {
       return this;
     }
 
-    /** How often the shared view is re-read (default 1 s). */
+    /**
+     * How often a node whose pub/sub subscription works compares every breaker's change stamp
+     * (generation, epoch, policy version: one pipelined round of HMGETs) with what it holds, and
+     * reads in full only the breakers whose messages it missed (default 5 s: a lost message is
+     * corrected within that).
+     */
+    public Builder checkInterval(Duration interval) {
+      this.checkInterval = positive("checkInterval", interval);
+      return this;
+    }
+
+    /**
+     * How often a node reads every breaker's state in full while its pub/sub subscription is not
+     * working (default 1 s); while it works, changes arrive by push and {@link #checkInterval}
+     * covers lost messages.
+     */
     public Builder refreshInterval(Duration interval) {
       this.refreshInterval = positive("refreshInterval", interval);
       return this;
@@ -235,6 +251,7 @@ public interface BreakerRegistry extends AutoCloseable {
               commandTimeout,
               connectTimeout,
               refreshInterval,
+              checkInterval,
               flushInterval,
               idleTtl,
               lastKnownFor,

@@ -13,6 +13,7 @@ import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.WarmResult;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -70,6 +71,24 @@ public interface BreakerStore extends AutoCloseable {
 
   /** Reads a breaker's state fields with the store's time (no leases, events or heartbeats). */
   CompletableFuture<BreakerSnapshot> state(BreakerId id);
+
+  /**
+   * The change stamp of each breaker, in order: {@code generation:epoch:policyVersion} as stored
+   * ({@code 0::0} for a breaker without keys). Every transition, override change, re-creation and
+   * warmed policy moves it; time-based changes do not (a node computes those itself). One pipelined
+   * round: how a node whose pub/sub is healthy checks for messages it missed without reading every
+   * hash.
+   */
+  CompletableFuture<List<String>> stamps(List<BreakerId> ids);
+
+  /** The stamp a breaker's stored fields give (see {@link #stamps}). */
+  static String stamp(String generation, String epoch, String policyVersion) {
+    return (generation == null || generation.isEmpty() ? "0" : generation)
+        + ":"
+        + (epoch == null ? "" : epoch)
+        + ":"
+        + (policyVersion == null || policyVersion.isEmpty() ? "0" : policyVersion);
+  }
 
   /** A health check of the connection. */
   CompletableFuture<String> ping();

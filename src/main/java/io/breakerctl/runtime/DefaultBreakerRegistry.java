@@ -9,6 +9,7 @@ import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.redis.StoreException;
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -59,6 +60,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private volatile long resubscribeDelay = RESUBSCRIBE_MILLIS;
   private final AtomicBoolean resubscribeScheduled = new AtomicBoolean();
   private volatile long degradedAt;
+  private volatile long lastStampCheck;
   private volatile long recoveryDelay = RECOVERY_CHECK_MILLIS;
   private final java.util.concurrent.CountDownLatch warmedUp =
       new java.util.concurrent.CountDownLatch(1);
@@ -228,8 +230,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return false;
     }
     try {
-      BreakerStore.Subscription sub =
-          s.subscribe(this::onMessage, () -> background(this::refreshAll));
+      BreakerStore.Subscription sub = s.subscribe(this::onMessage, () -> background(this::readAll));
       BreakerStore.Subscription old = subscription;
       subscription = sub;
       subscriptionClosedSince = 0;
@@ -258,7 +259,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
             resubscribeScheduled.set(false);
             BreakerStore s = store;
             if (s != null && subscribe(s)) {
-              background(this::refreshAll);
+              background(this::readAll);
             }
           },
           delay,
@@ -474,8 +475,61 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
             });
   }
 
+  /**
+   * The periodic refresh. While the subscription is open the node learns every change by push, so
+   * it reads no hash: every {@code checkInterval} one pipelined round of change stamps (three
+   * fields per breaker) finds the breakers whose messages it missed, and only those are read in
+   * full. Without a working subscription every breaker is read every {@code refreshInterval}.
+   */
   private void refreshAll() {
-    breakers.values().forEach(this::refresh);
+    BreakerStore.Subscription sub = subscription;
+    BreakerStore s = store;
+    if (s == null || !guard.up()) {
+      return;
+    }
+    if (!listening || sub == null || !sub.isOpen()) {
+      breakers.values().forEach(this::refresh);
+      return;
+    }
+    long now = System.nanoTime();
+    if (now - lastStampCheck < cfg.checkInterval().toNanos()) {
+      return;
+    }
+    lastStampCheck = now;
+    checkStamps(s);
+  }
+
+  /** Reads every breaker's stamp in one round; reads in full those that moved. */
+  private void checkStamps(BreakerStore s) {
+    List<DistributedBreaker> all = List.copyOf(breakers.values());
+    if (all.isEmpty()) {
+      return;
+    }
+    s.stamps(all.stream().map(DistributedBreaker::id).toList())
+        .whenComplete(
+            (stamps, e) -> {
+              if (e != null) {
+                guard.failure(e);
+                health.failed(BackgroundTask.REFRESH, e);
+                return;
+              }
+              guard.success();
+              health.succeeded(BackgroundTask.REFRESH);
+              for (int i = 0; i < all.size(); i++) {
+                if (!stamps.get(i).equals(all.get(i).stamp())) {
+                  refreshSoon(all.get(i));
+                }
+              }
+            });
+  }
+
+  /** After a (re)subscription, when messages may have been missed: a stamp check now. */
+  private void readAll() {
+    BreakerStore s = store;
+    if (s != null && guard.up()) {
+      lastStampCheck = System.nanoTime();
+      checkStamps(s);
+    }
   }
 
   private void flushAll() {

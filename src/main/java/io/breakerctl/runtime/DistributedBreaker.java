@@ -67,6 +67,10 @@ final class DistributedBreaker implements CircuitBreaker {
   private volatile Grant closedGrant;
 
   private volatile Callable<Boolean> probe;
+
+  /** The policy version stored in the hash at the last full read ("" for none). */
+  private volatile String warmedVersion = "";
+
   private volatile long lastPolicyLookup;
 
   DistributedBreaker(BreakerId id, DefaultBreakerRegistry registry) {
@@ -650,8 +654,20 @@ final class DistributedBreaker implements CircuitBreaker {
     registry.refreshSoon(this);
   }
 
+  /**
+   * The change stamp of what this node holds ({@link BreakerStore#stamps}): when the store's
+   * differs, the node missed something and reads the breaker in full.
+   */
+  String stamp() {
+    SharedView v = view;
+    return v == null
+        ? ""
+        : BreakerStore.stamp(Long.toString(v.generation()), v.epoch(), warmedVersion);
+  }
+
   /** Applies a full read of the breaker's hash (refresh, first read). */
   void onSnapshot(BreakerSnapshot s) {
+    warmedVersion = s.fields().getOrDefault("policyVersion", "");
     apply(SharedView.of(s, now()), null, CircuitEvent.Source.READ);
     adoptPolicy(s.warmedPolicy().orElse(null));
   }

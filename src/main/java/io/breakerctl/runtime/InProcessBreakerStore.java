@@ -61,6 +61,7 @@ public final class InProcessBreakerStore implements BreakerStore {
   private final AtomicLong epochs = new AtomicLong();
   private final Map<String, AtomicLong> commands = new ConcurrentHashMap<>();
   private volatile boolean available = true;
+  private volatile boolean dropping;
   private final java.util.Set<String> failingKinds = ConcurrentHashMap.newKeySet();
 
   /** One breaker: its machine, its incarnation, what the scripts keep beside the machine. */
@@ -181,6 +182,11 @@ public final class InProcessBreakerStore implements BreakerStore {
     } else {
       failingKinds.remove(kind);
     }
+  }
+
+  /** Drops every fleet message while on (subscriptions stay open): lost pub/sub messages. */
+  public void dropMessages(boolean drop) {
+    this.dropping = drop;
   }
 
   /** Forgets {@code id} as a flushed or failed-over Redis does: its next use is a new epoch. */
@@ -410,6 +416,22 @@ public final class InProcessBreakerStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<List<String>> stamps(List<BreakerId> ids) {
+    return run(
+        "stamps",
+        () ->
+            ids.stream()
+                .map(
+                    id -> {
+                      Map<String, String> f =
+                          entries.containsKey(id) ? entries.get(id).fields() : Map.of();
+                      return BreakerStore.stamp(
+                          f.get("generation"), f.get("epoch"), f.get("policyVersion"));
+                    })
+                .toList());
+  }
+
+  @Override
   public CompletableFuture<String> ping() {
     return run("ping", () -> "PONG");
   }
@@ -432,7 +454,7 @@ public final class InProcessBreakerStore implements BreakerStore {
   }
 
   private void deliver(String message) {
-    if (!available) {
+    if (!available || dropping) {
       return;
     }
     for (Sub s : subscriptions) {

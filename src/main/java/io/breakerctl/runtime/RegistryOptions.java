@@ -24,6 +24,7 @@ record RegistryOptions(
     Duration commandTimeout,
     Duration connectTimeout,
     Duration refreshInterval,
+    Duration checkInterval,
     Duration flushInterval,
     Duration idleTtl,
     Duration lastKnownFor,

@@ -91,8 +91,8 @@
  * io.breakerctl.runtime.BreakerStore}: the Redis store (the scripts) or {@link
  * io.breakerctl.runtime.InProcessBreakerStore} (one local machine per breaker, for tests and
  * in-process fleets). Results carry typed vocabularies ({@code AdmissionReason}, {@code
- * RecordOutcome}, ...) whose names are the scripts' wire codes. Background work that fails (refresh,
- * flush, forwarding, policy resolution, subscription, messages) is counted per {@link
+ * RecordOutcome}, ...) whose names are the scripts' wire codes. Background work that fails
+ * (refresh, flush, forwarding, policy resolution, subscription, messages) is counted per {@link
  * io.breakerctl.runtime.BackgroundTask} and logged once per change of condition.
  *
  * <h2>Measured</h2>

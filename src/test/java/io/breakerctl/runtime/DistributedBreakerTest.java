@@ -409,4 +409,65 @@ class DistributedBreakerTest {
       assertTrue(flushLines.get(1).startsWith("INFO") && flushLines.get(1).contains("3"));
     }
   }
+
+  @Nested
+  class RefreshByPush {
+    private BreakerRegistry registry() {
+      BreakerRegistry r =
+          BreakerRegistry.builder()
+              .store(store)
+              .clock(clock)
+              .nodeId("push")
+              .defaults(POLICY)
+              .refreshInterval(Duration.ofMillis(50))
+              .checkInterval(Duration.ofMillis(200))
+              .flushInterval(Duration.ofHours(1))
+              .build();
+      registries.add(r);
+      return r;
+    }
+
+    @Test
+    void aHealthyNodeReadsNoHashOnlyStamps() throws InterruptedException {
+      BreakerRegistry r = registry();
+      for (int i = 0; i < 5; i++) {
+        r.breaker(BreakerId.parse("push:dep" + i));
+      }
+      long reads = store.commands("state");
+      long stamps = store.commands("stamps");
+      Thread.sleep(1_000);
+      assertEquals(reads, store.commands("state"), "no full read while push works");
+      assertTrue(store.commands("stamps") - stamps >= 2, "the stamps are checked meanwhile");
+    }
+
+    @Test
+    void aLostMessageIsCaughtByTheStampCheckReadingOnlyThatBreaker() {
+      BreakerRegistry r = registry();
+      List<CircuitBreaker> bs = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        bs.add(r.breaker(BreakerId.parse("push:dep" + i)));
+      }
+      store.dropMessages(true);
+      long reads = store.commands("state");
+      BreakerStore.await(
+          store.override(
+              BreakerId.parse("push:dep3"),
+              new OverrideRequest(OverrideKind.FORCED_OPEN, "oncall", "lost", Duration.ZERO, "")));
+      await("the stamp check caught it", () -> !bs.get(3).tryAcquire().allowed());
+      assertEquals(1, store.commands("state") - reads, "only the moved breaker is read");
+      assertTrue(bs.get(2).tryAcquire().allowed());
+    }
+
+    @Test
+    void withoutASubscriptionEveryBreakerIsReadEachRefresh() throws InterruptedException {
+      BreakerRegistry r = registry();
+      for (int i = 0; i < 3; i++) {
+        r.breaker(BreakerId.parse("push:dep" + i));
+      }
+      ((DefaultBreakerRegistry) r).stopListening();
+      long reads = store.commands("state");
+      Thread.sleep(500);
+      assertTrue(store.commands("state") - reads >= 3 * 3, "full reads at the refresh interval");
+    }
+  }
 }

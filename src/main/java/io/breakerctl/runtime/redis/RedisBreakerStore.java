@@ -415,6 +415,35 @@ public final class RedisBreakerStore implements BreakerStore {
     return guard("warm up", CompletableFuture.allOf(record, acquire));
   }
 
+  @Override
+  public CompletableFuture<List<String>> stamps(List<BreakerId> ids) {
+    List<CompletableFuture<List<io.lettuce.core.KeyValue<String, String>>>> reads =
+        new ArrayList<>(ids.size());
+    for (BreakerId id : ids) {
+      reads.add(
+          commands
+              .hmget(keys.hash(id), "generation", "epoch", "policyVersion")
+              .toCompletableFuture());
+    }
+    return guard(
+        "read change stamps",
+        CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+            .thenApply(
+                v -> {
+                  List<String> out = new ArrayList<>(reads.size());
+                  for (CompletableFuture<List<io.lettuce.core.KeyValue<String, String>>> r :
+                      reads) {
+                    List<io.lettuce.core.KeyValue<String, String>> f = r.join();
+                    out.add(
+                        BreakerStore.stamp(
+                            f.get(0).getValueOrElse(""),
+                            f.get(1).getValueOrElse(""),
+                            f.get(2).getValueOrElse("")));
+                  }
+                  return out;
+                }));
+  }
+
   /** Round-trips a PING (health check of the connection). */
   public CompletableFuture<String> ping() {
     return guard("PING", commands.ping());
