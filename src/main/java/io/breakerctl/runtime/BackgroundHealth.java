@@ -9,7 +9,9 @@ import java.util.concurrent.atomic.LongAdder;
  * Counts a registry's background failures by {@link BackgroundTask} and logs each change of
  * condition once through {@code System.Logger}: a WARNING when a task starts failing (with the
  * first failure's message), an INFO when it works again (with how many attempts failed meanwhile).
- * Never a line per attempt, so a Redis or MongoDB outage does not flood a service's log.
+ * Never a line per attempt, so a Redis or MongoDB outage does not flood a service's log. A failure
+ * because Redis does not answer is counted but not logged here: the registry reports that outage
+ * once itself (degraded, then recovered).
  */
 final class BackgroundHealth {
   private static final System.Logger LOG = System.getLogger(BreakerRegistry.class.getName());
@@ -31,6 +33,9 @@ final class BackgroundHealth {
   /** One failed attempt of {@code task}. */
   void failed(BackgroundTask task, Throwable cause) {
     failures.get(task).increment();
+    if (unavailable(cause)) {
+      return; // the outage is the registry's one warning, not one per task
+    }
     streak.get(task).increment();
     if (failing.get(task).compareAndSet(false, true)) {
       LOG.log(
@@ -63,6 +68,15 @@ final class BackgroundHealth {
   /** Whether {@code task}'s last attempt failed. */
   boolean failing(BackgroundTask task) {
     return failing.get(task).get();
+  }
+
+  private static boolean unavailable(Throwable t) {
+    for (Throwable e = t; e != null; e = e.getCause()) {
+      if (e instanceof io.breakerctl.runtime.redis.StoreUnavailableException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String name(BackgroundTask t) {

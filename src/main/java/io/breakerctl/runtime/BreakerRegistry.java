@@ -51,7 +51,11 @@ public interface BreakerRegistry extends AutoCloseable {
   @Override
   void close();
 
-  /** A builder with defaults: HYBRID, 50 ms command timeout, 1 s refresh and flush. */
+  /**
+   * A builder with defaults: HYBRID, 50 ms command timeout, changes by push with a 5 s stamp check
+   * (1 s full refresh without pub/sub), successes flushed within 10 s, heartbeats on change or
+   * every 60 s.
+   */
   static Builder builder() {
     return new Builder();
   }
@@ -69,7 +73,8 @@ public interface BreakerRegistry extends AutoCloseable {
     Duration connectTimeout = Duration.ofSeconds(1);
     Duration refreshInterval = Duration.ofSeconds(1);
     Duration checkInterval = Duration.ofSeconds(5);
-    Duration flushInterval = Duration.ofSeconds(1);
+    Duration flushInterval = Duration.ofSeconds(10);
+    Duration heartbeatInterval = Duration.ofSeconds(60);
     Duration idleTtl = Duration.ofDays(7);
     Duration lastKnownFor = Duration.ofSeconds(30);
     String prefix = BreakerKeys.DEFAULT_PREFIX;
@@ -165,9 +170,24 @@ public interface BreakerRegistry extends AutoCloseable {
       return this;
     }
 
-    /** How often pending successes and heartbeats are flushed (default 1 s). */
+    /**
+     * The longest a success waits on the node before it reaches the shared window (default 10 s).
+     * Failures go at once; successes go earlier when the window needs them (a policy with a failure
+     * rate: every tick of at most 1 s) or when many are pending. A count-only policy trips on
+     * failures alone, so its successes only keep the fleet view's counts current.
+     */
     public Builder flushInterval(Duration interval) {
       this.flushInterval = positive("flushInterval", interval);
+      return this;
+    }
+
+    /**
+     * How often a node re-sends an unchanged heartbeat per breaker (default 60 s); a changed one
+     * (state, policy version, degraded) goes at the next flush tick. Nodes silent 5 minutes are
+     * pruned from the fleet view.
+     */
+    public Builder heartbeatInterval(Duration interval) {
+      this.heartbeatInterval = positive("heartbeatInterval", interval);
       return this;
     }
 
@@ -253,6 +273,7 @@ public interface BreakerRegistry extends AutoCloseable {
               refreshInterval,
               checkInterval,
               flushInterval,
+              heartbeatInterval,
               idleTtl,
               lastKnownFor,
               prefix,

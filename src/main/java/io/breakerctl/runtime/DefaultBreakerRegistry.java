@@ -27,6 +27,9 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final System.Logger LOG = System.getLogger(BreakerRegistry.class.getName());
 
+  /** The flush tick's longest period: what is due is sent within this. */
+  private static final long FLUSH_TICK_MILLIS = 1_000;
+
   /** The recovery check while degraded: first after this, then backing off with jitter. */
   private static final long RECOVERY_CHECK_MILLIS = 250;
 
@@ -87,7 +90,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         guard.trip();
       }
       long refresh = cfg.refreshInterval().toMillis();
-      long flush = cfg.flushInterval().toMillis();
+      long flush = Math.min(cfg.flushInterval().toMillis(), FLUSH_TICK_MILLIS);
       scheduler.scheduleWithFixedDelay(this::refreshAll, refresh, refresh, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::flushAll, flush, flush, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::watchSubscription, 500, 500, TimeUnit.MILLISECONDS);
@@ -133,6 +136,14 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   StoreGuard guard() {
     return guard;
+  }
+
+  long flushIntervalNanos() {
+    return cfg.flushInterval().toNanos();
+  }
+
+  long heartbeatIntervalNanos() {
+    return cfg.heartbeatInterval().toNanos();
   }
 
   BackgroundHealth health() {
@@ -532,7 +543,13 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     }
   }
 
+  /** The flush tick: each breaker sends what is due (see {@link DistributedBreaker#flushIfDue}). */
   private void flushAll() {
+    breakers.values().forEach(DistributedBreaker::flushIfDue);
+  }
+
+  /** Everything pending, now (close). */
+  private void flushEverything() {
     breakers.values().forEach(DistributedBreaker::flush);
   }
 
@@ -596,7 +613,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     if (cfg.mode() != Mode.LOCAL && guard.up()) {
-      flushAll();
+      flushEverything();
     }
     scheduler.shutdownNow();
     if (control != null) {

@@ -794,27 +794,68 @@ final class DistributedBreaker implements CircuitBreaker {
 
   // ---- background work driven by the registry ----------------------------------------------
 
-  /** Flushes pending successes with this node's heartbeat (HYBRID, SHARED). */
+  /**
+   * The registry's flush tick: sends only what is due (flush by need). Pending successes go when
+   * the window needs them (a rate policy: every tick, since they move the failure rate), when over
+   * {@link #MAX_PENDING}, or once they are {@code flushInterval} old; a count-only policy trips on
+   * failures alone, which go to Redis at once. The heartbeat goes when what this node reports
+   * (state, policy, degraded) changed, else every {@code heartbeatInterval}. An idle breaker sends
+   * nothing but that heartbeat.
+   */
+  void flushIfDue() {
+    long now = System.nanoTime();
+    long n = pendingSuccesses.sum();
+    boolean successes =
+        n > 0
+            && (resolved.policy().failureRateThreshold().isPresent()
+                || n >= MAX_PENDING
+                || now - lastFlushAt >= registry.flushIntervalNanos());
+    NodeHeartbeat beat = heartbeat(registry.guard().up());
+    boolean beatDue =
+        !beat.equals(lastBeat) || now - lastBeatAt >= registry.heartbeatIntervalNanos();
+    if (successes || beatDue) {
+      flush(successes, beatDue ? beat : null);
+    }
+  }
+
+  /** Pending successes past this many are flushed at the next tick. */
+  static final long MAX_PENDING = 10_000;
+
+  private volatile NodeHeartbeat lastBeat;
+  private volatile long lastBeatAt;
+  private volatile long lastFlushAt = System.nanoTime();
+
+  private NodeHeartbeat heartbeat(boolean up) {
+    Resolved r = resolved;
+    return new NodeHeartbeat(
+        node(),
+        acting(),
+        r.policyId(),
+        r.version(),
+        !up,
+        0,
+        r.policyId().isEmpty() ? r.defaultsArg() : "");
+  }
+
+  /** Flushes every pending success with this node's heartbeat now (close, tests). */
   void flush() {
+    flush(true, heartbeat(registry.guard().up()));
+  }
+
+  private void flush(boolean withSuccesses, NodeHeartbeat beat) {
     BreakerStore store = registry.store();
     if (store == null) {
       return;
     }
     boolean up = registry.guard().up();
-    long n = up ? pendingSuccesses.sumThenReset() : 0;
+    long n = up && withSuccesses ? pendingSuccesses.sumThenReset() : 0;
     if (n > 0) {
       local.record(0, n, -1, -1, null, node());
     }
+    if (withSuccesses) {
+      lastFlushAt = System.nanoTime();
+    }
     Resolved r = resolved;
-    NodeHeartbeat beat =
-        new NodeHeartbeat(
-            node(),
-            acting(),
-            r.policyId(),
-            r.version(),
-            !up,
-            0,
-            r.policyId().isEmpty() ? r.defaultsArg() : "");
     store
         .record(id, new Outcome(node(), 0, n, -1, "", ""), r.policy(), beat)
         .whenComplete(
@@ -826,6 +867,10 @@ final class DistributedBreaker implements CircuitBreaker {
                   registry.guard().failure(e);
                 }
               } else {
+                if (beat != null) {
+                  lastBeat = beat;
+                  lastBeatAt = System.nanoTime();
+                }
                 registry.health().succeeded(BackgroundTask.FLUSH);
                 if (up) {
                   registry.guard().success();

@@ -63,6 +63,7 @@ public final class InProcessBreakerStore implements BreakerStore {
   private volatile boolean available = true;
   private volatile boolean dropping;
   private final java.util.Set<String> failingKinds = ConcurrentHashMap.newKeySet();
+  private final java.util.Set<String> refusedKinds = ConcurrentHashMap.newKeySet();
 
   /** One breaker: its machine, its incarnation, what the scripts keep beside the machine. */
   private final class Entry {
@@ -184,6 +185,18 @@ public final class InProcessBreakerStore implements BreakerStore {
     }
   }
 
+  /**
+   * Makes commands of one kind refused as an ACL refuses them ({@code StorePermissionException}): a
+   * failure that is not an outage.
+   */
+  public void refusing(String kind, boolean refuses) {
+    if (refuses) {
+      refusedKinds.add(kind);
+    } else {
+      refusedKinds.remove(kind);
+    }
+  }
+
   /** Drops every fleet message while on (subscriptions stay open): lost pub/sub messages. */
   public void dropMessages(boolean drop) {
     this.dropping = drop;
@@ -226,6 +239,11 @@ public final class InProcessBreakerStore implements BreakerStore {
     if (!available || failingKinds.contains(kind)) {
       return CompletableFuture.failedFuture(
           new StoreUnavailableException("the in-process store is unavailable", null));
+    }
+    if (refusedKinds.contains(kind)) {
+      return CompletableFuture.failedFuture(
+          new io.breakerctl.runtime.redis.StorePermissionException(
+              kind + ": permission denied: NOPERM (in-process store)", null));
     }
     try {
       return CompletableFuture.completedFuture(command.get());

@@ -26,6 +26,7 @@ record RegistryOptions(
     Duration refreshInterval,
     Duration checkInterval,
     Duration flushInterval,
+    Duration heartbeatInterval,
     Duration idleTtl,
     Duration lastKnownFor,
     String prefix,

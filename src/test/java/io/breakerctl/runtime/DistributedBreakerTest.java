@@ -379,7 +379,7 @@ class DistributedBreakerTest {
           new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
       try (io.breakerctl.runtime.metrics.BreakerRegistryMetrics m =
           io.breakerctl.runtime.metrics.BreakerRegistryMetrics.bind(registries.get(0), meters)) {
-        store.available(false);
+        store.refusing("record", true); // refused, not an outage: logged
         for (int i = 0; i < 3; i++) {
           a.flush();
         }
@@ -391,10 +391,13 @@ class DistributedBreakerTest {
                 .tag("task", "flush")
                 .functionCounter()
                 .count());
-        store.available(true);
+        store.refusing("record", false);
         a.flush();
         a.flush();
         assertEquals(3, registries.get(0).backgroundFailures(BackgroundTask.FLUSH));
+        store.failing("record", true); // an outage: counted, left to the registry's one warning
+        a.flush();
+        assertEquals(4, registries.get(0).backgroundFailures(BackgroundTask.FLUSH));
       } finally {
         log.removeHandler(h);
       }
@@ -468,6 +471,67 @@ class DistributedBreakerTest {
       long reads = store.commands("state");
       Thread.sleep(500);
       assertTrue(store.commands("state") - reads >= 3 * 3, "full reads at the refresh interval");
+    }
+  }
+
+  @Nested
+  class FlushByNeed {
+    private DistributedBreaker node(Policy policy) {
+      BreakerRegistry r =
+          BreakerRegistry.builder()
+              .store(store)
+              .clock(clock)
+              .nodeId("need")
+              .defaults(policy)
+              .refreshInterval(Duration.ofHours(1))
+              .checkInterval(Duration.ofHours(1))
+              .flushInterval(Duration.ofMillis(300))
+              .heartbeatInterval(Duration.ofHours(1))
+              .build();
+      registries.add(r);
+      return (DistributedBreaker) r.breaker(ID);
+    }
+
+    @Test
+    void anIdleBreakerSendsItsHeartbeatOnceThenNothing() throws InterruptedException {
+      node(POLICY);
+      await("first heartbeat", () -> store.commands("record") >= 1);
+      long records = store.commands("record");
+      Thread.sleep(1_000);
+      assertEquals(records, store.commands("record"), "nothing changed: nothing sent");
+      assertEquals(1, shared().nodes().size());
+    }
+
+    @Test
+    void aChangedReportGoesAtTheNextTick() {
+      DistributedBreaker a = node(POLICY);
+      await("first heartbeat", () -> store.commands("record") >= 1);
+      BreakerStore.await(
+          store.override(
+              ID,
+              new OverrideRequest(
+                  OverrideKind.FORCED_OPEN, "oncall", "report", Duration.ZERO, "")));
+      await(
+          "the heartbeat reports FORCED_OPEN",
+          () -> shared().nodes().get(0).state() == State.FORCED_OPEN);
+      assertEquals(State.FORCED_OPEN, a.acting());
+    }
+
+    @Test
+    void countPolicySuccessesWaitUpToFlushIntervalRatePolicySuccessesGoEachTick() {
+      DistributedBreaker count = node(POLICY);
+      await("first heartbeat", () -> store.commands("record") >= 1);
+      succeed(count, 10);
+      await("flushed within the interval", () -> shared().number("successesTotal") == 10);
+      assertEquals(0, count.view().pendingSuccesses());
+    }
+
+    @Test
+    void closeFlushesEverySuccess() {
+      DistributedBreaker a = node(POLICY);
+      succeed(a, 42);
+      registries.remove(registries.size() - 1).close();
+      assertEquals(42, shared().number("successesTotal"), "no success lost at close");
     }
   }
 }

@@ -58,6 +58,7 @@ class FailoverIT {
                       .defaults(POLICY)
                       .commandTimeout(Duration.ofMillis(500))
                       .refreshInterval(Duration.ofMillis(500))
+                      .checkInterval(Duration.ofMillis(500))
                       .flushInterval(Duration.ofMillis(200))
                       .build())
               .breaker(id));
