@@ -49,6 +49,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The Lua scripts' Java face on Lettuce: every state change of a breaker is one script call,
@@ -728,15 +729,11 @@ public final class RedisBreakerStore implements AutoCloseable {
    * @throws StoreException when a page fails
    */
   public void forEachBreaker(Consumer<BreakerId> sink) {
-    KeyScanArgs args = KeyScanArgs.Builder.matches(keys.hashPattern()).type("hash").limit(1000);
-    ScanCursor cursor = ScanCursor.INITIAL;
-    do {
-      KeyScanCursor<String> page = await(guard("scan breakers", commands.scan(cursor, args)));
-      for (String key : page.getKeys()) {
-        keys.idOf(key).ifPresent(sink);
-      }
-      cursor = page;
-    } while (!cursor.isFinished());
+    scan(
+        "scan breakers",
+        KeyScanArgs.Builder.matches(keys.hashPattern()).type("hash").limit(1000),
+        keys::idOf,
+        sink);
   }
 
   /**
@@ -748,13 +745,23 @@ public final class RedisBreakerStore implements AutoCloseable {
    * @throws StoreException when a page fails
    */
   public void forEachUnforwarded(Consumer<BreakerId> sink) {
-    KeyScanArgs args =
-        KeyScanArgs.Builder.matches(keys.unforwardedPattern()).type("string").limit(10_000);
+    scan(
+        "scan unforwarded",
+        KeyScanArgs.Builder.matches(keys.unforwardedPattern()).type("string").limit(10_000),
+        keys::idOfMarker,
+        sink);
+  }
+
+  private void scan(
+      String what,
+      KeyScanArgs args,
+      Function<String, Optional<BreakerId>> idOf,
+      Consumer<BreakerId> sink) {
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
-      KeyScanCursor<String> page = await(guard("scan unforwarded", commands.scan(cursor, args)));
+      KeyScanCursor<String> page = await(guard(what, commands.scan(cursor, args)));
       for (String key : page.getKeys()) {
-        keys.idOfMarker(key).ifPresent(sink);
+        idOf.apply(key).ifPresent(sink);
       }
       cursor = page;
     } while (!cursor.isFinished());
