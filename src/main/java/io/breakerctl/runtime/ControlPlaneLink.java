@@ -39,6 +39,8 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
   private final BlockingQueue<BreakerId> queue = new ArrayBlockingQueue<>(1024);
   private final Thread worker;
   private volatile boolean closed;
+  private HistoryForwarder fleetForwarder;
+  private RedisBreakerStore fleetStore;
 
   ControlPlaneLink(
       ControlConfig config,
@@ -91,13 +93,26 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
     try {
       String holder = RedisBreakerStore.await(s.holdForwarderLease(node, LEASE));
       if (node.equals(holder)) {
-        new HistoryForwarder(db, s, node, clock).syncOnce();
+        fleetForwarder(s).syncOnce();
       }
       health.succeeded(BackgroundTask.FORWARDING);
     } catch (RuntimeException e) {
       // retried on the next tick
       health.failed(BackgroundTask.FORWARDING, e);
     }
+  }
+
+  /**
+   * One forwarder per store, kept across passes: its passes read only the breakers marked
+   * unforwarded, with a full sweep on its first pass and every {@link
+   * HistoryForwarder#FULL_SWEEP_EVERY}.
+   */
+  private synchronized HistoryForwarder fleetForwarder(RedisBreakerStore s) {
+    if (fleetForwarder == null || fleetStore != s) {
+      fleetForwarder = new HistoryForwarder(db, s, node, clock);
+      fleetStore = s;
+    }
+    return fleetForwarder;
   }
 
   @Override

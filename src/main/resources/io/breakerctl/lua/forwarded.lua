@@ -6,12 +6,18 @@
 -- Returns {advanced 0|1, forwarded, lastEvent, epoch}. The cursor never moves backwards nor past
 -- the last event, and an ack for another epoch (the keys were re-created) changes nothing. The
 -- stream keeps at most RETAIN forwarded events as a tail for readers; unforwarded events are never
--- trimmed here.
+-- trimmed here. Once `forwarded` reaches `lastEvent` the unforwarded marker (KEYS[6], see the
+-- prelude) is deleted; a marker left without a breaker hash (its keys deleted by hand) is deleted
+-- by any ack.
 
 clock()
 load()
 local epoch, upto = ARGV[4], ARGV[5]
-if not B.epoch or B.epoch ~= epoch then
+if not B.epoch then
+  if UNFWD then redis.call('DEL', UNFWD) end
+  return { 0, '', '', '' }
+end
+if B.epoch ~= epoch then
   return { 0, B.forwarded or '', B.lastEvent or '', B.epoch or '' }
 end
 if not string.match(upto or '', '^%d+%-%d+$') then
@@ -31,5 +37,6 @@ if stream_id_less(B.forwarded or '0-0', upto) then
     redis.call('XTRIM', EV, 'MINID', minid)
   end
 end
+if UNFWD and (B.forwarded or '') == (B.lastEvent or '') then redis.call('DEL', UNFWD) end
 flush()
 return { advanced, B.forwarded or '', B.lastEvent or '', B.epoch }

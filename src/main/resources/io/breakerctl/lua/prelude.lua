@@ -11,6 +11,8 @@
 --   KEYS[4] <prefix>:{<id>}:nodes    heartbeats: member node id, score = last heartbeat (Redis ms)
 --   KEYS[5] <prefix>:{<id>}:nodeinfo heartbeats: node id -> JSON {state, policyId, policyVersion,
 --                                    degraded, at} as the node reported it (at = Redis ms)
+--   KEYS[6] <prefix>:{<id>}:unfwd    present exactly while the stream holds events beyond
+--                                    `forwarded` (value: lastEvent); see "Unforwarded marker"
 -- ARGV (every script):
 --   ARGV[1] node id or actor        ARGV[2] idle TTL of the keys in ms
 --   ARGV[3] the caller's policy, used while none is warmed: ten comma-separated values, each
@@ -33,7 +35,7 @@
 -- number moves. Script CPU is fleet-wide capacity.
 
 local H, EV, LEASES = KEYS[1], KEYS[2], KEYS[3]
-local NODES, NODEINFO = KEYS[4], KEYS[5]
+local NODES, NODEINFO, UNFWD = KEYS[4], KEYS[5], KEYS[6]
 local NODE = ARGV[1]
 local IDLE_TTL = tonumber(ARGV[2])
 local BUCKETS = 10          -- the sliding window's resolution (Policy.WINDOW_BUCKETS)
@@ -157,6 +159,19 @@ local function breaker_id()
   return string.match(H, '{(.+)}$')
 end
 
+-- Unforwarded marker (KEYS[6]): how the history forwarder finds the breakers with events to
+-- forward without reading every breaker. A script may touch only its own slot, so there can be no
+-- fleet-wide "dirty set" written here; a key per breaker in the breaker's slot can be, and SCAN
+-- MATCH <prefix>:{*}:unfwd on each master lists them (HistoryForwarder's Javadoc says why this
+-- and not pub/sub). append_event, the only writer of the stream, SETs it in the same atomic script
+-- that appends the event; forwarded.lua DELs it in the same script that moves `forwarded` up to
+-- `lastEvent`. So the marker exists exactly while an event awaits the forwarder, and the keys are
+-- pinned (no expiry) meanwhile, so it needs none of its own. Callers that pass no KEYS[6] (older
+-- clients) write no marker; the forwarder's slow full sweep finds their events.
+local function mark_unforwarded(id)
+  if UNFWD then redis.call('SET', UNFWD, id) end
+end
+
 -- Appends one event to the stream and publishes it on <prefix>:events. Never trims an event
 -- that was not forwarded, except at HARD_CAP, where each dropped unforwarded event is counted in
 -- eventsDropped.
@@ -179,6 +194,7 @@ local function append_event(ev)
   end
   local id = redis.call('XADD', EV, '*', unpack(flat))
   set('lastEvent', id)
+  mark_unforwarded(id)
   local msg = { type = 'transition', id = breaker_id(), streamId = id }
   for i = 1, #flat, 2 do msg[flat[i]] = flat[i + 1] end
   redis.call('PUBLISH', string.match(H, '^(.*):{') .. ':events', cjson.encode(msg))
@@ -270,9 +286,10 @@ local function flush()
   end
   if #args > 0 then redis.call('HSET', H, unpack(args)) end
   if #gone > 0 then redis.call('HDEL', H, unpack(gone)) end
+  -- KEYS[1..5] only: the marker (KEYS[6]) exists only while the keys are pinned, without expiry
   if expiry == 'PERSIST' then
-    for _, k in ipairs(KEYS) do redis.call('PERSIST', k) end
+    for i = 1, math.min(#KEYS, 5) do redis.call('PERSIST', KEYS[i]) end
   elseif expiry == 'PEXPIRE' then
-    for _, k in ipairs(KEYS) do redis.call('PEXPIRE', k, IDLE_TTL) end
+    for i = 1, math.min(#KEYS, 5) do redis.call('PEXPIRE', KEYS[i], IDLE_TTL) end
   end
 end

@@ -256,17 +256,42 @@ public final class RedisServerProcess implements AutoCloseable {
     launch();
   }
 
-  /** Stops the server and deletes its directory. */
+  /**
+   * Checks every event on the server against the transition table ({@link EventAudit}), then stops
+   * the server and deletes its directory.
+   *
+   * @throws IllegalStateException after stopping, when the server held an illegal event
+   */
   @Override
   public synchronized void close() {
     if (closed) {
       return;
     }
     closed = true;
+    IllegalStateException illegal = null;
     try {
+      illegal = audit();
       stop();
     } finally {
       deleteRecursively(dir);
+    }
+    if (illegal != null) {
+      throw illegal;
+    }
+  }
+
+  private IllegalStateException audit() {
+    if (process == null || !process.isAlive()) {
+      return null;
+    }
+    try {
+      EventAudit.assertLegal(this);
+      return null;
+    } catch (IllegalStateException e) {
+      return e;
+    } catch (UncheckedIOException | Resp.ErrorReply e) {
+      // not answering (paused, shutting down) or not readable by the default user: skipped
+      return null;
     }
   }
 

@@ -8,7 +8,7 @@ import com.mongodb.client.model.Updates;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.BreakerEvent;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.ForwardState;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.bson.Document;
 
 /**
@@ -27,11 +28,43 @@ import org.bson.Document;
  * that rode in the stream while MongoDB was down is not lost); then tells Redis the events are
  * forwarded (which lets it trim them). Safe to run twice or on several processes at once: every
  * write is an upsert keyed by the event's identity or the action's correlation id.
+ *
+ * <p><b>A pass costs what the events cost.</b> The scripts keep an unforwarded marker per breaker,
+ * {@code <prefix>:{<id>}:unfwd}, in the breaker's own slot: the script that appends an event sets
+ * it, and the script that moves {@code forwarded} up to the last event deletes it, each atomically
+ * with its own write, so the marker exists exactly while events await this forwarder (see {@code
+ * prelude.lua}). A pass ({@link #syncOnce}) lists the markers with {@code SCAN MATCH ... TYPE
+ * string COUNT 10000} on each master and forwards only those breakers: one HMGET, one XRANGE and
+ * the {@code forwarded} script each. Why this design:
+ *
+ * <ul>
+ *   <li>A fleet-wide set of dirty breakers cannot be written by the scripts: a script may touch
+ *       only the keys of one cluster slot, and breakers spread over all of them. A set written by
+ *       the Java caller after the script would miss the events of a caller that died in between.
+ *   <li>The pub/sub messages the scripts publish are lost while the forwarder is disconnected or
+ *       changes hands, so they would need the full sweep as a regular backstop; the marker needs it
+ *       only for events written before the markers existed.
+ *   <li>SCAN still visits every key on the server (Redis CPU grows with the key count, about {@code
+ *       keys / 10,000} commands per pass), but the reads, MongoDB work and acks follow the breakers
+ *       that changed.
+ * </ul>
+ *
+ * <p>The first pass of a forwarder and then one pass every {@link #FULL_SWEEP_EVERY} sweep every
+ * breaker instead (SCAN of the state hashes, one HMGET each): it forwards events that carry no
+ * marker, those written by scripts older than the marker or by a caller that passed no marker key.
+ * The runtime keeps one forwarder per store, so its passes are marker passes; {@code breakerctl
+ * history sync} runs one full sweep. README, Performance, has the commands per pass.
  */
 public final class HistoryForwarder {
 
   /** Events read per Redis call. */
   public static final int BATCH = 500;
+
+  /** How often {@link #syncOnce} sweeps every breaker rather than the marked ones. */
+  public static final Duration FULL_SWEEP_EVERY = Duration.ofMinutes(10);
+
+  /** Reads in flight at once during a full sweep. */
+  private static final int SWEEP_WINDOW = 256;
 
   private final ControlDatabase db;
   private final RedisBreakerStore redis;
@@ -39,6 +72,7 @@ public final class HistoryForwarder {
   private final String actor;
   private final Clock clock;
   private final Duration retention;
+  private Instant lastFullSweep;
 
   /**
    * A forwarder that prunes documents older than {@link HistoryRetention#DEFAULT_MAX_AGE}.
@@ -70,24 +104,60 @@ public final class HistoryForwarder {
   }
 
   /**
-   * Forwards the events of every breaker in Redis. A breaker that fails is reported and retried on
-   * the next pass; the others proceed.
+   * Forwards the events of every breaker in Redis: those marked unforwarded, or, on the first pass
+   * and every {@link #FULL_SWEEP_EVERY}, every breaker. A breaker that fails is reported and
+   * retried on the next pass; the others proceed.
    *
    * @throws io.breakerctl.runtime.redis.StoreException when the breakers cannot be listed
    */
-  public SyncResult syncOnce() {
+  public synchronized SyncResult syncOnce() {
+    Instant now = clock.instant();
+    boolean full = lastFullSweep == null || !now.isBefore(lastFullSweep.plus(FULL_SWEEP_EVERY));
+    SyncResult r = full ? sweep(true) : sweep(false);
+    if (full && r.failures().isEmpty()) {
+      lastFullSweep = now;
+    }
+    return r;
+  }
+
+  /**
+   * Forwards the events of every breaker in Redis, reading each breaker's cursor fields (a full
+   * sweep; {@link #syncOnce} runs one now and then).
+   *
+   * @throws io.breakerctl.runtime.redis.StoreException when the breakers cannot be listed
+   */
+  public SyncResult syncAll() {
+    return sweep(true);
+  }
+
+  private SyncResult sweep(boolean full) {
     List<BreakerId> ids = new ArrayList<>();
-    redis.forEachBreaker(ids::add);
+    if (full) {
+      redis.forEachBreaker(ids::add);
+    } else {
+      redis.forEachUnforwarded(ids::add);
+    }
     int events = 0;
     int audits = 0;
     List<String> failures = new ArrayList<>();
-    for (BreakerId id : ids) {
-      try {
-        int[] n = forward(id);
-        events += n[0];
-        audits += n[1];
-      } catch (RuntimeException e) {
-        failures.add(id + ": " + e.getMessage());
+    for (int from = 0; from < ids.size(); from += SWEEP_WINDOW) {
+      List<BreakerId> chunk = ids.subList(from, Math.min(ids.size(), from + SWEEP_WINDOW));
+      List<CompletableFuture<ForwardState>> reads = new ArrayList<>(chunk.size());
+      for (BreakerId id : chunk) {
+        reads.add(redis.forwardState(id));
+      }
+      for (int i = 0; i < chunk.size(); i++) {
+        BreakerId id = chunk.get(i);
+        try {
+          ForwardState st = RedisBreakerStore.await(reads.get(i));
+          if (!full || st.pending()) {
+            int[] n = forward(id, st);
+            events += n[0];
+            audits += n[1];
+          }
+        } catch (RuntimeException e) {
+          failures.add(id + ": " + e.getMessage());
+        }
       }
     }
     try {
@@ -105,20 +175,20 @@ public final class HistoryForwarder {
    * @throws RuntimeException when Redis or MongoDB fails; the next pass retries
    */
   public SyncResult syncBreaker(BreakerId id) {
-    int[] n = forward(id);
+    int[] n = forward(id, RedisBreakerStore.await(redis.forwardState(id)));
     return new SyncResult(1, n[0], n[1], List.of());
   }
 
   /** Forwards one breaker's events; returns {newly stored events, newly stored audits}. */
-  private int[] forward(BreakerId id) {
-    BreakerSnapshot snap = RedisBreakerStore.await(redis.snapshot(id, 0));
-    String epoch = snap.epoch();
+  private int[] forward(BreakerId id, ForwardState st) {
+    String epoch = st.epoch();
     if (epoch.isEmpty()) {
+      // no keys: an ack deletes a marker left behind (keys deleted by hand); nothing to forward
+      RedisBreakerStore.await(redis.markForwarded(id, "", "0-0", actor));
       return new int[2];
     }
-    long dropped = snap.number("eventsDropped");
-    if (dropped > 0) {
-      recordGap(id, epoch, dropped);
+    if (st.eventsDropped() > 0) {
+      recordGap(id, epoch, st.eventsDropped());
     }
     String cursorId = id + "|" + epoch;
     Document cursor =
@@ -126,11 +196,17 @@ public final class HistoryForwarder {
             "read cursor " + cursorId,
             () -> db.collection(ControlDatabase.CURSORS).find(eq("_id", cursorId)).first());
     String stored = cursor == null ? "" : cursor.getString("lastStreamId");
-    String after = later(stored, snap.fields().getOrDefault("forwarded", ""));
+    String after = later(stored, st.forwarded());
     String cas = stored; // what the cursor document holds ("" when there is none yet)
+    if (!after.equals(st.forwarded()) || (after.equals(st.lastEvent()) && !after.isEmpty())) {
+      // MongoDB already holds events Redis was not told of (a forwarder stopped between the two),
+      // or a marker outlived its events (an older forwarded script): tell Redis, which trims the
+      // stream and drops the marker
+      RedisBreakerStore.await(redis.markForwarded(id, epoch, after, actor));
+    }
     int events = 0;
     int audits = 0;
-    while (true) {
+    while (!after.equals(st.lastEvent())) {
       List<BreakerEvent> batch = RedisBreakerStore.await(redis.eventsAfter(id, after, BATCH));
       if (batch.isEmpty()) {
         break;

@@ -107,6 +107,16 @@ public final class LocalStateMachine {
   public record ActiveOverride(
       State kind, long untilMillis, String actor, String reason, long setAtMillis) {}
 
+  /**
+   * The answer of {@link #warm}, as {@code warm.lua} returns it.
+   *
+   * @param written whether the policy was taken
+   * @param outcome WARMED, UNCHANGED (this version is held) or STALE (a newer one is held)
+   * @param policyId the warmed policy id held afterwards
+   * @param version the warmed version held afterwards
+   */
+  public record Warmed(boolean written, String outcome, String policyId, long version) {}
+
   /** The stored fields readers need, published after every change. */
   private record View(
       State state, long openUntil, long openMillis, ActiveOverride override, long generation) {}
@@ -131,6 +141,8 @@ public final class LocalStateMachine {
   private long halfOpenSuccesses;
   private long failuresTotal;
   private long successesTotal;
+  private String warmedId;
+  private long warmedVersion;
   private final ProbeLeases leases = new ProbeLeases();
   private final SlidingWindow window = new SlidingWindow();
   private final List<LocalTransition> pending = new ArrayList<>();
@@ -159,6 +171,42 @@ public final class LocalStateMachine {
     lock.lock();
     try {
       this.policy = policy;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Warms a resolved policy version, as {@code warm.lua} does: for the same policy id an older or
+   * equal version never replaces the one held (STALE, UNCHANGED); a newer version or another policy
+   * id is written (WARMED) and, as {@link #setPolicy}, used by the next operation. No transition is
+   * recorded.
+   *
+   * @param policyId the resolved policy's id
+   * @param version its version, at least 1
+   * @param policy its fields
+   * @throws IllegalArgumentException for a version below 1
+   */
+  public Warmed warm(String policyId, long version, Policy policy) {
+    Objects.requireNonNull(policyId, "policyId");
+    Objects.requireNonNull(policy, "policy");
+    if (version < 1) {
+      throw new IllegalArgumentException("version must be >= 1 but was " + version);
+    }
+    lock.lock();
+    try {
+      if (policyId.equals(warmedId)) {
+        if (warmedVersion > version) {
+          return new Warmed(false, "STALE", warmedId, warmedVersion);
+        }
+        if (warmedVersion == version) {
+          return new Warmed(false, "UNCHANGED", warmedId, warmedVersion);
+        }
+      }
+      warmedId = policyId;
+      warmedVersion = version;
+      this.policy = policy;
+      return new Warmed(true, "WARMED", policyId, version);
     } finally {
       lock.unlock();
     }

@@ -17,6 +17,8 @@
  *       doubled open window capped at {@code maxOpenSeconds});
  *   <li>{@code override.lua}: {@link io.breakerctl.runtime.local.LocalStateMachine#override} and
  *       {@link io.breakerctl.runtime.local.LocalStateMachine#clearOverride};
+ *   <li>{@code warm.lua}: {@link io.breakerctl.runtime.local.LocalStateMachine#warm} (monotonic per
+ *       policy id: an older or equal version is STALE or UNCHANGED);
  *   <li>{@code prelude.lua} ({@code settle}, {@code transition}, {@code end_override}): changes
  *       made by time alone follow {@link io.breakerctl.runtime.model.EffectiveState#of} and are
  *       recorded by the first operation that notices them; every transition bumps the generation,
@@ -25,7 +27,10 @@
  * </ul>
  *
  * <p>Where the scripts use Redis {@code TIME}, the machine uses its injected {@link
- * java.time.Clock}. A change to one side must be made to the other; the lead's comparison test runs
- * both on the same inputs.
+ * java.time.Clock}. A change to one side must be made to the other: one scenario table ({@code
+ * src/test/resources/scenarios/breaker-scenarios.yaml}: a policy, timed operations, and after each
+ * the expected state, reason, counts and events) runs on this machine in {@code ScenarioTableTest}
+ * and on the scripts, on a standalone server and a 3-master cluster, in {@code ScenarioTableIT}; a
+ * change that alters an answer on one side fails there.
  */
 package io.breakerctl.runtime.local;

@@ -6,7 +6,9 @@ import java.util.Set;
 
 /**
  * The one table of legal transitions, used by the local state machine and mirrored by the Lua
- * scripts (tests check every event the scripts write against it).
+ * scripts. Tests check every event the scripts write against it: the test fixtures' {@code
+ * EventAudit} reads every event stream of every test Redis server when the server is closed, and
+ * {@code ScenarioTableIT} checks each event as it is written.
  */
 public final class Transitions {
   private Transitions() {}

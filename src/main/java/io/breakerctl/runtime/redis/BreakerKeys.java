@@ -15,12 +15,15 @@ import java.util.regex.Pattern;
  *   &lt;prefix&gt;:{&lt;id&gt;}:leases   sorted set: live probe leases, score = expiry (ms)
  *   &lt;prefix&gt;:{&lt;id&gt;}:nodes    sorted set: node id, score = last heartbeat (Redis ms)
  *   &lt;prefix&gt;:{&lt;id&gt;}:nodeinfo hash: node id -&gt; heartbeat JSON (state, policy, degraded, at)
+ *   &lt;prefix&gt;:{&lt;id&gt;}:unfwd    string: present while events await the history forwarder
  *   &lt;prefix&gt;:events          pub/sub channel: every transition and warmed policy, as JSON
  * </pre>
  */
 public final class BreakerKeys {
   /** The default prefix. */
   public static final String DEFAULT_PREFIX = "cb";
+
+  private static final String UNFORWARDED = ":unfwd";
 
   private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,31}");
 
@@ -74,10 +77,33 @@ public final class BreakerKeys {
     return hash(id) + ":nodeinfo";
   }
 
+  /**
+   * The unforwarded marker: the scripts keep it exactly while the event stream holds events beyond
+   * the forwarded cursor (value: the last event's stream id), so the history forwarder finds those
+   * breakers with one SCAN instead of reading every breaker.
+   */
+  public String unforwarded(BreakerId id) {
+    return hash(id) + UNFORWARDED;
+  }
+
   /** The keys every script takes, in the order the scripts expect. */
   public String[] scriptKeys(BreakerId id) {
     String h = hash(id);
-    return new String[] {h, h + ":ev", h + ":leases", h + ":nodes", h + ":nodeinfo"};
+    return new String[] {
+      h, h + ":ev", h + ":leases", h + ":nodes", h + ":nodeinfo", h + UNFORWARDED
+    };
+  }
+
+  /** A SCAN MATCH pattern selecting the unforwarded markers (filter with {@link #idOfMarker}). */
+  public String unforwardedPattern() {
+    return prefix + ":{*}" + UNFORWARDED;
+  }
+
+  /** The breaker whose unforwarded marker this key is, if it is one. */
+  public Optional<BreakerId> idOfMarker(String key) {
+    return key.endsWith(UNFORWARDED)
+        ? idOf(key.substring(0, key.length() - UNFORWARDED.length()))
+        : Optional.empty();
   }
 
   /** The pub/sub channel of transitions and warmed policies. */

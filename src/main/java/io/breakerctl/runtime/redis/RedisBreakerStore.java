@@ -50,6 +50,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The Lua scripts' Java face on Lettuce: every state change of a breaker is one script call,
@@ -762,15 +763,70 @@ public final class RedisBreakerStore implements BreakerStore {
    * @throws StoreException when a page fails
    */
   public void forEachBreaker(Consumer<BreakerId> sink) {
-    KeyScanArgs args = KeyScanArgs.Builder.matches(keys.hashPattern()).type("hash").limit(1000);
+    scan(
+        "scan breakers",
+        KeyScanArgs.Builder.matches(keys.hashPattern()).type("hash").limit(1000),
+        keys::idOf,
+        sink);
+  }
+
+  /**
+   * Calls {@code sink} with every breaker whose unforwarded marker exists (events await the history
+   * forwarder), scanning every master on a cluster ({@code SCAN ... MATCH <prefix>:{*}:unfwd TYPE
+   * string COUNT 10000}: few commands however many keys). Blocks until the scan ends; each page is
+   * bounded by the timeout.
+   *
+   * @throws StoreException when a page fails
+   */
+  public void forEachUnforwarded(Consumer<BreakerId> sink) {
+    scan(
+        "scan unforwarded",
+        KeyScanArgs.Builder.matches(keys.unforwardedPattern()).type("string").limit(10_000),
+        keys::idOfMarker,
+        sink);
+  }
+
+  private void scan(
+      String what,
+      KeyScanArgs args,
+      Function<String, Optional<BreakerId>> idOf,
+      Consumer<BreakerId> sink) {
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
-      KeyScanCursor<String> page = await(guard("scan breakers", commands.scan(cursor, args)));
+      KeyScanCursor<String> page = await(guard(what, commands.scan(cursor, args)));
       for (String key : page.getKeys()) {
-        keys.idOf(key).ifPresent(sink);
+        idOf.apply(key).ifPresent(sink);
       }
       cursor = page;
     } while (!cursor.isFinished());
+  }
+
+  /** The forwarder's view of a breaker: epoch, cursor, last event, dropped count (one HMGET). */
+  public CompletableFuture<ForwardState> forwardState(BreakerId id) {
+    return guard(
+        "read forwarding state of " + id,
+        commands
+            .hmget(keys.hash(id), "epoch", "forwarded", "lastEvent", "eventsDropped")
+            .thenApply(
+                kv -> {
+                  String[] v = new String[4];
+                  for (int i = 0; i < 4; i++) {
+                    v[i] = kv.get(i).getValueOrElse("");
+                  }
+                  long dropped;
+                  try {
+                    dropped = v[3].isEmpty() ? 0 : Long.parseLong(v[3]);
+                  } catch (NumberFormatException e) {
+                    throw new MalformedBreakerException(
+                        "breaker hash "
+                            + keys.hash(id)
+                            + ": field eventsDropped is not a number: '"
+                            + v[3]
+                            + "'",
+                        e);
+                  }
+                  return new ForwardState(v[0], v[1], v[2], dropped);
+                }));
   }
 
   /** Redis time in milliseconds, from the server owning {@code id}'s keys. */

@@ -33,7 +33,11 @@ class ForwardingIT extends ControlPlaneIT {
   }
 
   private static void awaitLine(ChildJvm jvm, String line, Duration limit) {
-    Poll.until(limit, jvm.pid() + " to print " + line, () -> jvm.stdout().contains(line));
+    try {
+      Poll.until(limit, jvm.pid() + " to print " + line, () -> jvm.stdout().contains(line));
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; its stderr: " + jvm.stderr(), e);
+    }
   }
 
   @Test

@@ -43,11 +43,22 @@ class BreakerKeysTest {
 
     @Test
     @DisplayName(
-        "scriptKeys are hash, events, leases, nodes, nodeinfo in the order KEYS[1..5] expects")
+        "scriptKeys are hash, events, leases, nodes, nodeinfo, unforwarded marker in the order"
+            + " KEYS[1..6] expects")
     void scriptKeys() {
       assertThat(keys.scriptKeys(id))
           .containsExactly(
-              keys.hash(id), keys.events(id), keys.leases(id), keys.nodes(id), keys.nodeInfo(id));
+              keys.hash(id),
+              keys.events(id),
+              keys.leases(id),
+              keys.nodes(id),
+              keys.nodeInfo(id),
+              keys.unforwarded(id));
+      assertThat(keys.unforwarded(id)).isEqualTo("cb:{a:b}:unfwd");
+      assertThat(keys.unforwardedPattern()).isEqualTo("cb:{*}:unfwd");
+      assertThat(keys.idOfMarker("cb:{a:b}:unfwd")).contains(id);
+      assertThat(keys.idOfMarker("cb:{a:b}")).isEmpty();
+      assertThat(keys.idOfMarker("cb:{a:b}:ev")).isEmpty();
     }
 
     @Test

@@ -268,17 +268,18 @@ class LuaScriptsTest {
   class Keys {
 
     @Test
-    @DisplayName("H, EV, LEASES, NODES and NODEINFO are KEYS[1..5] and never reassigned")
+    @DisplayName("H, EV, LEASES, NODES, NODEINFO and UNFWD are KEYS[1..6] and never reassigned")
     void keyNamesBoundToKeys() {
       String prelude = code(resource(PRELUDE));
 
       String binding = "local H, EV, LEASES = KEYS[1], KEYS[2], KEYS[3]";
-      String nodes = "local NODES, NODEINFO = KEYS[4], KEYS[5]";
+      String nodes = "local NODES, NODEINFO, UNFWD = KEYS[4], KEYS[5], KEYS[6]";
       assertThat(prelude).containsOnlyOnce(binding).containsOnlyOnce(nodes);
       for (BreakerScript script : BreakerScript.values()) {
         String rest = code(script.body()).replace(binding, "").replace(nodes, "");
         Matcher assign =
-            Pattern.compile("(?<![\\w.])(H|EV|LEASES|NODES|NODEINFO|KEYS)\\s*=(?!=)").matcher(rest);
+            Pattern.compile("(?<![\\w.])(H|EV|LEASES|NODES|NODEINFO|UNFWD|KEYS)\\s*=(?!=)")
+                .matcher(rest);
         List<String> assignments = new ArrayList<>();
         while (assign.find()) {
           assignments.add(assign.group());
@@ -314,15 +315,15 @@ class LuaScriptsTest {
           continue;
         }
         String key = m.group(3) == null ? "" : m.group(3).strip();
-        if (key.equals("k")) {
+        if (key.equals("k") || key.equals("KEYS[i]")) {
           int lineStart = code.lastIndexOf('\n', m.start()) + 1;
           assertThat(code.substring(lineStart, m.start()))
               .as("%s in %s iterates KEYS", m.group(), script.file())
-              .contains("in ipairs(KEYS)");
+              .containsAnyOf("in ipairs(KEYS)", "for i = 1, math.min(#KEYS, 5) do");
         } else {
           assertThat(key)
               .as("key of %s in %s", m.group(), script.file())
-              .matches("H|EV|LEASES|NODES|NODEINFO|KEYS\\[[1-5]\\]");
+              .matches("H|EV|LEASES|NODES|NODEINFO|UNFWD|KEYS\\[[1-6]\\]");
         }
       }
     }

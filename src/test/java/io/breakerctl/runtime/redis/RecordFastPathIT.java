@@ -126,8 +126,9 @@ class RecordFastPathIT {
     }
 
     private RecordResult eval(String body, BreakerId id, Outcome o, Policy p, String heartbeat) {
-      List<String> cmd = new ArrayList<>(List.of("EVAL", body, "5"));
-      cmd.addAll(List.of(t.store.keys().scriptKeys(id)));
+      String[] keys = t.store.keys().scriptKeys(id);
+      List<String> cmd = new ArrayList<>(List.of("EVAL", body, Integer.toString(keys.length)));
+      cmd.addAll(List.of(keys));
       cmd.add(o.node());
       cmd.add(idleTtl);
       cmd.add(PolicyEncoding.toArg(p));
@@ -354,8 +355,9 @@ class RecordFastPathIT {
     Object before = x.server.call("HGETALL", t.store.keys().hash(x.a));
     for (String broken : List.of("{\"state\":", "[1,2}", "\"x\"")) {
       for (BreakerId id : List.of(x.a, x.b)) {
-        List<String> cmd = new ArrayList<>(List.of("EVAL", SHIPPED, "5"));
-        cmd.addAll(List.of(t.store.keys().scriptKeys(id)));
+        String[] keys = t.store.keys().scriptKeys(id);
+        List<String> cmd = new ArrayList<>(List.of("EVAL", SHIPPED, Integer.toString(keys.length)));
+        cmd.addAll(List.of(keys));
         cmd.addAll(List.of("n1", IDLE_TTL, PolicyEncoding.toArg(p), "0", "1", "", "", "", broken));
         assertThatThrownBy(() -> x.server.call(cmd.toArray(new String[0])))
             .as("heartbeat %s", broken)

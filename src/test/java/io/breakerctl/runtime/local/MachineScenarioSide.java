@@ -1,0 +1,128 @@
+package io.breakerctl.runtime.local;
+
+import io.breakerctl.runtime.local.LocalStateMachine.Admission;
+import io.breakerctl.runtime.local.LocalStateMachine.OverrideResult;
+import io.breakerctl.runtime.local.LocalStateMachine.Result;
+import io.breakerctl.runtime.local.LocalStateMachine.Warmed;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.testing.scenario.ScenarioSide;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/** The scenario table's Java side: one {@link LocalStateMachine} on a {@link MutableClock}. */
+final class MachineScenarioSide implements ScenarioSide {
+
+  /** The causes that start an open window (their events carry openMillis in the scripts). */
+  private static final Set<TransitionCause> OPENING =
+      EnumSet.of(
+          TransitionCause.FAILURE_THRESHOLD,
+          TransitionCause.FAILURE_RATE,
+          TransitionCause.PROBE_FAILED);
+
+  private final LocalStateMachine machine;
+  private final MutableClock clock;
+  private final List<LocalTransition> heard = new ArrayList<>();
+
+  MachineScenarioSide(Policy policy, MutableClock clock) {
+    this.clock = clock;
+    this.machine = new LocalStateMachine(policy, clock);
+    machine.onTransition(heard::add);
+  }
+
+  @Override
+  public Answer record(
+      String node,
+      long failures,
+      long successes,
+      long durationMillis,
+      String generation,
+      String leaseId) {
+    Result r =
+        machine.record(
+            failures,
+            successes,
+            durationMillis,
+            generation.isEmpty() ? -1 : Long.parseLong(generation),
+            leaseId,
+            node);
+    return new Answer(
+        r.state().code(),
+        String.valueOf(r.reason()),
+        r.windowFailures() + "/" + r.windowCalls(),
+        Long.toString(r.generation()),
+        null,
+        null);
+  }
+
+  @Override
+  public Answer acquire(String node) {
+    Admission a = machine.tryAcquire(node);
+    return new Answer(
+        a.state().code(),
+        String.valueOf(a.reason()),
+        null,
+        Long.toString(a.generation()),
+        a.leaseId() == null ? "" : a.leaseId(),
+        a.untilMillis());
+  }
+
+  @Override
+  public Answer override(String kind, long forMillis) {
+    OverrideResult r =
+        kind.equals("CLEAR")
+            ? machine.clearOverride("op", "scenario")
+            : machine.override(
+                State.fromCode(kind), Duration.ofMillis(forMillis), "op", "scenario");
+    return new Answer(
+        r.state().code(),
+        String.valueOf(r.outcome()),
+        null,
+        Long.toString(r.generation()),
+        null,
+        null);
+  }
+
+  @Override
+  public Answer warm(String policyId, long version, Policy policy) {
+    Warmed w = machine.warm(policyId, version, policy);
+    return new Answer(
+        machine.state().code(),
+        String.valueOf(w.outcome()),
+        null,
+        Long.toString(machine.generation()),
+        null,
+        null);
+  }
+
+  @Override
+  public Answer check() {
+    return new Answer(
+        machine.state().code(), null, null, Long.toString(machine.generation()), null, null);
+  }
+
+  @Override
+  public List<Event> drainEvents() {
+    List<Event> out = new ArrayList<>();
+    for (LocalTransition t : heard) {
+      Long open = OPENING.contains(t.cause()) ? machine.openUntilMillis() - t.atMillis() : null;
+      out.add(new Event(t.from().code() + ">" + t.to().code() + " " + t.cause().name(), open));
+    }
+    heard.clear();
+    return out;
+  }
+
+  @Override
+  public String totals() {
+    return machine.failuresTotal() + "/" + machine.successesTotal();
+  }
+
+  /** The clock the machine reads. */
+  MutableClock clock() {
+    return clock;
+  }
+}
