@@ -7,6 +7,7 @@ import io.breakerctl.runtime.local.LocalStateMachine.Warmed;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.testing.MutableClock;
 import io.breakerctl.testing.scenario.ScenarioSide;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,6 +2,7 @@ package io.breakerctl.runtime.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.testing.MutableClock;
 import io.breakerctl.testing.scenario.Scenario;
 import io.breakerctl.testing.scenario.Scenario.Step;
 import io.breakerctl.testing.scenario.ScenarioRunner;
