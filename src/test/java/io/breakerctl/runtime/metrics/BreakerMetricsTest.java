@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.BreakerView;
 import io.breakerctl.runtime.CallNotPermittedException;
+import io.breakerctl.runtime.CallObserver;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.CircuitEvent;
+import io.breakerctl.runtime.FailureClassifier;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.model.BreakerId;
@@ -292,5 +294,26 @@ class BreakerMetricsTest {
 
     @Override
     public void probe(Callable<Boolean> healthCheck) {}
+
+    volatile CallObserver observed = CallObserver.NONE;
+
+    @Override
+    public FailureClassifier classifier() {
+      return FailureClassifier.DEFAULT;
+    }
+
+    @Override
+    public void classifier(FailureClassifier classifier) {}
+
+    @Override
+    public AutoCloseable observe(CallObserver observer) {
+      observed = observer;
+      return () -> observed = CallObserver.NONE;
+    }
+
+    @Override
+    public CallObserver observer() {
+      return observed;
+    }
   }
 }
