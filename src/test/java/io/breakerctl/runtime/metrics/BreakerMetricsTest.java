@@ -118,11 +118,15 @@ class BreakerMetricsTest {
   }
 
   @Test
-  void bindingOneBreakerTagsItsIdOnlyAndBindsOnce() {
+  void bindingOneBreakerTagsItsIdAndSegmentsOnlyAndBindsOnce() {
     CircuitBreaker cb = registry.breaker("claims:members");
     BreakerMetrics m = BreakerMetrics.bind(cb, meters);
 
-    assertThat(m.tags()).containsExactly(Tag.of("breaker", "claims:members"));
+    assertThat(m.tags())
+        .containsExactly(
+            Tag.of("breaker", "claims:members"),
+            Tag.of("caller", "claims"),
+            Tag.of("dependency", "members"));
     assertThat(meters.find(BreakerMetrics.DEGRADED).gauge().getId().getTag("node")).isNull();
     assertThatThrownBy(() -> m.bindTo(new SimpleMeterRegistry()))
         .isInstanceOf(IllegalStateException.class);
@@ -130,13 +134,21 @@ class BreakerMetricsTest {
     BreakerMetrics withNode =
         BreakerMetrics.bind(registry, registry.breaker("claims:documents"), meters);
     assertThat(withNode.tags())
-        .containsExactly(Tag.of("breaker", "claims:documents"), Tag.of("node", "node-1"));
+        .containsExactly(
+            Tag.of("breaker", "claims:documents"),
+            Tag.of("caller", "claims"),
+            Tag.of("dependency", "documents"),
+            Tag.of("node", "node-1"));
 
     BreakerMetrics extra =
         BreakerMetrics.of(registry.breaker("search:catalog"), "", Tags.of("zone", "eu-1"));
     extra.bindTo(meters);
     assertThat(extra.tags())
-        .containsExactly(Tag.of("breaker", "search:catalog"), Tag.of("zone", "eu-1"));
+        .containsExactly(
+            Tag.of("breaker", "search:catalog"),
+            Tag.of("caller", "search"),
+            Tag.of("dependency", "catalog"),
+            Tag.of("zone", "eu-1"));
   }
 
   @Test
