@@ -53,7 +53,9 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *   <li><b>hot path</b> (JMH, one run): a HYBRID breaker's closed-state {@code tryAcquire()} +
  *       {@code onSuccess(nanos)} against Resilience4j's {@code tryAcquirePermission()} + {@code
  *       onSuccess(duration, unit)}, 1 and 2 threads, average ns per call and bytes allocated per
- *       call (GC profiler); ratios HYBRID/Resilience4j from the same run. Target ≤ 1.5×.
+ *       call (GC profiler); ratios HYBRID/Resilience4j from the same run. Target ≤ 1.5×. The same
+ *       with failure classification and Micrometer metrics enabled on both sides ({@code
+ *       classified*} vs {@code r4jMetrics*}, see {@link RuntimeJmh}): target ≤ 1.0×.
  *   <li><b>SHARED latency</b>: a SHARED call ({@code tryAcquire} runs the acquire script and waits;
  *       {@code onSuccess} sends the record script and returns) against two PINGs joined one after
  *       the other on the very connection the registry's scripts use (Lettuce async), p50/p99 over
@@ -88,6 +90,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 public final class RuntimeBench {
 
   private static final double HOT_PATH_MAX_RATIO = 1.5;
+  private static final double CLASSIFIED_MAX_RATIO = 1.0;
   private static final double SHARED_MAX_RATIO = 2.0;
   private static final double COMMANDS_PER_1000_MAX = 10;
 
@@ -210,6 +213,24 @@ public final class RuntimeBench {
               BenchSupport.target(
                   "hot path " + threads + "T <= 1.5x Resilience4j",
                   ratio <= HOT_PATH_MAX_RATIO,
+                  "%.2fx",
+                  ratio));
+    }
+    for (int threads : new int[] {1, 2}) {
+      RunResult h = byName.get("classified" + threads);
+      RunResult r = byName.get("r4jMetrics" + threads);
+      double ratio = h.getPrimaryResult().getScore() / r.getPrimaryResult().getScore();
+      System.out.printf(
+          Locale.ROOT,
+          "ratio with classification and metrics, HYBRID/Resilience4j, %d thread%s: %.2fx%n",
+          threads,
+          threads == 1 ? "" : "s",
+          ratio);
+      targets.add(
+          () ->
+              BenchSupport.target(
+                  "hot path with classification and metrics " + threads + "T <= 1.0x Resilience4j",
+                  ratio <= CLASSIFIED_MAX_RATIO,
                   "%.2fx",
                   ratio));
     }
