@@ -40,6 +40,12 @@ public interface BreakerRegistry extends AutoCloseable {
   /** Whether Redis is currently unreachable (the node decides alone). */
   boolean degraded();
 
+  /**
+   * What this node's Redis commands have cost and how often they failed, and how long the node has
+   * been degraded, since it started ({@link StoreStats#NONE} in LOCAL mode).
+   */
+  StoreStats storeStats();
+
   /** Flushes pending outcomes (best effort) and releases everything the registry started. */
   @Override
   void close();

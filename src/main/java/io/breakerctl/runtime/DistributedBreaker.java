@@ -206,11 +206,12 @@ final class DistributedBreaker implements CircuitBreaker {
       return degradedAcquire();
     }
     AcquireResult r;
+    long sent = System.nanoTime();
     try {
       r =
           RedisBreakerStore.await(
               store.acquire(id, node(), resolved.policy()), registry.commandTimeout());
-      registry.guard().success();
+      registry.guard().success(System.nanoTime() - sent);
     } catch (StoreException e) {
       registry.guard().failure(e);
       return registry.guard().up() ? fromView() : degradedAcquire();
@@ -544,6 +545,7 @@ final class DistributedBreaker implements CircuitBreaker {
 
   private void record(Outcome o, CircuitEvent.Type probeEvent) {
     State before = acting();
+    long sent = System.nanoTime();
     registry
         .store()
         .record(id, o, resolved.policy())
@@ -557,7 +559,7 @@ final class DistributedBreaker implements CircuitBreaker {
                 pendingSuccesses.add(o.successes());
                 return;
               }
-              registry.guard().success();
+              registry.guard().success(System.nanoTime() - sent);
               if (probeEvent != null) {
                 emit(probeEvent, before, r.state(), r.reason());
               }

@@ -17,13 +17,17 @@ import io.breakerctl.runtime.retry.Retry;
 import io.breakerctl.runtime.retry.RetryPolicy;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.RedisServerProcess;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -138,6 +142,44 @@ class MetricsIT {
               assertThat(id.getTag("dependency")).isEqualTo("payments");
               assertThat(id.getTag("node")).isEqualTo("metrics-node");
             });
+  }
+
+  @Test
+  @DisplayName("Redis latency, command failures and degraded time of the node")
+  void storeMeters() throws Exception {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    RedisServerProcess own = RedisServerProcess.start(RedisBinary.embedded());
+    try (BreakerRegistry registry =
+        BreakerRegistry.builder()
+            .redisUri(own.uri())
+            .nodeId("store-meters")
+            .mode(Mode.HYBRID)
+            .flushInterval(Duration.ofMillis(100))
+            .build()) {
+      CircuitBreaker cb = BreakerRegistryMetrics.bind(registry, meters).breaker("metrics:store");
+      for (int i = 0; i < 3; i++) {
+        callFailing(cb);
+      }
+      FunctionTimer commands = meters.get(BreakerRegistryMetrics.REDIS_COMMANDS).functionTimer();
+      Poll.until(Duration.ofSeconds(5), "3 record scripts timed", () -> commands.count() >= 3);
+      assertThat(commands.totalTime(TimeUnit.NANOSECONDS)).isPositive();
+      assertThat(commands.getId().getTag("node")).isEqualTo("store-meters");
+      FunctionCounter failures =
+          meters.get(BreakerRegistryMetrics.REDIS_FAILURES).functionCounter();
+      FunctionCounter degraded =
+          meters.get(BreakerRegistryMetrics.REDIS_DEGRADED).functionCounter();
+      assertThat(degraded.count()).isZero();
+
+      own.close();
+      Poll.until(Duration.ofSeconds(10), "the node degrades", registry::degraded);
+      callFailing(cb);
+      Poll.until(Duration.ofSeconds(5), "failed commands counted", () -> failures.count() > 0);
+      double first = degraded.count();
+      Thread.sleep(100);
+      assertThat(degraded.count()).isGreaterThan(first);
+    } finally {
+      own.close();
+    }
   }
 
   private static Permission awaitProbe(CircuitBreaker cb) {
