@@ -251,6 +251,66 @@ class RetryIT {
     assertThat(cb.view().state()).isEqualTo(State.CLOSED);
   }
 
+  @Test
+  @DisplayName("async attempts past their timeout are abandoned and retried; the next one answers")
+  void asyncDeadlines() throws Exception {
+    BreakerRegistry r = node("retry-async", Policy.DEFAULT);
+    CircuitBreaker cb = r.breaker(BreakerId.parse("retry:async-" + SEQ.incrementAndGet()));
+    OutcomeCounter counter = new OutcomeCounter();
+    cb.observe(counter);
+    Retry retry =
+        Retry.of(
+            cb,
+            RetryPolicy.builder()
+                .maxAttempts(3)
+                .attemptTimeout(Duration.ofMillis(100))
+                .baseDelay(Duration.ofMillis(5))
+                .budgetRatio(1)
+                .build());
+    retry.call(a -> "lend the budget a first attempt");
+    List<java.util.concurrent.CompletableFuture<String>> started = new CopyOnWriteArrayList<>();
+    Set<String> keys = ConcurrentHashMap.newKeySet();
+
+    String answer =
+        retry
+            .callAsync(
+                Deadline.after(Duration.ofSeconds(5)),
+                a -> {
+                  keys.add(a.idempotencyKey());
+                  java.util.concurrent.CompletableFuture<String> f =
+                      new java.util.concurrent.CompletableFuture<>();
+                  started.add(f);
+                  if (a.number() == 2) {
+                    f.complete("answered on attempt 2");
+                  }
+                  return f; // attempt 1 never answers
+                })
+            .toCompletableFuture()
+            .get(5, java.util.concurrent.TimeUnit.SECONDS);
+
+    assertThat(answer).isEqualTo("answered on attempt 2");
+    assertThat(started).hasSize(2);
+    assertThat(started.get(0)).as("the abandoned attempt is cancelled").isCancelled();
+    assertThat(keys).hasSize(1);
+    assertThat(counter.count(io.breakerctl.runtime.CallOutcome.TIMEOUT)).isEqualTo(1);
+    assertThat(counter.count(io.breakerctl.runtime.CallOutcome.SUCCESS)).isEqualTo(2);
+    assertThat(counter.retries.sum()).isEqualTo(1);
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the timeout counted in Redis",
+        () -> failuresInRedis(r, cb.id()) == 1);
+
+    assertThatThrownBy(
+            () ->
+                retry
+                    .callAsync(
+                        Deadline.after(Duration.ofMillis(250)),
+                        a -> new java.util.concurrent.CompletableFuture<String>())
+                    .toCompletableFuture()
+                    .join())
+        .hasCauseInstanceOf(CallTimeoutException.class);
+  }
+
   private static HttpRequest get(String uri) {
     return HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(5)).build();
   }
