@@ -154,7 +154,11 @@ public final class FailureClassifier {
     return false;
   }
 
-  static Throwable unwrap(Throwable t) {
+  /**
+   * The exception a {@link CompletionException} or {@link ExecutionException} wraps, else {@code
+   * t}.
+   */
+  public static Throwable unwrap(Throwable t) {
     Throwable e = t;
     while ((e instanceof CompletionException || e instanceof ExecutionException)
         && e.getCause() != null) {

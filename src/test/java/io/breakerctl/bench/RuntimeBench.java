@@ -198,39 +198,40 @@ public final class RuntimeBench {
           alloc == null ? "-" : String.format(Locale.ROOT, "%.1f", alloc.getScore()),
           its);
     }
+    ratios(byName, "hybrid", "resilience4j", "", "hot path", HOT_PATH_MAX_RATIO);
+    ratios(
+        byName,
+        "classified",
+        "r4jMetrics",
+        " with classification and metrics",
+        "hot path with classification and metrics",
+        CLASSIFIED_MAX_RATIO);
+  }
+
+  /** Prints HYBRID/Resilience4j for 1 and 2 threads and adds a target for each. */
+  private void ratios(
+      Map<String, RunResult> byName,
+      String ours,
+      String theirs,
+      String what,
+      String target,
+      double max) {
     for (int threads : new int[] {1, 2}) {
-      RunResult h = byName.get("hybrid" + threads);
-      RunResult r = byName.get("resilience4j" + threads);
+      RunResult h = byName.get(ours + threads);
+      RunResult r = byName.get(theirs + threads);
       double ratio = h.getPrimaryResult().getScore() / r.getPrimaryResult().getScore();
       System.out.printf(
           Locale.ROOT,
-          "ratio HYBRID/Resilience4j, %d thread%s: %.2fx%n",
+          "ratio%s HYBRID/Resilience4j, %d thread%s: %.2fx%n",
+          what,
           threads,
           threads == 1 ? "" : "s",
           ratio);
       targets.add(
           () ->
               BenchSupport.target(
-                  "hot path " + threads + "T <= 1.5x Resilience4j",
-                  ratio <= HOT_PATH_MAX_RATIO,
-                  "%.2fx",
-                  ratio));
-    }
-    for (int threads : new int[] {1, 2}) {
-      RunResult h = byName.get("classified" + threads);
-      RunResult r = byName.get("r4jMetrics" + threads);
-      double ratio = h.getPrimaryResult().getScore() / r.getPrimaryResult().getScore();
-      System.out.printf(
-          Locale.ROOT,
-          "ratio with classification and metrics, HYBRID/Resilience4j, %d thread%s: %.2fx%n",
-          threads,
-          threads == 1 ? "" : "s",
-          ratio);
-      targets.add(
-          () ->
-              BenchSupport.target(
-                  "hot path with classification and metrics " + threads + "T <= 1.0x Resilience4j",
-                  ratio <= CLASSIFIED_MAX_RATIO,
+                  String.format(Locale.ROOT, "%s %dT <= %.1fx Resilience4j", target, threads, max),
+                  ratio <= max,
                   "%.2fx",
                   ratio));
     }

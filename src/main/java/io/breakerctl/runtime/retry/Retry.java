@@ -181,7 +181,7 @@ public final class Retry {
           if (!settled.compareAndSet(false, true)) {
             return;
           }
-          Throwable error = e == null ? null : unwrap(e);
+          Throwable error = e == null ? null : FailureClassifier.unwrap(e);
           CallOutcome outcome =
               error == null
                   ? breaker.classifier().classifyResult(v)
@@ -295,14 +295,6 @@ public final class Retry {
       throw e;
     }
     throw (Exception) error;
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    Throwable t = e;
-    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
   }
 
   /** An attempt passed its bound and was abandoned. */
