@@ -12,6 +12,7 @@ import io.breakerctl.runtime.control.SnapshotApproval;
 import io.breakerctl.runtime.control.SnapshotRead;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.retry.Retry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -63,6 +64,7 @@ public final class Fallbacks<T> implements AutoCloseable {
   private final Clock clock;
   private final ThreadPoolExecutor captures;
   private final DeferredReplayer<T> replayer;
+  private final Retry retry;
 
   private Fallbacks(Builder<T> b) {
     this.breaker = b.breaker;
@@ -76,6 +78,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     this.deferred = b.deferred;
     this.work = b.work;
     this.clock = b.clock;
+    this.retry = b.retry;
     this.captures = snapshots == null ? null : captureExecutor(breaker);
     this.replayer =
         deferred == null || work == null
@@ -127,7 +130,7 @@ public final class Fallbacks<T> implements AutoCloseable {
   private FallbackResult<T> run(String key, byte[] payload, Callable<T> call) throws Exception {
     T value;
     try {
-      value = breaker.callChecked(call);
+      value = retry == null ? breaker.callChecked(call) : retry.call(a -> call.call());
     } catch (CallNotPermittedException e) {
       return fallback(FallbackTrigger.REJECTED, e.state(), e.reason(), key, payload, e);
     } catch (Exception e) {
@@ -316,6 +319,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     private Duration replayInterval = Duration.ofSeconds(1);
     private int maxAttempts = 3;
     private Clock clock = Clock.systemUTC();
+    private Retry retry;
 
     private Builder(CircuitBreaker breaker) {
       this.breaker = Objects.requireNonNull(breaker, "breaker");
@@ -399,6 +403,21 @@ public final class Fallbacks<T> implements AutoCloseable {
         throw new IllegalArgumentException("maxAttempts must be >= 1 but was " + attempts);
       }
       this.maxAttempts = attempts;
+      return this;
+    }
+
+    /**
+     * Runs each call with {@code retry} (of the same breaker): the fallback answers once the
+     * retries are spent or the breaker rejects one.
+     *
+     * @throws IllegalArgumentException when {@code retry} is of another breaker
+     */
+    public Builder<T> retry(Retry retry) {
+      if (retry.breaker() != breaker) {
+        throw new IllegalArgumentException(
+            "retry of breaker " + retry.breaker().id() + " given to fallbacks of " + breaker.id());
+      }
+      this.retry = retry;
       return this;
     }
 

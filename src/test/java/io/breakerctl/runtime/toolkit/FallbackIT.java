@@ -33,6 +33,8 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
+import io.breakerctl.runtime.retry.Retry;
+import io.breakerctl.runtime.retry.RetryPolicy;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -224,6 +226,31 @@ class FallbackIT {
     assertThat(r.value()).isEqualTo("basic plan");
     assertThat(r.served()).isEqualTo(Served.STATIC_DEFAULT);
     assertThat(r.degraded()).isTrue();
+
+    CircuitBreaker retried = defaults.breaker(id("retried"));
+    OutcomeCounter counter = new OutcomeCounter();
+    retried.observe(counter);
+    retried.call(() -> "a first attempt lends the budget a retry");
+    Fallbacks<String> afterRetries =
+        closeLater(
+            Fallbacks.<String>builder(retried)
+                .onFailure(true)
+                .retry(
+                    Retry.of(retried, RetryPolicy.builder().maxAttempts(2).budgetRatio(1).build()))
+                .staticDefault(() -> "basic plan")
+                .build());
+    AtomicInteger attempts = new AtomicInteger();
+    FallbackResult<String> failed =
+        afterRetries.call(
+            null,
+            () -> {
+              attempts.incrementAndGet();
+              throw new java.net.ConnectException("refused");
+            });
+    assertThat(failed.served()).isEqualTo(Served.STATIC_DEFAULT);
+    assertThat(failed.trigger()).isEqualTo(FallbackTrigger.FAILED);
+    assertThat(attempts).hasValue(2);
+    assertThat(counter.retries.sum()).isEqualTo(1);
 
     BreakerRegistry controlled = node("controlled-node", FallbackPolicy.CONTROLLED_FAILURE);
     CircuitBreaker failing = controlled.breaker(id("controlled"));
