@@ -47,6 +47,12 @@ public interface BreakerRegistry extends AutoCloseable {
    */
   long backgroundFailures(BackgroundTask task);
 
+  /**
+   * What this node's Redis commands have cost and how often they failed, and how long the node has
+   * been degraded, since it started ({@link StoreStats#NONE} in LOCAL mode).
+   */
+  StoreStats storeStats();
+
   /** Flushes pending outcomes (best effort) and releases everything the registry started. */
   @Override
   void close();

@@ -27,6 +27,14 @@ public final class CallNotPermittedException extends RuntimeException {
     this.reason = reason;
   }
 
+  /**
+   * The exception for a call {@code breaker} did not permit ({@code permission} not allowed), as
+   * the breaker's own calls throw it.
+   */
+  public static CallNotPermittedException of(CircuitBreaker breaker, Permission permission) {
+    return BreakerCalls.rejection(breaker, permission);
+  }
+
   /** The breaker that rejected the call. */
   public BreakerId breaker() {
     return breaker;

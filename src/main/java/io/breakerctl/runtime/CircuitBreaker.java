@@ -2,14 +2,17 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * One breaker as a service uses it. Obtain from {@link BreakerRegistry#breaker(BreakerId)}.
  *
  * <p>Redis is never a reason to fail a call: when it is slow or down the breaker decides with the
- * policy's {@code storeFailureMode}, and no call waits longer than the command timeout.
+ * policy's {@code storeFailureMode}, and no call waits longer than the command timeout. What an
+ * exception or a result counts as is decided by the breaker's {@link #classifier()}.
  */
 public interface CircuitBreaker {
 
@@ -17,19 +20,52 @@ public interface CircuitBreaker {
   BreakerId id();
 
   /**
-   * Runs {@code call} if permitted and records its outcome (an exception is a failure). Named apart
-   * from {@link #call(Supplier)} so a lambda is never ambiguous.
+   * Runs {@code call} if permitted and records its classified outcome. Named apart from {@link
+   * #call(Supplier)} so a lambda is never ambiguous.
    *
    * @throws CallNotPermittedException when rejected
    */
   <T> T callChecked(Callable<T> call) throws Exception;
 
   /**
-   * Runs {@code call} if permitted and records its outcome (a runtime exception is a failure).
+   * Runs {@code call} if permitted and records its classified outcome.
    *
    * @throws CallNotPermittedException when rejected
    */
   <T> T call(Supplier<T> call);
+
+  /**
+   * Starts {@code call} if permitted and records its classified outcome when the stage completes. A
+   * rejection is a stage failed with {@link CallNotPermittedException}; cancelling the returned
+   * stage (or the call's own stage being cancelled) records nothing.
+   */
+  default <T> CompletionStage<T> callAsync(Supplier<? extends CompletionStage<T>> call) {
+    return BreakerCalls.async(this, call);
+  }
+
+  /** {@code call} wrapped once: each {@code get()} runs through {@link #call(Supplier)}. */
+  default <T> Supplier<T> decorate(Supplier<T> call) {
+    return () -> call(call);
+  }
+
+  /** {@code call} wrapped once: each {@code apply()} runs through {@link #call(Supplier)}. */
+  default <A, T> Function<A, T> decorate(Function<A, T> call) {
+    return a -> call(() -> call.apply(a));
+  }
+
+  /**
+   * {@code call} wrapped once: each {@code call()} runs through {@link #callChecked(Callable)}
+   * (named apart from {@link #decorate(Supplier)} so a lambda is never ambiguous).
+   */
+  default <T> Callable<T> decorateChecked(Callable<T> call) {
+    return () -> callChecked(call);
+  }
+
+  /** {@code call} wrapped once: each {@code get()} runs through {@link #callAsync(Supplier)}. */
+  default <T> Supplier<CompletionStage<T>> decorateAsync(
+      Supplier<? extends CompletionStage<T>> call) {
+    return () -> callAsync(call);
+  }
 
   /** Low level: asks for permission; report the outcome on the returned permission. */
   Permission tryAcquire();
@@ -45,4 +81,22 @@ public interface CircuitBreaker {
    * while half-open; null removes it. Real calls are rejected while a probe is used.
    */
   void probe(Callable<Boolean> healthCheck);
+
+  /**
+   * What exceptions and results count as on this breaker (default {@link
+   * FailureClassifier#DEFAULT}).
+   */
+  FailureClassifier classifier();
+
+  /** Sets what exceptions and results count as on this breaker, for calls from now on. */
+  void classifier(FailureClassifier classifier);
+
+  /** Registers an observer of this breaker's calls; returns a handle that removes it. */
+  AutoCloseable observe(CallObserver observer);
+
+  /**
+   * The observers of this breaker as one (what the retry and fallback helpers report to); {@link
+   * CallObserver#NONE} when none is registered.
+   */
+  CallObserver observer();
 }

@@ -174,6 +174,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return cfg.mode() != Mode.LOCAL && !guard.up();
   }
 
+  @Override
+  public StoreStats storeStats() {
+    return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : guard.stats();
+  }
+
   void transitionWon(BreakerId id) {
     transitionsWon.accept(id);
   }

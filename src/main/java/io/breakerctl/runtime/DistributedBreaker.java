@@ -72,6 +72,8 @@ final class DistributedBreaker implements CircuitBreaker {
   private volatile String warmedVersion = "";
 
   private volatile long lastPolicyLookup;
+  private volatile FailureClassifier classifier = FailureClassifier.DEFAULT;
+  private final CallObservers observers = new CallObservers();
 
   DistributedBreaker(BreakerId id, DefaultBreakerRegistry registry) {
     this.id = id;
@@ -121,20 +123,7 @@ final class DistributedBreaker implements CircuitBreaker {
 
   @Override
   public <T> T callChecked(Callable<T> call) throws Exception {
-    Permission p = tryAcquire();
-    if (!p.allowed()) {
-      throw rejection(p);
-    }
-    long start = System.nanoTime();
-    T result;
-    try {
-      result = call.call();
-    } catch (Exception | Error e) {
-      p.onFailure(e, System.nanoTime() - start);
-      throw e;
-    }
-    p.onSuccess(System.nanoTime() - start);
-    return result;
+    return BreakerCalls.sync(this, call);
   }
 
   @Override
@@ -148,9 +137,28 @@ final class DistributedBreaker implements CircuitBreaker {
     }
   }
 
-  private CallNotPermittedException rejection(Permission p) {
-    return new CallNotPermittedException(
-        id, p.state(), p.reason(), registry.rejectionStackTraces());
+  boolean rejectionStackTraces() {
+    return registry.rejectionStackTraces();
+  }
+
+  @Override
+  public FailureClassifier classifier() {
+    return classifier;
+  }
+
+  @Override
+  public void classifier(FailureClassifier classifier) {
+    this.classifier = java.util.Objects.requireNonNull(classifier, "classifier");
+  }
+
+  @Override
+  public AutoCloseable observe(CallObserver observer) {
+    return observers.add(observer);
+  }
+
+  @Override
+  public CallObserver observer() {
+    return observers.current();
   }
 
   @Override
@@ -196,11 +204,12 @@ final class DistributedBreaker implements CircuitBreaker {
       return degradedAcquire();
     }
     AcquireResult r;
+    long sent = System.nanoTime();
     try {
       r =
           BreakerStore.await(
               store.acquire(id, node(), resolved.policy()), registry.commandTimeout());
-      registry.guard().success();
+      registry.guard().success(System.nanoTime() - sent);
     } catch (StoreException e) {
       registry.guard().failure(e);
       return registry.guard().up() ? fromView() : degradedAcquire();
@@ -368,6 +377,7 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   private Permission reject(State s, AdmissionReason reason) {
+    observers.current().rejected(s, reason.code());
     emit(CircuitEvent.Type.REJECTED, s, s, reason.code());
     return new Grant(this, false, s, reason, -1, "", false);
   }
@@ -437,15 +447,41 @@ final class DistributedBreaker implements CircuitBreaker {
 
     @Override
     public void onSuccess(long nanos) {
-      if (allowed && (reported == null || reported.compareAndSet(false, true))) {
-        breaker.complete(this, false, nanos);
-      }
+      onOutcome(CallOutcome.SUCCESS, nanos);
     }
 
     @Override
     public void onFailure(Object throwableOrResult, long nanos) {
-      if (allowed && (reported == null || reported.compareAndSet(false, true))) {
-        breaker.complete(this, true, nanos);
+      onOutcome(CallOutcome.FAILURE, nanos);
+    }
+
+    @Override
+    public <T> void onResult(T result, long nanos) {
+      onOutcome(breaker.classifier.classifyResult(result), nanos);
+    }
+
+    @Override
+    public void onError(Throwable error, long nanos) {
+      onOutcome(breaker.classifier.classify(error), nanos);
+    }
+
+    @Override
+    public void onIgnored() {
+      onOutcome(CallOutcome.IGNORED, 0);
+    }
+
+    @Override
+    public void onOutcome(CallOutcome outcome, long nanos) {
+      if (!allowed
+          || outcome == CallOutcome.REJECTED
+          || (reported != null && !reported.compareAndSet(false, true))) {
+        return;
+      }
+      boolean counted = outcome.counted();
+      boolean slow = outcome == CallOutcome.SUCCESS && breaker.isSlow(nanos / 1_000_000);
+      breaker.observers.current().outcome(slow ? CallOutcome.SLOW : outcome, nanos);
+      if (counted) {
+        breaker.complete(this, outcome.failure(), nanos);
       }
     }
   }
@@ -508,6 +544,7 @@ final class DistributedBreaker implements CircuitBreaker {
 
   private void record(Outcome o, CircuitEvent.Type probeEvent) {
     State before = acting();
+    long sent = System.nanoTime();
     registry
         .store()
         .record(id, o, resolved.policy())
@@ -521,7 +558,7 @@ final class DistributedBreaker implements CircuitBreaker {
                 pendingSuccesses.add(o.successes());
                 return;
               }
-              registry.guard().success();
+              registry.guard().success(System.nanoTime() - sent);
               if (probeEvent != null) {
                 emit(probeEvent, before, r.state(), r.reason().code());
               }

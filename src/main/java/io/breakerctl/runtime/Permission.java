@@ -4,8 +4,10 @@ import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.State;
 
 /**
- * The answer to {@link CircuitBreaker#tryAcquire()}. When allowed, report the call's outcome once
- * with {@link #onSuccess} or {@link #onFailure}.
+ * The answer to {@link CircuitBreaker#tryAcquire()}. When allowed, report the call's outcome once:
+ * {@link #onResult} or {@link #onError} (the breaker's {@link FailureClassifier} decides what they
+ * count as), {@link #onIgnored} for a call that must not count (cancelled), or the untyped {@link
+ * #onSuccess} and {@link #onFailure}.
  */
 public interface Permission {
 
@@ -21,9 +23,27 @@ public interface Permission {
   /** The probe lease id when this call is a half-open probe, else empty. */
   String lease();
 
-  /** Reports a successful call that took {@code nanos}. */
+  /** Reports a successful call that took {@code nanos} (no classification). */
   void onSuccess(long nanos);
 
-  /** Reports a failed call (an exception, or a result the caller classifies as a failure). */
+  /**
+   * Reports a failed call that took {@code nanos}, whatever {@code throwableOrResult} is (no
+   * classification).
+   */
   void onFailure(Object throwableOrResult, long nanos);
+
+  /** Reports a call that returned {@code result} after {@code nanos}; the classifier decides. */
+  <T> void onResult(T result, long nanos);
+
+  /** Reports a call that threw {@code error} after {@code nanos}; the classifier decides. */
+  void onError(Throwable error, long nanos);
+
+  /**
+   * Reports a call whose outcome must not count (cancelled, abandoned by the caller): nothing is
+   * recorded; a half-open probe lease it held expires on its own.
+   */
+  void onIgnored();
+
+  /** Reports an outcome already classified ({@link CallOutcome#REJECTED} is not an outcome). */
+  void onOutcome(CallOutcome outcome, long nanos);
 }

@@ -4,6 +4,7 @@ import io.breakerctl.runtime.redis.StoreUnavailableException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The small breaker around the coordinator: the node is degraded when Redis does not answer, and no
@@ -28,6 +29,11 @@ final class StoreGuard {
   private final AtomicBoolean confirming = new AtomicBoolean();
   private final AtomicInteger consecutive = new AtomicInteger();
   private final AtomicLong degradations = new AtomicLong();
+  private final LongAdder commands = new LongAdder();
+  private final LongAdder commandNanos = new LongAdder();
+  private final LongAdder failures = new LongAdder();
+  private final AtomicLong degradedNanos = new AtomicLong();
+  private volatile long downSince;
   private final Runnable onDown;
   private final Confirmation confirmation;
 
@@ -49,7 +55,24 @@ final class StoreGuard {
     consecutive.set(0);
   }
 
+  /** A command that answered after {@code nanos} (timed for {@link #stats()}). */
+  void success(long nanos) {
+    commands.increment();
+    commandNanos.add(nanos);
+    success();
+  }
+
+  /** The cumulative figures of the registry-level meters. */
+  StoreStats stats() {
+    long since = downSince;
+    boolean isDown = down.get();
+    long current = isDown && since != 0 ? System.nanoTime() - since : 0;
+    return new StoreStats(
+        commands.sum(), commandNanos.sum(), failures.sum(), degradedNanos.get() + current, isDown);
+  }
+
   void failure(Throwable t) {
+    failures.increment();
     Throwable e = t;
     while (e != null && !(e instanceof StoreUnavailableException)) {
       e = e.getCause();
@@ -82,6 +105,7 @@ final class StoreGuard {
 
   void trip() {
     if (down.compareAndSet(false, true)) {
+      downSince = System.nanoTime();
       degradations.incrementAndGet();
       onDown.run();
     }
@@ -90,6 +114,13 @@ final class StoreGuard {
   /** Marks Redis reachable again; true when it was down. */
   boolean recover() {
     consecutive.set(0);
-    return down.compareAndSet(true, false);
+    if (!down.compareAndSet(true, false)) {
+      return false;
+    }
+    long since = downSince;
+    if (since != 0) {
+      degradedNanos.addAndGet(System.nanoTime() - since);
+    }
+    return true;
   }
 }

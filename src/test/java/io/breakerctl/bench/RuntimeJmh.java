@@ -2,10 +2,19 @@ package io.breakerctl.bench;
 
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
+import io.breakerctl.runtime.FailureClassifier;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.metrics.BreakerMetrics;
+import io.breakerctl.runtime.metrics.BreakerRegistryMetrics;
 import io.breakerctl.runtime.model.State;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -25,6 +34,18 @@ import org.openjdk.jmh.annotations.Threads;
  *       s refresh, 1 s batched flush) — {@code tryAcquire()} then {@code onSuccess(nanos)};
  *   <li>{@code resilience4j*}: Resilience4j's default breaker — {@code tryAcquirePermission()} then
  *       {@code onSuccess(duration, NANOSECONDS)}.
+ * </ul>
+ *
+ * and, with failure classification and metrics enabled on both sides:
+ *
+ * <ul>
+ *   <li>{@code classified*}: the same HYBRID path with a custom {@code FailureClassifier} (ignored
+ *       and recorded exception types, a result predicate) and {@code BreakerMetrics} bound to a
+ *       {@code SimpleMeterRegistry} — {@code tryAcquire()} then {@code onResult(result, nanos)};
+ *   <li>{@code r4jMetrics*}: Resilience4j's default breaker with the same classification ({@code
+ *       ignoreExceptions}, {@code recordExceptions}, {@code recordResult}) and {@code
+ *       TaggedCircuitBreakerMetrics} bound to a {@code SimpleMeterRegistry} — {@code
+ *       tryAcquirePermission()} then {@code onResult(duration, NANOSECONDS, result)}.
  * </ul>
  *
  * Each with 1 and 2 threads sharing one breaker.
@@ -79,6 +100,119 @@ public class RuntimeJmh {
   public static class Resilience4j {
     final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker =
         io.github.resilience4j.circuitbreaker.CircuitBreaker.ofDefaults("bench");
+  }
+
+  /** The result every classified call returns (a plain value: a success). */
+  static final String RESULT = "member";
+
+  /** A HYBRID breaker with a custom classifier and its Micrometer metrics bound. */
+  @org.openjdk.jmh.annotations.State(Scope.Benchmark)
+  public static class Classified {
+    /** The redis-server to use; set by the runner. */
+    @Param("")
+    public String redisUri;
+
+    Hybrid hybrid = new Hybrid();
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    CircuitBreaker breaker;
+
+    /** Builds the registry, sets the classifier, binds the metrics. */
+    @Setup(Level.Trial)
+    public void setUp() {
+      hybrid.redisUri = redisUri;
+      hybrid.setUp();
+      breaker = BreakerRegistryMetrics.bind(hybrid.registry, meters).breaker("bench:jmh-hybrid");
+      breaker.classifier(
+          FailureClassifier.builder()
+              .ignoreExceptions(IllegalArgumentException.class)
+              .recordExceptions(IOException.class, TimeoutException.class)
+              .recordResult(r -> r == null)
+              .build());
+    }
+
+    /** Checks the meters counted the calls, then closes the registry. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      if (meters.get(BreakerMetrics.CALLS).tag("outcome", "success").timer().count() == 0) {
+        throw new IllegalStateException("the success timer counted nothing");
+      }
+      hybrid.tearDown();
+    }
+  }
+
+  /** Resilience4j's default breaker with the same classification and its Micrometer metrics. */
+  @org.openjdk.jmh.annotations.State(Scope.Benchmark)
+  public static class Resilience4jMetrics {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    io.github.resilience4j.circuitbreaker.CircuitBreaker breaker;
+
+    /** Builds the breaker in a registry whose metrics are bound. */
+    @Setup(Level.Trial)
+    public void setUp() {
+      CircuitBreakerRegistry registry =
+          CircuitBreakerRegistry.of(
+              CircuitBreakerConfig.custom()
+                  .ignoreExceptions(IllegalArgumentException.class)
+                  .recordExceptions(IOException.class, TimeoutException.class)
+                  .recordResult(r -> r == null)
+                  .build());
+      TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters);
+      breaker = registry.circuitBreaker("bench");
+    }
+
+    /** Checks the meters counted the calls. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      if (meters.get("resilience4j.circuitbreaker.calls").tag("kind", "successful").timer().count()
+          == 0) {
+        throw new IllegalStateException("Resilience4j's success timer counted nothing");
+      }
+    }
+  }
+
+  private static Permission classified(Classified s) {
+    Permission p = s.breaker.tryAcquire();
+    if (!p.allowed()) {
+      throw new IllegalStateException("rejected: " + p.reason());
+    }
+    p.onResult(RESULT, CALL_NANOS);
+    return p;
+  }
+
+  private static boolean r4jMetrics(Resilience4jMetrics s) {
+    if (!s.breaker.tryAcquirePermission()) {
+      throw new IllegalStateException("Resilience4j rejected");
+    }
+    s.breaker.onResult(CALL_NANOS, TimeUnit.NANOSECONDS, RESULT);
+    return true;
+  }
+
+  /** HYBRID with classification and metrics, one thread. */
+  @Benchmark
+  @Threads(1)
+  public Permission classified1(Classified s) {
+    return classified(s);
+  }
+
+  /** HYBRID with classification and metrics, two threads on one breaker. */
+  @Benchmark
+  @Threads(2)
+  public Permission classified2(Classified s) {
+    return classified(s);
+  }
+
+  /** Resilience4j with classification and metrics, one thread. */
+  @Benchmark
+  @Threads(1)
+  public boolean r4jMetrics1(Resilience4jMetrics s) {
+    return r4jMetrics(s);
+  }
+
+  /** Resilience4j with classification and metrics, two threads on one breaker. */
+  @Benchmark
+  @Threads(2)
+  public boolean r4jMetrics2(Resilience4jMetrics s) {
+    return r4jMetrics(s);
   }
 
   private static Permission hybrid(Hybrid s) {

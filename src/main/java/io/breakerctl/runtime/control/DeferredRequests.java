@@ -2,17 +2,23 @@ package io.breakerctl.runtime.control;
 
 import static com.mongodb.client.model.Filters.and;
 import static com.mongodb.client.model.Filters.eq;
+import static com.mongodb.client.model.Filters.exists;
+import static com.mongodb.client.model.Filters.lt;
+import static com.mongodb.client.model.Filters.or;
 
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 import io.breakerctl.runtime.model.BreakerId;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import org.bson.Document;
+import org.bson.conversions.Bson;
 
 /**
  * Deferred requests in the {@code deferred} collection: breaker, tracking id, payload (encrypted
@@ -88,13 +94,55 @@ public final class DeferredRequests {
    * @return false when the request is not pending (finished by another replayer, or unknown)
    */
   public boolean attempt(String trackingId, boolean done, String result, int maxAttempts) {
+    return settle(trackingId, null, done, result, maxAttempts);
+  }
+
+  /**
+   * Takes the replay lease of a pending request for {@code owner} until {@code lease} from now,
+   * when no other owner holds a live one: the one replayer that may run it (at most once, as long
+   * as its work finishes within the lease).
+   *
+   * @return false when the request is not pending or another owner holds a live lease
+   */
+  public boolean claim(String trackingId, String owner, Duration lease) {
+    Date now = Date.from(clock.instant());
+    long changed =
+        db.call(
+            "claim deferred " + trackingId,
+            () ->
+                db.collection(ControlDatabase.DEFERRED)
+                    .updateOne(
+                        and(
+                            eq("_id", trackingId),
+                            eq("status", DeferredStatus.PENDING.name()),
+                            or(exists("leaseUntil", false), lt("leaseUntil", now))),
+                        Updates.combine(
+                            Updates.set("leaseOwner", owner),
+                            Updates.set("leaseUntil", Date.from(clock.instant().plus(lease)))))
+                    .getModifiedCount());
+    return changed == 1;
+  }
+
+  /**
+   * Records the replay of a request whose lease {@code owner} holds (see {@link #attempt}) and
+   * drops the lease.
+   *
+   * @return false when the request is not pending under this owner's lease
+   */
+  public boolean finish(
+      String trackingId, String owner, boolean done, String result, int maxAttempts) {
+    return settle(trackingId, Objects.requireNonNull(owner, "owner"), done, result, maxAttempts);
+  }
+
+  /** One attempt of a pending request, under {@code owner}'s lease when not null. */
+  private boolean settle(
+      String trackingId, String owner, boolean done, String result, int maxAttempts) {
+    Bson pending = and(eq("_id", trackingId), eq("status", DeferredStatus.PENDING.name()));
+    Bson mine = owner == null ? pending : and(pending, eq("leaseOwner", owner));
     Document d =
         db.call(
             "read deferred " + trackingId,
-            () ->
-                db.collection(ControlDatabase.DEFERRED)
-                    .find(and(eq("_id", trackingId), eq("status", DeferredStatus.PENDING.name())))
-                    .first());
+            () -> db.collection(ControlDatabase.DEFERRED).find(mine).first());
     if (d == null) {
       return false;
     }
@@ -103,23 +151,35 @@ public final class DeferredRequests {
         done
             ? DeferredStatus.DONE
             : attempts + 1 >= maxAttempts ? DeferredStatus.FAILED : DeferredStatus.PENDING;
+    Bson update =
+        Updates.combine(
+            Updates.set("status", next.name()),
+            Updates.set("attempts", attempts + 1),
+            Updates.set("result", result == null ? "" : result),
+            Updates.set("updatedAt", Date.from(clock.instant())));
+    Bson settled =
+        owner == null
+            ? update
+            : Updates.combine(update, Updates.unset("leaseOwner"), Updates.unset("leaseUntil"));
     long changed =
         db.call(
             "update deferred " + trackingId,
             () ->
                 db.collection(ControlDatabase.DEFERRED)
-                    .updateOne(
-                        and(
-                            eq("_id", trackingId),
-                            eq("status", DeferredStatus.PENDING.name()),
-                            eq("attempts", attempts)),
-                        Updates.combine(
-                            Updates.set("status", next.name()),
-                            Updates.set("attempts", attempts + 1),
-                            Updates.set("result", result == null ? "" : result),
-                            Updates.set("updatedAt", Date.from(clock.instant()))))
+                    .updateOne(and(mine, eq("attempts", attempts)), settled)
                     .getModifiedCount());
     return changed == 1;
+  }
+
+  /** Gives a lease back without an attempt (the breaker rejected the replay). */
+  public void release(String trackingId, String owner) {
+    db.call(
+        "release deferred " + trackingId,
+        () ->
+            db.collection(ControlDatabase.DEFERRED)
+                .updateOne(
+                    and(eq("_id", trackingId), eq("leaseOwner", owner)),
+                    Updates.combine(Updates.unset("leaseOwner"), Updates.unset("leaseUntil"))));
   }
 
   private DeferredRequest fromDocument(Document d) {

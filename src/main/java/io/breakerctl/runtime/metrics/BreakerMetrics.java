@@ -44,8 +44,15 @@ import java.util.function.ToDoubleFunction;
  *       this node ran.
  * </ul>
  *
- * <p>Every meter carries {@code breaker=<id>} and, when known, {@code node=<node id>}, plus any
- * extra tags given. Bind once per breaker and meter registry:
+ * <p>Per call (from the breaker's {@link CircuitBreaker#observe observer}, pre-resolved meters, no
+ * allocation): {@value #CALLS} by outcome with latency, {@value #CALLS_ALLOWED}, {@value
+ * #LEASE_DENIED}, and what the retry and fallback helpers report ({@value #RETRIES}, {@value
+ * #RETRY_BUDGET_EXHAUSTED}, {@value #FALLBACKS}, {@value #FALLBACK_AGE}, {@value #RESPONSES},
+ * {@value #DEFERRED_STORED}, {@value #DEFERRED_FINISHED}, {@value #DEFERRED_PENDING}).
+ *
+ * <p>Every meter carries {@code breaker=<id>}, {@code caller} and {@code dependency} (the id's
+ * segments; never a business key) and, when known, {@code node=<node id>}, plus any extra tags
+ * given. Bind once per breaker and meter registry:
  *
  * <pre>{@code
  * CircuitBreaker members = registry.breaker("claims-service:member-service");
@@ -78,24 +85,68 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
   /** Counter: probes this node ran (tag {@code outcome}: {@code success} or {@code failure}). */
   public static final String PROBES = "breakerctl.breaker.probes";
 
+  /**
+   * Timer: permitted calls by outcome ({@code success}, {@code failure}, {@code timeout}, {@code
+   * slow}, {@code ignored}, {@code rate_limited}) and their downstream latency.
+   */
+  public static final String CALLS = "breakerctl.breaker.calls";
+
+  /** Function counter: permitted calls that reported an outcome (the sum of {@link #CALLS}). */
+  public static final String CALLS_ALLOWED = "breakerctl.breaker.calls.allowed";
+
+  /** Counter: half-open acquires denied because the probe leases were taken (PROBES_BUSY). */
+  public static final String LEASE_DENIED = "breakerctl.breaker.lease.denied";
+
+  /** Counter: retries started by {@code Retry}. */
+  public static final String RETRIES = "breakerctl.breaker.retries";
+
+  /** Counter: retries not made because the retry budget was spent. */
+  public static final String RETRY_BUDGET_EXHAUSTED = "breakerctl.breaker.retry.budget.exhausted";
+
+  /** Counter: fallback answers (tag {@code kind}: cached, static_default, deferred, ...). */
+  public static final String FALLBACKS = "breakerctl.breaker.fallbacks";
+
+  /** Timer: the age of the cached data a fallback served. */
+  public static final String FALLBACK_AGE = "breakerctl.breaker.fallback.age";
+
+  /** Counter: answers of calls through a fallback chain (tag {@code degraded}: true, false). */
+  public static final String RESPONSES = "breakerctl.breaker.responses";
+
+  /** Counter: deferred requests stored. */
+  public static final String DEFERRED_STORED = "breakerctl.breaker.deferred.stored";
+
+  /** Counter: deferred requests finished on this node (tag {@code result}: done, failed). */
+  public static final String DEFERRED_FINISHED = "breakerctl.breaker.deferred.finished";
+
+  /** Gauge: deferred requests of the breaker still pending, as last counted. */
+  public static final String DEFERRED_PENDING = "breakerctl.breaker.deferred.pending";
+
   private final CircuitBreaker breaker;
   private final Tags tags;
   private final List<Meter> meters = new CopyOnWriteArrayList<>();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private volatile MeterRegistry registry;
   private volatile AutoCloseable listener;
+  private volatile AutoCloseable observation;
   private volatile boolean closed;
 
   private BreakerMetrics(CircuitBreaker breaker, String nodeId, Iterable<Tag> extraTags) {
     this.breaker = Objects.requireNonNull(breaker, "breaker");
-    Tags t = Tags.of("breaker", breaker.id().toString());
+    Tags t =
+        Tags.of(
+            "breaker",
+            breaker.id().toString(),
+            "caller",
+            breaker.id().caller(),
+            "dependency",
+            breaker.id().dependency());
     if (nodeId != null && !nodeId.isBlank()) {
       t = t.and("node", nodeId);
     }
     this.tags = t.and(extraTags == null ? Tags.empty() : extraTags);
   }
 
-  /** A binder for {@code breaker} tagged {@code breaker=<id>} only. Call {@link #bindTo}. */
+  /** A binder for {@code breaker} tagged with its id's tags only. Call {@link #bindTo}. */
   public static BreakerMetrics of(CircuitBreaker breaker) {
     return new BreakerMetrics(breaker, null, Tags.empty());
   }
@@ -168,6 +219,8 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
         b -> b.view().policyVersion());
     counter(PROBES, "outcome", "success");
     counter(PROBES, "outcome", "failure");
+    counter(LEASE_DENIED);
+    observation = breaker.observe(new CallMeters(meters, tags, this.meters));
     listener = breaker.onEvent(this::onEvent);
   }
 
@@ -183,7 +236,12 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
 
   private void onEvent(CircuitEvent e) {
     switch (e.type()) {
-      case REJECTED -> increment(REJECTIONS, "reason", e.detail());
+      case REJECTED -> {
+        increment(REJECTIONS, "reason", e.detail());
+        if ("PROBES_BUSY".equals(e.detail())) {
+          increment(LEASE_DENIED);
+        }
+      }
       case TRANSITION -> increment(TRANSITIONS, "from", e.from().name(), "to", e.to().name());
       case PROBE_SUCCEEDED -> increment(PROBES, "outcome", "success");
       case PROBE_FAILED -> increment(PROBES, "outcome", "failure");
@@ -229,6 +287,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     return switch (counter) {
       case REJECTIONS -> "calls the breaker rejected on this node";
       case TRANSITIONS -> "state changes this node saw (won here or learned from the fleet)";
+      case LEASE_DENIED -> "half-open acquires denied: the probe leases were taken";
       default -> "half-open probes this node ran";
     };
   }
@@ -240,12 +299,13 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
       return;
     }
     closed = true;
-    AutoCloseable l = listener;
-    if (l != null) {
-      try {
-        l.close();
-      } catch (Exception e) {
-        // removing a listener cannot fail in practice; nothing to do
+    for (AutoCloseable l : new AutoCloseable[] {listener, observation}) {
+      if (l != null) {
+        try {
+          l.close();
+        } catch (Exception e) {
+          // removing a listener cannot fail in practice; nothing to do
+        }
       }
     }
     MeterRegistry r = registry;

@@ -5,6 +5,7 @@ import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.model.BreakerId;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The {@link BreakerMetrics} of every breaker a node obtains through it: {@link #breaker(String)}
@@ -25,15 +27,30 @@ import java.util.concurrent.ConcurrentHashMap;
  * CircuitBreaker members = metrics.breaker("claims-service:member-service");
  * }</pre>
  *
+ * <p>The node's Redis connection gets three meters, tagged {@code node}: {@value #REDIS_COMMANDS}
+ * (a function timer: the commands a call waited on or sent, and their round-trip time), {@value
+ * #REDIS_FAILURES} (commands that failed or timed out) and {@value #REDIS_DEGRADED} (seconds the
+ * node has been degraded, the current degradation included).
+ *
  * <p>A breaker taken from the {@link BreakerRegistry} directly is not bound until it is also asked
  * for here. {@link #close()} removes every bound meter; it does not close the breaker registry.
  */
 public final class BreakerRegistryMetrics implements AutoCloseable {
 
+  /** Function timer: Redis commands this node's calls waited on or sent, and their latency. */
+  public static final String REDIS_COMMANDS = "breakerctl.redis.commands";
+
+  /** Function counter: Redis commands that failed or timed out. */
+  public static final String REDIS_FAILURES = "breakerctl.redis.failures";
+
+  /** Function counter: seconds this node has been degraded (Redis unreachable). */
+  public static final String REDIS_DEGRADED = "breakerctl.redis.degraded.seconds";
+
   private final BreakerRegistry node;
   private final MeterRegistry meters;
   private final Tags tags;
   private final Map<BreakerId, BreakerMetrics> bound = new ConcurrentHashMap<>();
+  private final List<Meter> storeMeters;
   private volatile boolean closed;
 
   private BreakerRegistryMetrics(BreakerRegistry node, MeterRegistry meters, Iterable<Tag> tags) {
@@ -50,6 +67,26 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
               .tag("task", task.name().toLowerCase(java.util.Locale.ROOT))
               .register(meters));
     }
+    Tags t = this.tags.and("node", node.nodeId());
+    this.storeMeters =
+        List.of(
+            FunctionTimer.builder(
+                    REDIS_COMMANDS,
+                    node,
+                    n -> n.storeStats().commands(),
+                    n -> n.storeStats().commandNanos(),
+                    TimeUnit.NANOSECONDS)
+                .description("Redis commands this node's calls waited on or sent")
+                .tags(t)
+                .register(meters),
+            FunctionCounter.builder(REDIS_FAILURES, node, n -> n.storeStats().failures())
+                .description("Redis commands that failed or timed out")
+                .tags(t)
+                .register(meters),
+            FunctionCounter.builder(REDIS_DEGRADED, node, n -> n.storeStats().degradedNanos() / 1e9)
+                .description("seconds this node has been degraded (Redis unreachable)")
+                .tags(t)
+                .register(meters));
   }
 
   /** The registry-level counter of failed background attempts (tags {@code node}, {@code task}). */
@@ -97,6 +134,7 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    storeMeters.forEach(meters::remove);
     bound.values().forEach(BreakerMetrics::close);
     bound.clear();
     registryMeters.forEach(meters::remove);

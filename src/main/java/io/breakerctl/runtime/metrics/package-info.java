@@ -3,7 +3,8 @@
  * binds one breaker, {@link io.breakerctl.runtime.metrics.BreakerRegistryMetrics} every breaker a
  * node obtains through it.
  *
- * <p>Each breaker gets, tagged {@code breaker=<id>} and {@code node=<node id>}:
+ * <p>Each breaker gets, tagged {@code breaker=<id>}, {@code caller}, {@code dependency} and {@code
+ * node=<node id>}:
  *
  * <table>
  *   <caption>meters</caption>
@@ -22,6 +23,23 @@
  *       <td>{@code from}, {@code to}</td><td>state changes this node saw</td></tr>
  *   <tr><td>{@code breakerctl.breaker.probes}</td><td>counter</td><td>{@code outcome}</td>
  *       <td>half-open probes this node ran ({@code success}, {@code failure})</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.calls}</td><td>timer</td><td>{@code outcome}</td>
+ *       <td>permitted calls by outcome, downstream latency</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.calls.allowed}</td><td>function counter</td><td></td>
+ *       <td>permitted calls that reported an outcome</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.lease.denied}</td><td>counter</td><td></td>
+ *       <td>half-open acquires denied (PROBES_BUSY)</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.retries}, {@code .retry.budget.exhausted}</td>
+ *       <td>counters</td><td></td><td>retries started, retries refused by the budget</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.fallbacks}, {@code .fallback.age}, {@code .responses}</td>
+ *       <td>counter, timer, counter</td><td>{@code kind}, -, {@code degraded}</td>
+ *       <td>fallback answers, age of cached data served, answers by who gave them</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.deferred.stored}, {@code .finished}, {@code .pending}</td>
+ *       <td>counter, counter, gauge</td><td>-, {@code result}, -</td>
+ *       <td>deferred requests stored, replayed to the end, pending</td></tr>
+ *   <tr><td>{@code breakerctl.redis.commands}, {@code .failures}, {@code .degraded.seconds}</td>
+ *       <td>function timer, function counters</td><td>{@code node} only</td>
+ *       <td>Redis latency, failed commands, degraded time ({@code BreakerRegistryMetrics})</td></tr>
  * </table>
  *
  * <p>Gauges read {@link io.breakerctl.runtime.CircuitBreaker#view()} when the meter registry polls;

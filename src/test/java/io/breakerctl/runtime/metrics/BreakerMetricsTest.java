@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.BreakerView;
 import io.breakerctl.runtime.CallNotPermittedException;
+import io.breakerctl.runtime.CallObserver;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.CircuitEvent;
+import io.breakerctl.runtime.FailureClassifier;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.model.BreakerId;
@@ -113,11 +115,15 @@ class BreakerMetricsTest {
   }
 
   @Test
-  void bindingOneBreakerTagsItsIdOnlyAndBindsOnce() {
+  void bindingOneBreakerTagsItsIdAndSegmentsOnlyAndBindsOnce() {
     CircuitBreaker cb = registry.breaker("claims:members");
     BreakerMetrics m = BreakerMetrics.bind(cb, meters);
 
-    assertThat(m.tags()).containsExactly(Tag.of("breaker", "claims:members"));
+    assertThat(m.tags())
+        .containsExactly(
+            Tag.of("breaker", "claims:members"),
+            Tag.of("caller", "claims"),
+            Tag.of("dependency", "members"));
     assertThat(meters.find(BreakerMetrics.DEGRADED).gauge().getId().getTag("node")).isNull();
     assertThatThrownBy(() -> m.bindTo(new SimpleMeterRegistry()))
         .isInstanceOf(IllegalStateException.class);
@@ -125,13 +131,21 @@ class BreakerMetricsTest {
     BreakerMetrics withNode =
         BreakerMetrics.bind(registry, registry.breaker("claims:documents"), meters);
     assertThat(withNode.tags())
-        .containsExactly(Tag.of("breaker", "claims:documents"), Tag.of("node", "node-1"));
+        .containsExactly(
+            Tag.of("breaker", "claims:documents"),
+            Tag.of("caller", "claims"),
+            Tag.of("dependency", "documents"),
+            Tag.of("node", "node-1"));
 
     BreakerMetrics extra =
         BreakerMetrics.of(registry.breaker("search:catalog"), "", Tags.of("zone", "eu-1"));
     extra.bindTo(meters);
     assertThat(extra.tags())
-        .containsExactly(Tag.of("breaker", "search:catalog"), Tag.of("zone", "eu-1"));
+        .containsExactly(
+            Tag.of("breaker", "search:catalog"),
+            Tag.of("caller", "search"),
+            Tag.of("dependency", "catalog"),
+            Tag.of("zone", "eu-1"));
   }
 
   @Test
@@ -261,5 +275,26 @@ class BreakerMetricsTest {
 
     @Override
     public void probe(Callable<Boolean> healthCheck) {}
+
+    volatile CallObserver observed = CallObserver.NONE;
+
+    @Override
+    public FailureClassifier classifier() {
+      return FailureClassifier.DEFAULT;
+    }
+
+    @Override
+    public void classifier(FailureClassifier classifier) {}
+
+    @Override
+    public AutoCloseable observe(CallObserver observer) {
+      observed = observer;
+      return () -> observed = CallObserver.NONE;
+    }
+
+    @Override
+    public CallObserver observer() {
+      return observed;
+    }
   }
 }

@@ -1,0 +1,47 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.FallbackPolicy;
+import io.breakerctl.runtime.model.State;
+
+/**
+ * Receives what happens to one breaker's calls, cheaply: every method takes primitives or enums and
+ * is called on the caller's thread, so an implementation must not block (a metrics binder
+ * increments pre-resolved counters). Register with {@link CircuitBreaker#observe(CallObserver)}.
+ * The breaker reports outcomes and rejections; the retry and fallback helpers report through the
+ * breaker's {@link CircuitBreaker#observer()}.
+ */
+public interface CallObserver {
+
+  /** An observer that does nothing. */
+  CallObserver NONE = new CallObserver() {};
+
+  /** A permitted call reported its outcome after {@code nanos}. */
+  default void outcome(CallOutcome outcome, long nanos) {}
+
+  /** The breaker rejected a call in {@code state} for {@code reason}. */
+  default void rejected(State state, String reason) {}
+
+  /** A retry policy started attempt {@code attempt} (2 for the first retry). */
+  default void retried(int attempt) {}
+
+  /** A retry was not made because the retry budget was spent. */
+  default void retryBudgetExhausted() {}
+
+  /**
+   * A fallback of {@code kind} answered a call; {@code ageMillis} is the age of the cached data it
+   * served ({@link FallbackPolicy#CACHED}), else -1.
+   */
+  default void fallback(FallbackPolicy kind, long ageMillis) {}
+
+  /** A call through a fallback chain answered; {@code degraded} when a fallback answered it. */
+  default void response(boolean degraded) {}
+
+  /** A deferred request was stored. */
+  default void deferredStored() {}
+
+  /** A deferred request finished on this node ({@code done}: its work succeeded). */
+  default void deferredFinished(boolean done) {}
+
+  /** Deferred requests of this breaker still pending, as last counted. */
+  default void deferredPending(long count) {}
+}

@@ -1,0 +1,443 @@
+package io.breakerctl.runtime.fallback;
+
+import io.breakerctl.runtime.CallNotPermittedException;
+import io.breakerctl.runtime.CallOutcome;
+import io.breakerctl.runtime.CircuitBreaker;
+import io.breakerctl.runtime.control.ControlException;
+import io.breakerctl.runtime.control.DeferredRequest;
+import io.breakerctl.runtime.control.DeferredRequests;
+import io.breakerctl.runtime.control.FallbackSnapshot;
+import io.breakerctl.runtime.control.FallbackSnapshots;
+import io.breakerctl.runtime.control.SnapshotApproval;
+import io.breakerctl.runtime.control.SnapshotRead;
+import io.breakerctl.runtime.model.FallbackPolicy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.retry.Retry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Calls through one breaker with the fallback its policy's {@code fallbackPolicy} names, run when
+ * the breaker rejects a call and, with {@link Builder#onFailure}, when the call fails (a failure or
+ * timeout by the breaker's classifier):
+ *
+ * <ul>
+ *   <li>{@code CACHED}: the last approved, unexpired snapshot for the business key ({@link
+ *       FallbackSnapshots}), served as {@link Served#CACHED} with its source and age, never as
+ *       fresh; an expired, pending, revoked or undecryptable snapshot is never served (a controlled
+ *       failure says which). While the policy says CACHED, every fresh answer is captured as the
+ *       key's new snapshot, off the caller's thread (a bounded queue; dropped when full);
+ *   <li>{@code STATIC_DEFAULT}: the default registered with {@link Builder#staticDefault};
+ *   <li>{@code DEFERRED}: for {@link #submit}, the request's payload is stored in the control plane
+ *       and the caller gets its tracking id ({@link Served#DEFERRED}); after the breaker closes,
+ *       one node runs it with the {@link DeferredWork} under a lease and records the result, read
+ *       back with {@link #deferred};
+ *   <li>{@code CONTROLLED_FAILURE}: a {@link ControlledFailureException} naming the breaker, its
+ *       state and the reason;
+ *   <li>{@code NONE}: the rejection or the failure itself.
+ * </ul>
+ *
+ * A fallback that cannot serve (none configured, MongoDB unavailable, no servable snapshot) ends in
+ * a {@link ControlledFailureException} that says why. Every answer is reported to the breaker's
+ * observer ({@code fallback}, {@code response}), so metrics show fallbacks by kind, the age of
+ * cached data served and the share of degraded answers.
+ */
+public final class Fallbacks<T> implements AutoCloseable {
+  private final CircuitBreaker breaker;
+  private final boolean onFailure;
+  private final Supplier<T> staticDefault;
+  private final FallbackSnapshots snapshots;
+  private final SnapshotCodec<T> codec;
+  private final Duration captureTtl;
+  private final SnapshotApproval approval;
+  private final String source;
+  private final DeferredRequests deferred;
+  private final DeferredWork<T> work;
+  private final Clock clock;
+  private final ThreadPoolExecutor captures;
+  private final DeferredReplayer<T> replayer;
+  private final Retry retry;
+
+  private Fallbacks(Builder<T> b) {
+    this.breaker = b.breaker;
+    this.onFailure = b.onFailure;
+    this.staticDefault = b.staticDefault;
+    this.snapshots = b.snapshots;
+    this.codec = b.codec;
+    this.captureTtl = b.captureTtl;
+    this.approval = b.approval;
+    this.source = b.source;
+    this.deferred = b.deferred;
+    this.work = b.work;
+    this.clock = b.clock;
+    this.retry = b.retry;
+    this.captures = snapshots == null ? null : captureExecutor(breaker);
+    this.replayer =
+        deferred == null || work == null
+            ? null
+            : new DeferredReplayer<>(
+                breaker, deferred, work, b.owner, b.lease, b.replayInterval, b.maxAttempts);
+  }
+
+  /** A builder for calls through {@code breaker}. */
+  public static <T> Builder<T> builder(CircuitBreaker breaker) {
+    return new Builder<>(breaker);
+  }
+
+  /**
+   * Runs {@code call} through the breaker; on rejection (and failure, when configured) answers with
+   * the policy's fallback. {@code businessKey} names the cached snapshot (hashed before it is
+   * stored; never a metric tag); null when there is none.
+   *
+   * @throws ControlledFailureException when the policy says so or the fallback cannot serve
+   */
+  public FallbackResult<T> call(String businessKey, Callable<T> call) throws Exception {
+    return run(businessKey, null, call);
+  }
+
+  /**
+   * Runs the registered {@link DeferredWork} on {@code payload} through the breaker; on rejection
+   * (and failure, when configured) answers with the policy's fallback, a DEFERRED policy storing
+   * the payload to run after recovery.
+   *
+   * @throws IllegalStateException when no deferred work is registered
+   */
+  public FallbackResult<T> submit(String businessKey, byte[] payload) throws Exception {
+    if (work == null) {
+      throw new IllegalStateException(
+          "fallbacks of " + breaker.id() + " have no deferred work: set Builder.deferred");
+    }
+    Objects.requireNonNull(payload, "payload");
+    return run(businessKey, payload, () -> work.run(payload));
+  }
+
+  /** The deferred request with this tracking id: status, attempts, the recorded result. */
+  public Optional<DeferredRequest> deferred(String trackingId) {
+    if (deferred == null) {
+      return Optional.empty();
+    }
+    return deferred.find(trackingId);
+  }
+
+  private FallbackResult<T> run(String key, byte[] payload, Callable<T> call) throws Exception {
+    T value;
+    try {
+      value = retry == null ? breaker.callChecked(call) : retry.call(a -> call.call());
+    } catch (CallNotPermittedException e) {
+      return fallback(FallbackTrigger.REJECTED, e.state(), e.reason().code(), key, payload, e);
+    } catch (Exception e) {
+      CallOutcome o = breaker.classifier().classify(e);
+      if (!onFailure || !o.failure()) {
+        throw e;
+      }
+      return fallback(FallbackTrigger.FAILED, breaker.view().state(), o.code(), key, payload, e);
+    }
+    if (onFailure && breaker.classifier().classifyResult(value).failure()) {
+      return fallback(
+          FallbackTrigger.FAILED, breaker.view().state(), "failure", key, payload, null);
+    }
+    if (captures != null && key != null && policy() == FallbackPolicy.CACHED) {
+      captures.execute(() -> capture(key, value));
+    }
+    breaker.observer().response(false);
+    return FallbackResult.fresh(value);
+  }
+
+  private void capture(String key, T value) {
+    try {
+      snapshots.capture(breaker.id(), key, codec.encode(value), source, captureTtl, approval);
+    } catch (RuntimeException e) {
+      // MongoDB down or a value that does not encode: the previous snapshot stays
+    }
+  }
+
+  private FallbackPolicy policy() {
+    return breaker.view().policy().fallbackPolicy();
+  }
+
+  private FallbackResult<T> fallback(
+      FallbackTrigger trigger,
+      State state,
+      String reason,
+      String key,
+      byte[] payload,
+      Exception original)
+      throws Exception {
+    FallbackPolicy kind = policy();
+    switch (kind) {
+      case NONE -> {
+        if (original == null) {
+          throw new ControlledFailureException(breaker.id(), state, reason, trigger, "", null);
+        }
+        throw original;
+      }
+      case STATIC_DEFAULT -> {
+        if (staticDefault == null) {
+          throw refuse(trigger, state, reason, "no static default registered", original);
+        }
+        return answer(
+            kind,
+            new FallbackResult<>(
+                staticDefault.get(),
+                Served.STATIC_DEFAULT,
+                trigger,
+                "",
+                Optional.empty(),
+                Optional.empty(),
+                ""),
+            -1);
+      }
+      case CACHED -> {
+        return cached(trigger, state, reason, key, original);
+      }
+      case DEFERRED -> {
+        if (deferred == null || payload == null) {
+          throw refuse(
+              trigger,
+              state,
+              reason,
+              deferred == null ? "no deferred store configured" : "the call has no payload",
+              original);
+        }
+        String tracking;
+        try {
+          tracking = deferred.defer(breaker.id(), payload);
+        } catch (ControlException e) {
+          throw refuse(trigger, state, reason, "request not deferred: " + e.getMessage(), original);
+        }
+        breaker.observer().deferredStored();
+        return answer(
+            kind,
+            new FallbackResult<>(
+                null, Served.DEFERRED, trigger, "", Optional.empty(), Optional.empty(), tracking),
+            -1);
+      }
+      default -> {
+        breaker.observer().fallback(kind, -1);
+        throw refuse(trigger, state, reason, "", original);
+      }
+    }
+  }
+
+  private FallbackResult<T> cached(
+      FallbackTrigger trigger, State state, String reason, String key, Exception original) {
+    if (snapshots == null || key == null) {
+      throw refuse(
+          trigger,
+          state,
+          reason,
+          snapshots == null ? "no snapshot store configured" : "the call has no business key",
+          original);
+    }
+    SnapshotRead read;
+    try {
+      read = snapshots.serve(breaker.id(), key);
+    } catch (ControlException e) {
+      throw refuse(trigger, state, reason, "snapshot not read: " + e.getMessage(), original);
+    }
+    if (read.outcome() != SnapshotRead.Outcome.SERVED) {
+      throw refuse(trigger, state, reason, "no snapshot served (" + read.outcome() + ")", original);
+    }
+    FallbackSnapshot s = read.snapshot().orElseThrow();
+    Duration age = Duration.between(s.capturedAt(), clock.instant());
+    T value = codec.decode(read.payload().orElseThrow());
+    return answer(
+        FallbackPolicy.CACHED,
+        new FallbackResult<>(
+            value,
+            Served.CACHED,
+            trigger,
+            s.source(),
+            Optional.of(s.capturedAt()),
+            Optional.of(age),
+            ""),
+        age.toMillis());
+  }
+
+  private FallbackResult<T> answer(FallbackPolicy kind, FallbackResult<T> r, long ageMillis) {
+    breaker.observer().fallback(kind, ageMillis);
+    breaker.observer().response(true);
+    return r;
+  }
+
+  private ControlledFailureException refuse(
+      FallbackTrigger trigger, State state, String reason, String unserved, Exception cause) {
+    return new ControlledFailureException(breaker.id(), state, reason, trigger, unserved, cause);
+  }
+
+  private static ThreadPoolExecutor captureExecutor(CircuitBreaker breaker) {
+    ThreadPoolExecutor e =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            30,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(1_000),
+            r -> {
+              Thread t = new Thread(r, "breakerctl-capture-" + breaker.id());
+              t.setDaemon(true);
+              return t;
+            },
+            new ThreadPoolExecutor.DiscardPolicy());
+    e.allowCoreThreadTimeOut(true);
+    return e;
+  }
+
+  /** Stops capturing and replaying (pending deferred requests stay stored). */
+  @Override
+  public void close() {
+    if (captures != null) {
+      captures.shutdown();
+    }
+    if (replayer != null) {
+      replayer.close();
+    }
+  }
+
+  /** Builds {@link Fallbacks}; what is not set is not available to the policy. */
+  public static final class Builder<T> {
+    private final CircuitBreaker breaker;
+    private boolean onFailure;
+    private Supplier<T> staticDefault;
+    private FallbackSnapshots snapshots;
+    private SnapshotCodec<T> codec;
+    private Duration captureTtl = Duration.ofHours(1);
+    private SnapshotApproval approval = SnapshotApproval.AUTOMATIC;
+    private String source;
+    private DeferredRequests deferred;
+    private DeferredWork<T> work;
+    private String owner = "replayer-" + UUID.randomUUID().toString().substring(0, 8);
+    private Duration lease = Duration.ofSeconds(30);
+    private Duration replayInterval = Duration.ofSeconds(1);
+    private int maxAttempts = 3;
+    private Clock clock = Clock.systemUTC();
+    private Retry retry;
+
+    private Builder(CircuitBreaker breaker) {
+      this.breaker = Objects.requireNonNull(breaker, "breaker");
+      this.source = breaker.id().toString();
+    }
+
+    /** Whether a failed call (not only a rejected one) gets the fallback (default false). */
+    public Builder<T> onFailure(boolean enabled) {
+      this.onFailure = enabled;
+      return this;
+    }
+
+    /** The static safe default, for a STATIC_DEFAULT policy. */
+    public Builder<T> staticDefault(Supplier<T> value) {
+      this.staticDefault = Objects.requireNonNull(value, "staticDefault");
+      return this;
+    }
+
+    /**
+     * Cached answers, for a CACHED policy: served from and captured into {@code snapshots}, each
+     * captured snapshot valid for {@code ttl} and approved as {@code approval} says.
+     */
+    public Builder<T> cached(
+        FallbackSnapshots snapshots,
+        SnapshotCodec<T> codec,
+        Duration ttl,
+        SnapshotApproval approval) {
+      this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
+      this.codec = Objects.requireNonNull(codec, "codec");
+      if (ttl.isNegative() || ttl.isZero()) {
+        throw new IllegalArgumentException("snapshot ttl must be > 0 but was " + ttl);
+      }
+      this.captureTtl = ttl;
+      this.approval = Objects.requireNonNull(approval, "approval");
+      return this;
+    }
+
+    /** Where captured snapshots say they came from (default: the breaker id). */
+    public Builder<T> source(String source) {
+      if (source == null || source.isBlank()) {
+        throw new IllegalArgumentException("snapshot source must not be empty");
+      }
+      this.source = source;
+      return this;
+    }
+
+    /** Deferred processing, for a DEFERRED policy: requests stored in {@code requests}. */
+    public Builder<T> deferred(DeferredRequests requests, DeferredWork<T> work) {
+      this.deferred = Objects.requireNonNull(requests, "requests");
+      this.work = Objects.requireNonNull(work, "work");
+      return this;
+    }
+
+    /** The replayer's lease owner (default: random; use the node id). */
+    public Builder<T> owner(String owner) {
+      if (owner == null || owner.isBlank()) {
+        throw new IllegalArgumentException("replay owner must not be empty");
+      }
+      this.owner = owner;
+      return this;
+    }
+
+    /**
+     * How long a replayer holds a deferred request (default 30 s): longer than its work takes, or
+     * another node may run it again.
+     */
+    public Builder<T> lease(Duration lease) {
+      this.lease = positive("lease", lease);
+      return this;
+    }
+
+    /** How often pending deferred requests are looked for while closed (default 1 s). */
+    public Builder<T> replayInterval(Duration interval) {
+      this.replayInterval = positive("replayInterval", interval);
+      return this;
+    }
+
+    /** Replays of a deferred request before it fails (default 3). */
+    public Builder<T> maxAttempts(int attempts) {
+      if (attempts < 1) {
+        throw new IllegalArgumentException("maxAttempts must be >= 1 but was " + attempts);
+      }
+      this.maxAttempts = attempts;
+      return this;
+    }
+
+    /**
+     * Runs each call with {@code retry} (of the same breaker): the fallback answers once the
+     * retries are spent or the breaker rejects one.
+     *
+     * @throws IllegalArgumentException when {@code retry} is of another breaker
+     */
+    public Builder<T> retry(Retry retry) {
+      if (retry.breaker() != breaker) {
+        throw new IllegalArgumentException(
+            "retry of breaker " + retry.breaker().id() + " given to fallbacks of " + breaker.id());
+      }
+      this.retry = retry;
+      return this;
+    }
+
+    /** The clock cached ages are measured with (the snapshots' clock). */
+    public Builder<T> clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The fallbacks; starts the deferred replayer when deferred processing is set. */
+    public Fallbacks<T> build() {
+      return new Fallbacks<>(this);
+    }
+
+    private static Duration positive(String name, Duration d) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be > 0 but was " + d);
+      }
+      return d;
+    }
+  }
+}

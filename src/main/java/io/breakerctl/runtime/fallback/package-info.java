@@ -1,0 +1,10 @@
+/**
+ * Fallbacks chosen by a breaker's {@code fallbackPolicy}: {@link
+ * io.breakerctl.runtime.fallback.Fallbacks} answers a rejected (or failed) call with a cached
+ * snapshot, a static default, a deferred request's tracking id, or a {@link
+ * io.breakerctl.runtime.fallback.ControlledFailureException}; every answer says who gave it ({@link
+ * io.breakerctl.runtime.fallback.FallbackResult#served()}). Snapshots and deferred requests live in
+ * the control plane ({@code snapshots}, {@code deferred}); a deferred request is replayed by one
+ * node under a MongoDB lease after the breaker closes ({@code FallbackIT}).
+ */
+package io.breakerctl.runtime.fallback;

@@ -1,0 +1,375 @@
+package io.breakerctl.runtime.toolkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.breakerctl.runtime.BreakerRegistry;
+import io.breakerctl.runtime.CallNotPermittedException;
+import io.breakerctl.runtime.CircuitBreaker;
+import io.breakerctl.runtime.Mode;
+import io.breakerctl.runtime.RegistryInternals;
+import io.breakerctl.runtime.control.BusinessKeys;
+import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.control.DeferredRequest;
+import io.breakerctl.runtime.control.DeferredRequests;
+import io.breakerctl.runtime.control.DeferredStatus;
+import io.breakerctl.runtime.control.FallbackSnapshots;
+import io.breakerctl.runtime.control.PayloadKeys;
+import io.breakerctl.runtime.control.SnapshotApproval;
+import io.breakerctl.runtime.control.SnapshotRead;
+import io.breakerctl.runtime.control.TestMongo;
+import io.breakerctl.runtime.fallback.ControlledFailureException;
+import io.breakerctl.runtime.fallback.DeferredWork;
+import io.breakerctl.runtime.fallback.FallbackResult;
+import io.breakerctl.runtime.fallback.FallbackTrigger;
+import io.breakerctl.runtime.fallback.Fallbacks;
+import io.breakerctl.runtime.fallback.Served;
+import io.breakerctl.runtime.fallback.SnapshotCodec;
+import io.breakerctl.runtime.metrics.BreakerMetrics;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.FallbackPolicy;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.Poll;
+import io.breakerctl.runtime.retry.Retry;
+import io.breakerctl.runtime.retry.RetryPolicy;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisExtension;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Each fallback kind end to end: real redis-server, the MongoDB-wire server. */
+@DisplayName("Fallbacks end to end")
+class FallbackIT {
+
+  @RegisterExtension
+  static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+
+  private static final AtomicInteger SEQ = new AtomicInteger();
+  private static final BusinessKeys SALT = new BusinessKeys("fallback-it-salt-0001");
+  private static final PayloadKeys KEYS =
+      PayloadKeys.of(
+          Map.of("k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII)),
+          "k1");
+  private static final SnapshotCodec<String> TEXT =
+      new SnapshotCodec<>() {
+        @Override
+        public byte[] encode(String value) {
+          return value.getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String decode(byte[] bytes) {
+          return new String(bytes, StandardCharsets.UTF_8);
+        }
+      };
+
+  static TestMongo mongo;
+  ControlDatabase db;
+  final List<AutoCloseable> closing = new ArrayList<>();
+
+  @BeforeAll
+  static void startMongo() {
+    mongo = TestMongo.start();
+  }
+
+  @AfterAll
+  static void stopMongo() {
+    mongo.close();
+  }
+
+  @BeforeEach
+  void connect() {
+    db = ControlDatabase.connect(mongo.database());
+    db.ensureIndexes();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+    db.close();
+  }
+
+  private BreakerRegistry node(String name, FallbackPolicy fallback) {
+    return redis.manage(
+        BreakerRegistry.builder()
+            .redisUri(redis.uri())
+            .nodeId(name)
+            .mode(Mode.HYBRID)
+            .commandTimeout(Duration.ofSeconds(1))
+            .defaults(Policy.builder().fallbackPolicy(fallback).build())
+            .build());
+  }
+
+  private static BreakerId id(String what) {
+    return BreakerId.parse("fallback:" + what + "-" + SEQ.incrementAndGet());
+  }
+
+  private static void override(BreakerRegistry r, BreakerId id, OverrideKind kind) {
+    RegistryInternals.store(r)
+        .override(id, new OverrideRequest(kind, "test", "fallback test", Duration.ofMinutes(5), ""))
+        .join();
+  }
+
+  private static void awaitState(CircuitBreaker cb, State s) {
+    Poll.until(Duration.ofSeconds(5), cb.id() + " " + s, () -> cb.view().state() == s);
+  }
+
+  private <T extends AutoCloseable> T closeLater(T c) {
+    closing.add(c);
+    return c;
+  }
+
+  @Test
+  @DisplayName("a captured snapshot is served stale with its source and age; an expired one never")
+  void cachedSnapshots() throws Exception {
+    BreakerRegistry r = node("cache-node", FallbackPolicy.CACHED);
+    BreakerId id = id("cached");
+    CircuitBreaker cb = r.breaker(id);
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    closeLater(BreakerMetrics.bind(r, cb, meters));
+    FallbackSnapshots snapshots = new FallbackSnapshots(db, SALT, KEYS, Clock.systemUTC());
+    Fallbacks<String> members =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .cached(snapshots, TEXT, Duration.ofMinutes(5), SnapshotApproval.AUTOMATIC)
+                .source("member-service GET /members")
+                .build());
+
+    FallbackResult<String> fresh = members.call("member-1", () -> "gold");
+    assertThat(fresh.served()).isEqualTo(Served.DEPENDENCY);
+    assertThat(fresh.stale()).isFalse();
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the snapshot is captured",
+        () -> snapshots.serve(id, "member-1").outcome() == SnapshotRead.Outcome.SERVED);
+    Instant captured = snapshots.serve(id, "member-1").snapshot().orElseThrow().capturedAt();
+    Thread.sleep(50); // an age that shows
+
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+    FallbackResult<String> stale = members.call("member-1", () -> "never called");
+
+    assertThat(stale.value()).isEqualTo("gold");
+    assertThat(stale.served()).isEqualTo(Served.CACHED);
+    assertThat(stale.stale()).isTrue();
+    assertThat(stale.degraded()).isTrue();
+    assertThat(stale.trigger()).isEqualTo(FallbackTrigger.REJECTED);
+    assertThat(stale.source()).isEqualTo("member-service GET /members");
+    assertThat(stale.capturedAt()).contains(captured);
+    assertThat(stale.age().orElseThrow()).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+    assertThat(meters.get(BreakerMetrics.FALLBACKS).tag("kind", "cached").counter().count())
+        .isEqualTo(1);
+    assertThat(meters.get(BreakerMetrics.FALLBACK_AGE).timer().count()).isEqualTo(1);
+    assertThat(meters.get(BreakerMetrics.RESPONSES).tag("degraded", "true").counter().count())
+        .isEqualTo(1);
+    assertThat(meters.get(BreakerMetrics.RESPONSES).tag("degraded", "false").counter().count())
+        .isEqualTo(1);
+
+    assertThatThrownBy(() -> members.call("member-2", () -> "never called"))
+        .isInstanceOfSatisfying(
+            ControlledFailureException.class,
+            e -> assertThat(e.getMessage()).contains(id.toString(), "NOT_FOUND"));
+
+    snapshots.capture(
+        id,
+        "member-3",
+        TEXT.encode("silver"),
+        "test",
+        Duration.ofMillis(200),
+        SnapshotApproval.AUTOMATIC);
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the short snapshot expires",
+        () -> snapshots.serve(id, "member-3").outcome() == SnapshotRead.Outcome.EXPIRED);
+    assertThatThrownBy(() -> members.call("member-3", () -> "never called"))
+        .isInstanceOfSatisfying(
+            ControlledFailureException.class,
+            e -> {
+              assertThat(e.getMessage()).contains(id.toString(), "FORCED_OPEN", "EXPIRED");
+              assertThat(e.breaker()).isEqualTo(id);
+              assertThat(e.state()).isEqualTo(State.FORCED_OPEN);
+              assertThat(e.getCause()).isInstanceOf(CallNotPermittedException.class);
+            });
+  }
+
+  @Test
+  @DisplayName("a static default answers a rejection; a controlled failure names breaker and state")
+  void staticDefaultAndControlledFailure() throws Exception {
+    BreakerRegistry defaults = node("default-node", FallbackPolicy.STATIC_DEFAULT);
+    CircuitBreaker cb = defaults.breaker(id("static"));
+    Fallbacks<String> withDefault =
+        closeLater(Fallbacks.<String>builder(cb).staticDefault(() -> "basic plan").build());
+    override(defaults, cb.id(), OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+
+    FallbackResult<String> r = withDefault.call(null, () -> "never called");
+    assertThat(r.value()).isEqualTo("basic plan");
+    assertThat(r.served()).isEqualTo(Served.STATIC_DEFAULT);
+    assertThat(r.degraded()).isTrue();
+
+    CircuitBreaker retried = defaults.breaker(id("retried"));
+    OutcomeCounter counter = new OutcomeCounter();
+    retried.observe(counter);
+    retried.call(() -> "a first attempt lends the budget a retry");
+    Fallbacks<String> afterRetries =
+        closeLater(
+            Fallbacks.<String>builder(retried)
+                .onFailure(true)
+                .retry(
+                    Retry.of(retried, RetryPolicy.builder().maxAttempts(2).budgetRatio(1).build()))
+                .staticDefault(() -> "basic plan")
+                .build());
+    AtomicInteger attempts = new AtomicInteger();
+    FallbackResult<String> failed =
+        afterRetries.call(
+            null,
+            () -> {
+              attempts.incrementAndGet();
+              throw new java.net.ConnectException("refused");
+            });
+    assertThat(failed.served()).isEqualTo(Served.STATIC_DEFAULT);
+    assertThat(failed.trigger()).isEqualTo(FallbackTrigger.FAILED);
+    assertThat(attempts).hasValue(2);
+    assertThat(counter.retries.sum()).isEqualTo(1);
+
+    BreakerRegistry controlled = node("controlled-node", FallbackPolicy.CONTROLLED_FAILURE);
+    CircuitBreaker failing = controlled.breaker(id("controlled"));
+    Fallbacks<String> precise =
+        closeLater(Fallbacks.<String>builder(failing).onFailure(true).build());
+    assertThatThrownBy(
+            () ->
+                precise.call(
+                    null,
+                    () -> {
+                      throw new java.net.ConnectException("refused");
+                    }))
+        .isInstanceOfSatisfying(
+            ControlledFailureException.class,
+            e -> {
+              assertThat(e.trigger()).isEqualTo(FallbackTrigger.FAILED);
+              assertThat(e.reason()).isEqualTo("failure");
+              assertThat(e.getMessage()).contains(failing.id().toString(), "CLOSED");
+            });
+    override(controlled, failing.id(), OverrideKind.FORCED_OPEN);
+    awaitState(failing, State.FORCED_OPEN);
+    assertThatThrownBy(() -> precise.call(null, () -> "never called"))
+        .isInstanceOfSatisfying(
+            ControlledFailureException.class,
+            e -> {
+              assertThat(e.trigger()).isEqualTo(FallbackTrigger.REJECTED);
+              assertThat(e.state()).isEqualTo(State.FORCED_OPEN);
+              assertThat(e.reason()).isEqualTo("FORCED_OPEN");
+              assertThat(e.getMessage())
+                  .isEqualTo(
+                      "breaker "
+                          + failing.id()
+                          + " is FORCED_OPEN (FORCED_OPEN): call not permitted");
+              assertThat(e.getStackTrace()).isEmpty();
+            });
+  }
+
+  @Test
+  @DisplayName(
+      "deferred requests run once across 3 nodes after recovery and read back by tracking id")
+  void deferredExactlyOnceAcrossThreeNodes() throws Exception {
+    BreakerId id = id("deferred");
+    Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    DeferredWork<String> work =
+        payload -> {
+          String order = new String(payload, StandardCharsets.UTF_8);
+          runs.computeIfAbsent(order, k -> new AtomicInteger()).incrementAndGet();
+          Thread.sleep(5); // work that takes a moment, so replayers overlap
+          return "booked " + order;
+        };
+    List<Fallbacks<String>> nodes = new ArrayList<>();
+    List<CircuitBreaker> breakers = new ArrayList<>();
+    BreakerRegistry first = null;
+    for (int i = 0; i < 3; i++) {
+      BreakerRegistry r = node("deferred-node-" + i, FallbackPolicy.DEFERRED);
+      first = first == null ? r : first;
+      CircuitBreaker cb = r.breaker(id);
+      breakers.add(cb);
+      ControlDatabase own = closeLater(ControlDatabase.connect(db.config()));
+      nodes.add(
+          closeLater(
+              Fallbacks.<String>builder(cb)
+                  .deferred(new DeferredRequests(own, KEYS, Clock.systemUTC()), work)
+                  .owner("deferred-node-" + i)
+                  .replayInterval(Duration.ofMillis(50))
+                  .build()));
+    }
+    CountingObserver counted = new CountingObserver();
+    breakers.forEach(cb -> cb.observe(counted));
+    override(first, id, OverrideKind.FORCED_OPEN);
+    breakers.forEach(cb -> awaitState(cb, State.FORCED_OPEN));
+
+    List<String> tracking = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      FallbackResult<String> r =
+          nodes.get(i % 3).submit(null, ("order-" + i).getBytes(StandardCharsets.UTF_8));
+      assertThat(r.served()).isEqualTo(Served.DEFERRED);
+      assertThat(r.value()).isNull();
+      tracking.add(r.trackingId());
+    }
+    assertThat(runs).isEmpty();
+    assertThat(nodes.get(1).deferred(tracking.get(0)).orElseThrow().status())
+        .isEqualTo(DeferredStatus.PENDING);
+
+    override(first, id, OverrideKind.CLEAR);
+    Poll.until(
+        Duration.ofSeconds(20),
+        "every deferred request done",
+        () ->
+            tracking.stream()
+                .allMatch(
+                    t -> nodes.get(0).deferred(t).orElseThrow().status() == DeferredStatus.DONE));
+
+    for (int i = 0; i < 30; i++) {
+      DeferredRequest d = nodes.get((i + 1) % 3).deferred(tracking.get(i)).orElseThrow();
+      assertThat(d.result()).isEqualTo("booked order-" + i);
+      assertThat(d.attempts()).isEqualTo(1);
+      assertThat(runs.get("order-" + i)).as("runs of order-" + i).hasValue(1);
+    }
+    assertThat(counted.stored.get()).isEqualTo(30);
+    assertThat(counted.done.get()).isEqualTo(30);
+    System.out.printf("deferred: 30 requests completed once each across 3 nodes%n");
+  }
+
+  /** Counts deferred requests stored and finished, over all nodes. */
+  private static final class CountingObserver implements io.breakerctl.runtime.CallObserver {
+    final AtomicInteger stored = new AtomicInteger();
+    final AtomicInteger done = new AtomicInteger();
+
+    @Override
+    public void deferredStored() {
+      stored.incrementAndGet();
+    }
+
+    @Override
+    public void deferredFinished(boolean ok) {
+      if (ok) {
+        done.incrementAndGet();
+      }
+    }
+  }
+}
