@@ -8,6 +8,7 @@ import io.breakerctl.cli.commands.DescribeCommand;
 import io.breakerctl.cli.commands.DoctorCommand;
 import io.breakerctl.cli.commands.ForceCommand;
 import io.breakerctl.cli.commands.HelpCommand;
+import io.breakerctl.cli.commands.PolicyCommand;
 import io.breakerctl.cli.commands.SandboxCommand;
 import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.commands.VersionCommand;
@@ -40,6 +41,7 @@ import picocli.CommandLine.Spec;
       StatusCommand.class,
       DescribeCommand.class,
       ForceCommand.class,
+      PolicyCommand.class,
       DoctorCommand.class,
       ConfigCommand.class,
       SandboxCommand.class,
