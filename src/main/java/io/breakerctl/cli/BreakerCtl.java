@@ -8,10 +8,14 @@ import io.breakerctl.cli.commands.DescribeCommand;
 import io.breakerctl.cli.commands.DoctorCommand;
 import io.breakerctl.cli.commands.ForceCommand;
 import io.breakerctl.cli.commands.HelpCommand;
+import io.breakerctl.cli.commands.HistoryCommand;
+import io.breakerctl.cli.commands.NoteCommand;
 import io.breakerctl.cli.commands.PolicyCommand;
+import io.breakerctl.cli.commands.ReplayCommand;
 import io.breakerctl.cli.commands.SandboxCommand;
 import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.commands.VersionCommand;
+import io.breakerctl.cli.commands.WaitCommand;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.Style;
 import java.nio.file.Path;
@@ -42,6 +46,10 @@ import picocli.CommandLine.Spec;
       DescribeCommand.class,
       ForceCommand.class,
       PolicyCommand.class,
+      HistoryCommand.class,
+      ReplayCommand.class,
+      NoteCommand.class,
+      WaitCommand.class,
       DoctorCommand.class,
       ConfigCommand.class,
       SandboxCommand.class,

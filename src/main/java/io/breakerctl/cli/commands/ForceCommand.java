@@ -26,7 +26,10 @@ import picocli.CommandLine.Spec;
           + " notAttempted, says so on stderr and exits with the failure's code; running the same"
           + " command again completes it (a breaker already forced the same way by the same actor"
           + " with the same reason is left as it is: unchanged, its expiry too). With MongoDB"
-          + " down the audit of every change rides in the breakers' event streams (one warning)."
+          + " down the audit of every change rides in the breakers' event streams (one warning).",
+      "Undo: 'breakerctl force clear ID|GLOB --reason TEXT' (a forced breaker stays forced until"
+          + " cleared or its --for expires); after a change the command prints its undo (after the table; on"
+          + " stderr with -o json, yaml, jsonl or name)."
     },
     subcommands = {
       ForceCommand.Open.class,
