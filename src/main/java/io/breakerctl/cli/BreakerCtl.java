@@ -6,6 +6,7 @@ import io.breakerctl.cli.commands.ConfigCommand;
 import io.breakerctl.cli.commands.DemoCommand;
 import io.breakerctl.cli.commands.DescribeCommand;
 import io.breakerctl.cli.commands.DoctorCommand;
+import io.breakerctl.cli.commands.FallbackCommand;
 import io.breakerctl.cli.commands.ForceCommand;
 import io.breakerctl.cli.commands.HelpCommand;
 import io.breakerctl.cli.commands.HistoryCommand;
@@ -50,6 +51,7 @@ import picocli.CommandLine.Spec;
       ReplayCommand.class,
       NoteCommand.class,
       WaitCommand.class,
+      FallbackCommand.class,
       DoctorCommand.class,
       ConfigCommand.class,
       SandboxCommand.class,

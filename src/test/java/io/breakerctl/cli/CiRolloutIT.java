@@ -2,18 +2,14 @@ package io.breakerctl.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakerctl.runtime.control.PolicyVersion;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,24 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * jar as breakerctl and real servers (issue 14, item 10).
  */
 @DisplayName("scripts/ci-rollout (packaged jar, a git repository of policies)")
-class CiRolloutIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
-  static CliServers servers;
-  @TempDir static Path home;
+class CiRolloutIT extends WithCliServers {
   @TempDir Path repo;
-
-  @BeforeAll
-  static void start() {
-    servers = CliServers.start(home);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (servers != null) {
-      servers.close();
-    }
-  }
 
   private record Run(int code, String out, String err) {}
 
@@ -97,10 +77,11 @@ class CiRolloutIT {
     return sh(Map.of(), "git", "rev-parse", "--short=12", "HEAD").out().trim();
   }
 
-  private JsonNode history() throws Exception {
-    CliProcess.Result r = servers.cli.run("policy", "history", "ci:payments", "-o", "json");
-    assertThat(r.code()).as(r.toString()).isZero();
-    return JSON.readTree(r.out()).path("items");
+  /** The reasons of the policy's versions, oldest first (from MongoDB, not through the CLI). */
+  private static List<String> reasons() {
+    return PolicyCliIT.versionsOn(servers, "ci:payments").stream()
+        .map(PolicyVersion::reason)
+        .toList();
   }
 
   @Test
@@ -112,14 +93,14 @@ class CiRolloutIT {
     Run first = rollout(Map.of());
     assertThat(first.code()).as(first.toString()).isZero();
     assertThat(first.err()).contains("+ spec.failureThreshold: (none) -> 5");
-    JsonNode v1 = history().get(0).path("status");
-    assertThat(v1.path("reason").asText()).isEqualTo(head() + ": payments: threshold 5");
-    assertThat(v1.path("author").asText()).isEqualTo("ci-bot");
+    PolicyVersion v1 = PolicyCliIT.versionsOn(servers, "ci:payments").get(0);
+    assertThat(v1.reason()).isEqualTo(head() + ": payments: threshold 5");
+    assertThat(v1.author()).isEqualTo("ci-bot");
 
     Run again = rollout(Map.of());
     assertThat(again.code()).as(again.toString()).isZero();
     assertThat(again.err()).contains("nothing to apply");
-    assertThat(history()).hasSize(1);
+    assertThat(reasons()).hasSize(1);
 
     commit("8", "payments: threshold 8");
     Path other = repo.resolve("other.yaml");
@@ -132,14 +113,13 @@ class CiRolloutIT {
     Run conflict = rollout(Map.of("CI_ROLLOUT_GATE", concurrent + " >/dev/null"));
     assertThat(conflict.code()).as(conflict.toString()).isEqualTo(3);
     assertThat(conflict.err()).contains("expected version 1 but is 2");
-    List<String> reasons = new ArrayList<>();
-    history().forEach(v -> reasons.add(v.path("status").path("reason").asText()));
-    assertThat(reasons).containsExactly(reasons.get(0), "hotfix");
+    assertThat(reasons()).as("the concurrent change stands; the commit applied nothing").hasSize(2);
+    assertThat(reasons().get(1)).isEqualTo("hotfix");
 
     Files.writeString(repo.resolve("policies/broken.yaml"), "kind: Policy\nspec: [\n");
     Run invalid = rollout(Map.of());
     assertThat(invalid.code()).as(invalid.toString()).isEqualTo(2);
     assertThat(invalid.err()).contains("broken.yaml");
-    assertThat(history()).hasSize(2);
+    assertThat(reasons()).hasSize(2);
   }
 }

@@ -98,27 +98,29 @@ public final class HistoryCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     BreakerCtl root = BreakerCtl.of(spec);
-    TimelineQuery query = query(root.env().clock());
-    RedisBreakerStore redis = redisOrNull(root, follow);
-    Timeline timeline = new Timeline(root.services().control(), redis);
-    PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (follow && (format == OutputFormat.JSON || format == OutputFormat.YAML)) {
       throw CliException.usage("--follow streams: use -o jsonl, name, table or wide");
     }
+    TimelineQuery query = query(root.env().clock());
+    RedisBreakerStore redis = redisOrNull(root, follow);
+    Timeline timeline = new Timeline(root.services().control(), redis);
+    PrintWriter out = spec.commandLine().getOut();
     Style style = root.style();
     boolean[] warned = {false};
     Documents.ListWriter docs =
         format.isTable() ? null : Documents.list(format, "TimelineEntryList", out);
-    Optional<String> cursor = print(timeline, query, docs, style, true, warned);
-    if (docs != null && !follow) {
-      docs.close();
-    }
     if (!follow) {
+      print(timeline, query, docs, style, true, warned);
+      if (docs != null) {
+        docs.close();
+      }
       return ExitCode.OK;
     }
     Semaphore wake = new Semaphore(0);
+    // subscribed before the first page: nothing published after it is missed
     try (RedisBreakerStore.Subscription sub = redis.subscribe(m -> wake.release(), wake::release)) {
+      Optional<String> cursor = print(timeline, query, docs, style, true, warned);
       while (!Interruption.requested()) {
         wake.tryAcquire(1, TimeUnit.SECONDS);
         wake.drainPermits();

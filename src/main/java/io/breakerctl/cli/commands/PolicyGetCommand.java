@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "get",
     description = {
-      "Show the version of a policy in force (or --version N): metadata, spec and a read-only"
+      "Show the version of a policy in force (or --revision N): metadata, spec and a read-only"
           + " status (version, author, reason, approver, times). -o yaml prints a document that"
           + " 'policy apply' accepts again (status is ignored). Unknown policy or version: exit 7."
     })
@@ -38,9 +38,9 @@ public final class PolicyGetCommand implements Callable<Integer> {
   String id;
 
   @Option(
-      names = "--version",
+      names = "--revision",
       paramLabel = "N",
-      description = "This version instead of the one in force.")
+      description = "Version N instead of the one in force.")
   Long version;
 
   @Mixin OutputOptions output;

@@ -3,6 +3,7 @@ package io.breakerctl.cli.commands;
 import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
 import io.breakerctl.cli.CliException;
+import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.FleetReader;
 import io.breakerctl.cli.Interruption;
@@ -70,6 +71,18 @@ public final class WaitCommand implements Callable<Integer> {
     Map<String, State> states = read(selector, root, store);
     if (states.isEmpty()) {
       throw CliException.notFound("no breaker matches " + selector.describe());
+    }
+    if (!states.values().stream().allMatch(s -> s == target)) {
+      PrintWriter err = spec.commandLine().getErr();
+      err.println(
+          "waiting up to "
+              + Durations.format(timeout)
+              + " for "
+              + states.size()
+              + " breaker(s) to be "
+              + target.code()
+              + " ...");
+      err.flush();
     }
     while (!states.values().stream().allMatch(s -> s == target)) {
       if (System.nanoTime() >= deadline || Interruption.requested()) {
