@@ -123,7 +123,7 @@ abstract class ForceAction implements Callable<Integer> {
       // after the table; beside one document, on stderr
       PrintWriter undo =
           output.format().isTable() ? spec.commandLine().getOut() : spec.commandLine().getErr();
-      undo.println("undo: " + undo());
+      undo.println("undo: " + ForceCommand.undo(target, caller, dependency, reason));
       undo.flush();
     }
     StoreException failure = batch.failure();
@@ -219,25 +219,6 @@ abstract class ForceAction implements Callable<Integer> {
               null));
     }
     return plan;
-  }
-
-  /** The command that undoes this one, as the output names it. */
-  private String undo() {
-    StringBuilder b = new StringBuilder("breakerctl force clear");
-    if (target != null) {
-      b.append(' ').append(shellWord(target));
-    }
-    if (caller != null) {
-      b.append(" --caller ").append(shellWord(caller));
-    }
-    if (dependency != null) {
-      b.append(" --dependency ").append(shellWord(dependency));
-    }
-    return b.append(" --reason ").append(shellWord("undo: " + reason)).toString();
-  }
-
-  private static String shellWord(String s) {
-    return s.matches("[A-Za-z0-9._:/=@%+-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
   }
 
   private String describeChange() {

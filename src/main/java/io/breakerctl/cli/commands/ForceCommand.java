@@ -88,6 +88,28 @@ public final class ForceCommand implements Callable<Integer> {
       @JsonInclude(JsonInclude.Include.NON_NULL) String result,
       @JsonInclude(JsonInclude.Include.NON_NULL) String error) {}
 
+  /**
+   * The command that undoes a force, as its output names it: {@code breakerctl force clear ID
+   * --reason 'undo: REASON'}, words quoted for a POSIX shell.
+   */
+  static String undo(String target, String caller, String dependency, String reason) {
+    StringBuilder b = new StringBuilder("breakerctl force clear");
+    if (target != null) {
+      b.append(' ').append(shellWord(target));
+    }
+    if (caller != null) {
+      b.append(" --caller ").append(shellWord(caller));
+    }
+    if (dependency != null) {
+      b.append(" --dependency ").append(shellWord(dependency));
+    }
+    return b.append(" --reason ").append(shellWord("undo: " + reason)).toString();
+  }
+
+  private static String shellWord(String s) {
+    return s.matches("[A-Za-z0-9._:/=@%+-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
+  }
+
   /** What a force command did to one breaker ({@link OverrideView#result}). */
   public enum Result {
     /** The override script changed it. */

@@ -91,18 +91,18 @@ public final class ReplayCommand implements Callable<Integer> {
     if (speed < 0 || Double.isNaN(speed) || Double.isInfinite(speed)) {
       throw CliException.usage("--speed must be 0 or more but was " + speed);
     }
+    Instant t = at == null ? null : Times.parse("--at", at, clock);
+    Instant start = from == null ? null : Times.parse("--from", from, clock);
+    Instant end = to == null ? clock.instant() : Times.parse("--to", to, clock);
+    if (start != null && !start.isBefore(end)) {
+      throw CliException.usage("--from (" + start + ") must be before --to (" + end + ")");
+    }
     Replay replay = new Replay(root.services().control(), root.services().redis());
-    if (at != null) {
-      Instant t = Times.parse("--at", at, clock);
+    if (t != null) {
       Map<BreakerId, ReplayState> states = replay.stateAt(t, p);
       List<BreakerAt> items = states.values().stream().map(ReplayViews::of).toList();
       print(new FleetAt(Style.rfc3339(t.toEpochMilli()), null, items), root.style(), false);
       return ExitCode.OK;
-    }
-    Instant start = Times.parse("--from", from, clock);
-    Instant end = to == null ? clock.instant() : Times.parse("--to", to, clock);
-    if (!start.isBefore(end)) {
-      throw CliException.usage("--from (" + start + ") must be before --to (" + end + ")");
     }
     long[] previous = {start.toEpochMilli()};
     int[] count = {0};

@@ -95,8 +95,8 @@ public final class WaitCommand implements Callable<Integer> {
             });
         err.println(
             "error: timed out after "
-                + timeout.toMillis()
-                + "ms waiting for state="
+                + Durations.format(timeout)
+                + " waiting for state="
                 + target.code());
         err.flush();
         return Interruption.requested() ? ExitCode.CANCELLED : ExitCode.CHECK_FAILED;
