@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakerctl.runtime.control.BreakerNote;
+import io.breakerctl.runtime.control.BreakerNotes;
+import io.breakerctl.runtime.control.ControlConfig;
+import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
@@ -11,7 +15,10 @@ import io.breakerctl.runtime.redis.RedisBreakerStore;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -122,5 +129,27 @@ class HistoryCliIT extends WithCliServers {
 
     CliProcess.Result bad = cli.run("wait", "wt:dep", "--for", "color=red");
     assertThat(bad.code()).as(bad.toString()).isEqualTo(2);
+  }
+
+  @Test
+  @DisplayName("history prune --before: --yes required off a terminal; old entries go")
+  void prune() throws Exception {
+    BreakerId id = BreakerId.parse("pr:dep");
+    Instant old = Instant.now().minus(Duration.ofDays(10));
+    try (ControlDatabase db =
+        ControlDatabase.connect(ControlConfig.builder().uri(servers.mongoUri()).build())) {
+      new BreakerNotes(db, Clock.fixed(old, ZoneOffset.UTC)).add(id, "tester", "old news");
+      new BreakerNotes(db, Clock.systemUTC()).add(id, "tester", "fresh");
+
+      CliProcess.Result noYes = cli.run("history", "prune", "--before", "1d");
+      assertThat(noYes.code()).as(noYes.toString()).isEqualTo(2);
+      assertThat(noYes.err()).contains("--yes");
+      CliProcess.Result pruned = cli.run("history", "prune", "--before", "1d", "--yes");
+      assertThat(pruned.code()).as(pruned.toString()).isZero();
+      assertThat(pruned.out()).contains("1 note(s)");
+      assertThat(new BreakerNotes(db, Clock.systemUTC()).list(id))
+          .extracting(BreakerNote::text)
+          .containsExactly("fresh");
+    }
   }
 }

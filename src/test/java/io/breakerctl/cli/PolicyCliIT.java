@@ -112,9 +112,19 @@ class PolicyCliIT extends WithCliServers {
     assertThat(item.path("version").asLong()).isEqualTo(1);
     assertThat(item.path("warmed").get(0).path("outcome").asText()).isEqualTo("WARMED");
 
-    CliProcess.Result second = cli.run("policy", "apply", "-f", file, "--reason", "again", "--yes");
+    // what `policy get -o yaml` prints is applied again: unchanged, no new version
+    CliProcess.Result got = cli.run("policy", "get", "idem:dep", "-o", "yaml");
+    assertThat(got.code()).as(got.toString()).isZero();
+    assertThat(got.out())
+        .contains("kind: Policy")
+        .contains("failureThreshold: 4")
+        .contains("version: 1");
+    Path printed = write("printed.yaml", got.out());
+    CliProcess.Result second =
+        cli.run("policy", "apply", "-f", printed.toString(), "--reason", "again", "--yes");
     assertThat(second.code()).as(second.toString()).isZero();
     assertThat(second.out()).contains("unchanged at v1").contains("0 changed, 1 unchanged");
+    assertThat(second.err()).isEmpty();
 
     assertThat(versions("idem:dep")).hasSize(1);
     CliProcess.Result dryAgain =

@@ -95,6 +95,8 @@ public final class HistoryCommand implements Callable<Integer> {
 
   @Mixin OutputOptions output;
 
+  private boolean headed;
+
   @Override
   public Integer call() throws InterruptedException {
     BreakerCtl root = BreakerCtl.of(spec);
@@ -166,7 +168,8 @@ public final class HistoryCommand implements Callable<Integer> {
       q = query.after(cursor.get());
     }
     if (table != null && table.size() > 0) {
-      table.print(out, style, first && output.headers());
+      table.print(out, style, !headed && output.headers());
+      headed = true; // a followed table's header once, above its first rows
     } else if (table != null && first && !follow) {
       spec.commandLine().getErr().println("No history found.");
       spec.commandLine().getErr().flush();
