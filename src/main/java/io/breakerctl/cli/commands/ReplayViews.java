@@ -146,6 +146,11 @@ public final class ReplayViews {
 
   /** The table of a fleet at an instant. */
   static Table fleet(List<BreakerAt> items) {
+    if (items.stream().allMatch(b -> b.stored() == null)) {
+      Table t = new Table("ID", "STATE").stateColumn(1); // a frame knows the states only
+      items.forEach(b -> t.row(State.fromCode(b.state()), b.id(), b.state()));
+      return t;
+    }
     Table t = new Table("ID", "STATE", "STORED", "OPEN-UNTIL", "OVERRIDE", "OVERRIDE-UNTIL");
     t.stateColumn(1);
     for (BreakerAt b : items) {

@@ -107,7 +107,7 @@ public final class TimelineViews {
           case NOTE -> "note";
           case AUDIT -> e.cause();
         };
-    String cause = e.cause();
+    String cause = e.kind() == TimelineKind.AUDIT ? "" : e.cause(); // the action is the change
     if (e.kind() == TimelineKind.TRANSITION && !e.counts().isEmpty()) {
       cause = cause + " " + new TreeMap<>(e.counts());
     }
