@@ -4,19 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.breakerctl.runtime.control.ApplyOptions;
-import io.breakerctl.runtime.control.ControlConfig;
-import io.breakerctl.runtime.control.ControlDatabase;
-import io.breakerctl.runtime.control.PolicyControl;
-import io.breakerctl.runtime.control.policy.PolicyDocument;
-import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,20 +28,20 @@ import org.junit.jupiter.api.Test;
 class ReplayCliIT extends WithCliServers {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static void override(String id, OverrideKind kind, Duration d) {
+  static void override(String id, OverrideKind kind, Duration d) {
     RedisBreakerStore.await(
         servers.store.override(
             BreakerId.parse(id), new OverrideRequest(kind, "tester", "drill", d, "")));
   }
 
   /** id -> state of the items of a BreakerList document. */
-  private static Map<String, String> states(JsonNode list) {
+  static Map<String, String> states(JsonNode list) {
     Map<String, String> m = new TreeMap<>();
     list.path("items").forEach(i -> m.put(i.path("id").asText(), i.path("state").asText()));
     return m;
   }
 
-  private static JsonNode json(CliProcess.Result r) throws Exception {
+  static JsonNode json(CliProcess.Result r) throws Exception {
     assertThat(r.code()).as(r.toString()).isZero();
     return JSON.readTree(r.out());
   }
@@ -111,7 +102,7 @@ class ReplayCliIT extends WithCliServers {
   }
 
   /** Both absent, or both times within 5 s (the remaining expiry restored). */
-  private static void close(JsonNode after, JsonNode before, String what) {
+  static void close(JsonNode after, JsonNode before, String what) {
     assertThat(after.isMissingNode() || after.isNull())
         .as(what + " present in both or neither")
         .isEqualTo(before.isMissingNode() || before.isNull());
@@ -128,46 +119,5 @@ class ReplayCliIT extends WithCliServers {
   private static CompletableFuture<CliProcess.Result> at(String instant) {
     return CompletableFuture.supplyAsync(
         () -> cli.run("replay", "rep:*", "--at", instant, "-o", "json", "--timeout", "10s"), TWO);
-  }
-
-  @Test
-  @DisplayName("after FLUSHALL, replay restore --yes brings status back")
-  void restoreAfterFlushAll() throws Exception {
-    BreakerId open = BreakerId.parse("res:open");
-    Policy slow = Policy.builder().failureThreshold(3).open(Duration.ofMinutes(2)).build();
-    try (ControlDatabase db =
-        ControlDatabase.connect(ControlConfig.builder().uri(servers.mongoUri()).build())) {
-      new PolicyControl(db, servers.store, Clock.systemUTC())
-          .apply(PolicyDocument.of(PolicyId.of(open), slow), ApplyOptions.by("setup", "slow"));
-    }
-    RedisBreakerStore.await(servers.store.record(open, new Outcome("n1", 3, 0, -1, "", ""), slow));
-    override("res:forced", OverrideKind.FORCED_OPEN, Duration.ofMinutes(30));
-    JsonNode before = json(cli.run("status", "res:*", "-o", "json"));
-    assertThat(states(before))
-        .containsExactly(Map.entry("res:forced", "FORCED_OPEN"), Map.entry("res:open", "OPEN"));
-
-    CliProcess.Result sync = cli.run("history", "sync");
-    assertThat(sync.code()).as(sync.toString()).isZero();
-    assertThat(sync.out()).contains("forwarded");
-    servers.redis.flushAll();
-
-    CliProcess.Result restore = cli.run("replay", "restore", "res:*", "--yes");
-    assertThat(restore.code()).as(restore.toString()).isZero();
-    assertThat(restore.out()).contains("RESTORED");
-    JsonNode after = json(cli.run("status", "res:*", "-o", "json"));
-    assertThat(states(after)).isEqualTo(states(before));
-    for (int i = 0; i < 2; i++) {
-      JsonNode b = before.path("items").get(i);
-      JsonNode a = after.path("items").get(i);
-      assertThat(a.path("policy").path("version"))
-          .as("policy version")
-          .isEqualTo(b.path("policy").path("version"));
-      close(a.path("openUntil"), b.path("openUntil"), "openUntil of " + a.path("id"));
-      close(
-          a.path("override").path("until"),
-          b.path("override").path("until"),
-          "override until of " + a.path("id"));
-      assertThat(a.path("override").path("reason")).isEqualTo(b.path("override").path("reason"));
-    }
   }
 }
