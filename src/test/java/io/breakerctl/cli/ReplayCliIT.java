@@ -21,10 +21,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code replay} and {@code replay restore} as a user runs them: the packaged jar against a real
- * redis-server and the MongoDB-wire server (issue 14, item 5).
+ * {@code replay --at} and {@code replay --from --to} as a user runs them: the packaged jar against
+ * a real redis-server and the MongoDB-wire server (issue 14, item 5).
  */
-@DisplayName("breakerctl replay and replay restore (packaged jar)")
+@DisplayName("breakerctl replay --at and --from --to (packaged jar)")
 class ReplayCliIT extends WithCliServers {
   private static final ObjectMapper JSON = new ObjectMapper();
 
