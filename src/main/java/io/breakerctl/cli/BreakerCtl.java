@@ -6,11 +6,17 @@ import io.breakerctl.cli.commands.ConfigCommand;
 import io.breakerctl.cli.commands.DemoCommand;
 import io.breakerctl.cli.commands.DescribeCommand;
 import io.breakerctl.cli.commands.DoctorCommand;
+import io.breakerctl.cli.commands.FallbackCommand;
 import io.breakerctl.cli.commands.ForceCommand;
 import io.breakerctl.cli.commands.HelpCommand;
+import io.breakerctl.cli.commands.HistoryCommand;
+import io.breakerctl.cli.commands.NoteCommand;
+import io.breakerctl.cli.commands.PolicyCommand;
+import io.breakerctl.cli.commands.ReplayCommand;
 import io.breakerctl.cli.commands.SandboxCommand;
 import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.commands.VersionCommand;
+import io.breakerctl.cli.commands.WaitCommand;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.Style;
 import java.nio.file.Path;
@@ -40,6 +46,12 @@ import picocli.CommandLine.Spec;
       StatusCommand.class,
       DescribeCommand.class,
       ForceCommand.class,
+      PolicyCommand.class,
+      HistoryCommand.class,
+      ReplayCommand.class,
+      NoteCommand.class,
+      WaitCommand.class,
+      FallbackCommand.class,
       DoctorCommand.class,
       ConfigCommand.class,
       SandboxCommand.class,

@@ -4,6 +4,7 @@ import com.mongodb.MongoSecurityException;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
+import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.redis.MalformedBreakerException;
 import io.breakerctl.runtime.redis.StoreException;
 import io.breakerctl.runtime.redis.StorePermissionException;
@@ -106,6 +107,9 @@ final class ErrorPolicy
       return ExitCode.OK;
     }
     if (ex instanceof MalformedBreakerException) {
+      return ExitCode.CONFLICT;
+    }
+    if (ex instanceof PolicyConflictException) {
       return ExitCode.CONFLICT;
     }
     if (ex instanceof CliException c) {

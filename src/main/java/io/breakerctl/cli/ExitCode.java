@@ -8,13 +8,13 @@ public final class ExitCode {
   /** Success; a dry run of a mutation that would succeed. */
   public static final int OK = 0;
 
-  /** A check found something (status --check: a breaker open or forced open). */
+  /** A check found something (status --check, policy diff, apply --dry-run, wait timed out). */
   public static final int CHECK_FAILED = 1;
 
   /** Usage or validation error. */
   public static final int USAGE = 2;
 
-  /** Conflict: an illegal transition, a dry run that would be rejected, a malformed hash. */
+  /** Conflict: a policy version moved, an illegal transition, a rejected dry run, a bad hash. */
   public static final int CONFLICT = 3;
 
   /** Authentication or authorization (Redis ACL NOPERM, wrong password, MongoDB auth). */
@@ -41,12 +41,16 @@ public final class ExitCode {
   public static Map<String, String> helpList() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("0", "Success; a --dry-run of a mutation that would succeed.");
-    m.put("1", "A check found something (status --check: a breaker OPEN or FORCED_OPEN).");
+    m.put(
+        "1",
+        "A check found something (status --check: a breaker OPEN or FORCED_OPEN; policy diff and"
+            + " policy apply --dry-run: something would change; wait: the timeout passed).");
     m.put("2", "Usage or validation error.");
     m.put(
         "3",
-        "Conflict: an illegal transition, a --dry-run that would be rejected, a breaker whose"
-            + " stored hash is malformed (the message names key and field).");
+        "Conflict: a policy version moved (expected and actual named), an illegal transition,"
+            + " a --dry-run that would be rejected, a breaker whose stored hash is malformed (the"
+            + " message names key and field).");
     m.put("4", "Authentication or authorization (Redis NOPERM, wrong password, MongoDB auth).");
     m.put("5", "Cancelled (prompt declined, interrupted: SIGINT, SIGTERM).");
     m.put("6", "Redis or MongoDB unavailable within --timeout.");

@@ -3,6 +3,7 @@ package io.breakerctl.cli;
 import io.breakerctl.runtime.control.BreakerOverrides;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import java.time.Duration;
@@ -74,6 +75,11 @@ public final class ServiceFactory implements AutoCloseable {
   /** Audited overrides on {@link #redis()} and {@code control}. */
   public BreakerOverrides overrides(ControlDatabase control) {
     return new BreakerOverrides(redis(), control, env.clock());
+  }
+
+  /** The policy workflow on {@link #control()}, warming into {@link #redis()} when {@code warm}. */
+  public PolicyControl policies(boolean warm) {
+    return new PolicyControl(control(), warm ? redis() : null, env.clock());
   }
 
   @Override

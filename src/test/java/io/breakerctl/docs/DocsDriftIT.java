@@ -66,7 +66,15 @@ class DocsDriftIT {
             "breakerctl-force-open.1",
             "breakerctl-sandbox-up.1",
             "breakerctl-demo.1",
-            "breakerctl-config-use-context.1")) {
+            "breakerctl-config-use-context.1",
+            "breakerctl-policy-apply.1",
+            "breakerctl-policy-rollback.1",
+            "breakerctl-history.1",
+            "breakerctl-history-sync.1",
+            "breakerctl-replay.1",
+            "breakerctl-replay-restore.1",
+            "breakerctl-note.1",
+            "breakerctl-wait.1")) {
       String troff = Files.readString(REPO.resolve("man/man1").resolve(page));
       assertThat(troff).as(page).contains(".SH \"ENVIRONMENT\"").contains("BREAKERCTL_REDIS");
       assertThat(troff).as(page).containsIgnoringCase("exit codes");

@@ -26,7 +26,12 @@ public final class CompletionScripts {
           "force_closed",
           "force_disable",
           "force_metricsonly",
-          "force_clear");
+          "force_clear",
+          "history",
+          "replay",
+          "replay_restore",
+          "note",
+          "wait");
 
   private static final String PICOCLI_ENTRY = "_complete_breakerctl";
 

@@ -3,6 +3,7 @@ package io.breakerctl.cli.commands;
 import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
 import io.breakerctl.cli.CliException;
+import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Interruption;
@@ -86,11 +87,8 @@ abstract class ForceAction implements Callable<Integer> {
       throw CliException.usage("name a breaker id or a glob, or give --caller or --dependency");
     }
     BreakerCtl root = BreakerCtl.of(spec);
-    checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
-    checkText(
-        "the actor (the USER environment variable)",
-        root.env().user(),
-        OperatorText.MAX_ACTOR_BYTES);
+    Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
+    Confirmation.actor(root);
     BreakerSelector selector = new BreakerSelector(target, caller, dependency);
     ServiceFactory services = root.services();
     OverrideRequest request =
@@ -108,12 +106,25 @@ abstract class ForceAction implements Callable<Integer> {
       RedisBreakerStore.await(store.checkOverridePermission(ids.get(0)));
       return print(dryRun(current, request, store), root.style());
     }
-    confirm(root, ids);
+    Confirmation.confirm(
+        root,
+        mutation.yes(),
+        spec.commandLine().getErr(),
+        describeChange(),
+        "breaker(s)",
+        ids.stream().map(BreakerId::toString).toList());
     ForceBatch batch =
         new ForceBatch(
             services.overrides(services.control()), request, spec.commandLine().getErr());
     List<OverrideView> done = batch.apply(current);
     int code = print(done, root.style());
+    if (kind() != OverrideKind.CLEAR && batch.count(Result.APPLIED) > 0) {
+      // after the table; beside one document, on stderr
+      PrintWriter undo =
+          output.format().isTable() ? spec.commandLine().getOut() : spec.commandLine().getErr();
+      undo.println("undo: " + ForceCommand.undo(target, caller, dependency, reason));
+      undo.flush();
+    }
     StoreException failure = batch.failure();
     if (failure == null && !Interruption.requested()) {
       return code;
@@ -143,14 +154,6 @@ abstract class ForceAction implements Callable<Integer> {
       return ExitCode.CANCELLED;
     }
     throw failure;
-  }
-
-  private void checkText(String what, String text, int maxBytes) {
-    OperatorText.problem(text, maxBytes)
-        .ifPresent(
-            p -> {
-              throw CliException.usage(what + " " + p);
-            });
   }
 
   private List<BreakerId> select(
@@ -215,31 +218,6 @@ abstract class ForceAction implements Callable<Integer> {
               null));
     }
     return plan;
-  }
-
-  private void confirm(BreakerCtl root, List<BreakerId> ids) throws IOException {
-    if (mutation.yes()) {
-      return;
-    }
-    if (!root.env().interactive()) {
-      throw CliException.usage(
-          "refusing to change "
-              + ids.size()
-              + " breaker(s) without confirmation: stdin or stdout is not a terminal; pass"
-              + " --yes (or --dry-run to see the change)");
-    }
-    PrintWriter err = spec.commandLine().getErr();
-    err.println(describeChange() + " on " + ids.size() + " breaker(s):");
-    ids.stream().limit(50).forEach(id -> err.println("  " + id));
-    if (ids.size() > 50) {
-      err.println("  ... and " + (ids.size() - 50) + " more");
-    }
-    err.print("Continue? [y/N] ");
-    err.flush();
-    String answer = root.env().stdin().readLine();
-    if (answer == null || !(answer.trim().equalsIgnoreCase("y") || answer.trim().equals("yes"))) {
-      throw CliException.cancelled("cancelled: nothing was changed");
-    }
   }
 
   private String describeChange() {

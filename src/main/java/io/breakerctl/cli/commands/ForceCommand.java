@@ -26,7 +26,10 @@ import picocli.CommandLine.Spec;
           + " notAttempted, says so on stderr and exits with the failure's code; running the same"
           + " command again completes it (a breaker already forced the same way by the same actor"
           + " with the same reason is left as it is: unchanged, its expiry too). With MongoDB"
-          + " down the audit of every change rides in the breakers' event streams (one warning)."
+          + " down the audit of every change rides in the breakers' event streams (one warning).",
+      "Undo: 'breakerctl force clear ID|GLOB --reason TEXT' (a forced breaker stays forced until"
+          + " cleared or its --for expires); after a change the command prints its undo (after the table; on"
+          + " stderr with -o json, yaml, jsonl or name)."
     },
     subcommands = {
       ForceCommand.Open.class,
@@ -84,6 +87,28 @@ public final class ForceCommand implements Callable<Integer> {
       boolean dryRun,
       @JsonInclude(JsonInclude.Include.NON_NULL) String result,
       @JsonInclude(JsonInclude.Include.NON_NULL) String error) {}
+
+  /**
+   * The command that undoes a force, as its output names it: {@code breakerctl force clear ID
+   * --reason 'undo: REASON'}, words quoted for a POSIX shell.
+   */
+  static String undo(String target, String caller, String dependency, String reason) {
+    StringBuilder b = new StringBuilder("breakerctl force clear");
+    if (target != null) {
+      b.append(' ').append(shellWord(target));
+    }
+    if (caller != null) {
+      b.append(" --caller ").append(shellWord(caller));
+    }
+    if (dependency != null) {
+      b.append(" --dependency ").append(shellWord(dependency));
+    }
+    return b.append(" --reason ").append(shellWord("undo: " + reason)).toString();
+  }
+
+  private static String shellWord(String s) {
+    return s.matches("[A-Za-z0-9._:/=@%+-]+") ? s : "'" + s.replace("'", "'\\''") + "'";
+  }
 
   /** What a force command did to one breaker ({@link OverrideView#result}). */
   public enum Result {

@@ -7,6 +7,7 @@ import io.breakerctl.runtime.control.policy.PolicySet;
 import io.breakerctl.runtime.control.policy.PolicySpec;
 import io.breakerctl.runtime.control.policy.PolicySpec.FieldChange;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.WarmResult;
 import java.time.Clock;
@@ -99,10 +100,7 @@ public final class PolicyControl {
       throw new IllegalArgumentException(
           "expiresAt of " + id + " must be in the future but was " + expiresAt.get());
     }
-    if (latest.isPresent()
-        && latest.get().inForceAt(now)
-        && latest.get().policy().equals(doc.policy())
-        && latest.get().expiresAt().equals(expiresAt)) {
+    if (unchanged(latest, doc.policy(), expiresAt, now)) {
       return new ApplyResult(
           id, ApplyResult.Outcome.UNCHANGED, latest.get(), latest, List.of(), warm(id), "");
     }
@@ -149,10 +147,7 @@ public final class PolicyControl {
       throw new PolicyConflictException(id, expected, latestNo);
     }
     Optional<PolicyVersion> before = store.inForce(id, now);
-    if (latest.isPresent()
-        && latest.get().inForceAt(now)
-        && latest.get().policy().equals(old.policy())
-        && latest.get().expiresAt().isEmpty()) {
+    if (unchanged(latest, old.policy(), options.expiresAt(), now)) {
       return new ApplyResult(
           id, ApplyResult.Outcome.UNCHANGED, latest.get(), latest, List.of(), warm(id), "");
     }
@@ -172,6 +167,47 @@ public final class PolicyControl {
             0,
             options.correlationId());
     return commit(AuditAction.ROLLBACK, expected, next, before);
+  }
+
+  /**
+   * What {@link #apply} would do with {@code doc}, writing nothing.
+   *
+   * @param expiresAt the expiry the apply would give (overrides the document's), or empty
+   */
+  public PolicyPreview preview(PolicyDocument doc, Optional<Instant> expiresAt) {
+    Instant now = clock.instant();
+    Optional<Instant> expiry = expiresAt.or(doc::expiresAt);
+    return preview(doc.id(), doc.policy(), expiry, now);
+  }
+
+  /**
+   * What {@link #rollback} to {@code target} would do, writing nothing.
+   *
+   * @throws IllegalArgumentException when the version does not exist
+   */
+  public PolicyPreview previewRollback(PolicyId id, long target) {
+    return preview(id, require(id, target).policy(), Optional.empty(), clock.instant());
+  }
+
+  private PolicyPreview preview(PolicyId id, Policy policy, Optional<Instant> expiry, Instant now) {
+    Optional<PolicyVersion> latest = store.latest(id);
+    Optional<PolicyVersion> inForce = store.inForce(id, now);
+    return new PolicyPreview(
+        id,
+        latest.map(PolicyVersion::version).orElse(0L),
+        inForce,
+        PolicySpec.diff(inForce.map(PolicyVersion::policy).orElse(null), policy),
+        !unchanged(latest, policy, expiry, now),
+        expiry);
+  }
+
+  /** Whether the newest version is in force with this spec and expiry: no version is created. */
+  private static boolean unchanged(
+      Optional<PolicyVersion> latest, Policy policy, Optional<Instant> expiresAt, Instant now) {
+    return latest.isPresent()
+        && latest.get().inForceAt(now)
+        && latest.get().policy().equals(policy)
+        && latest.get().expiresAt().equals(expiresAt);
   }
 
   /**

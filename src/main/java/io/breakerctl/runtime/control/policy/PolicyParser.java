@@ -43,7 +43,9 @@ import java.util.stream.Stream;
  * array of objects, or several objects one after the other. A directory contributes its {@code
  * *.yaml}, {@code *.yml} and {@code *.json} files (recursively, sorted by path). Files over {@link
  * #MAX_FILE_BYTES} are rejected unread. Duplicate {@code metadata.id}s across the whole set are
- * problems. Reading has no side effects: nothing is connected to or written.
+ * problems. A top-level {@code status} (what {@code breakerctl policy get -o yaml} prints: version,
+ * author, ...) is read-only and ignored, so a printed policy can be edited and applied again.
+ * Reading has no side effects: nothing is connected to or written.
  */
 public final class PolicyParser {
 
@@ -56,7 +58,7 @@ public final class PolicyParser {
   /** The only {@code kind} understood. */
   public static final String KIND = "Policy";
 
-  private static final Set<String> TOP = Set.of("apiVersion", "kind", "metadata", "spec");
+  private static final Set<String> TOP = Set.of("apiVersion", "kind", "metadata", "spec", "status");
   private static final Set<String> METADATA = Set.of("id", "owner", "labels", "expiresAt");
   private static final Set<String> INT_FIELDS = ofType(PolicyField.Type.INTEGER);
   private static final Set<String> SECOND_FIELDS = ofType(PolicyField.Type.SECONDS);

@@ -1,0 +1,95 @@
+package io.breakerctl.cli.commands;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.breakerctl.cli.CliException;
+import io.breakerctl.cli.output.Style;
+import io.breakerctl.runtime.control.FallbackCatalog.DeferredSummary;
+import io.breakerctl.runtime.control.FallbackSnapshot;
+import io.breakerctl.runtime.model.BreakerId;
+import java.time.Instant;
+
+/** The machine views of the fallback commands: metadata only, never a payload unasked. */
+public final class FallbackViews {
+  private FallbackViews() {}
+
+  /**
+   * A snapshot ({@code kind: SnapshotList} items, {@code kind: Snapshot}).
+   *
+   * @param breakerId the breaker
+   * @param keyHash the salted hash of the business key
+   * @param source where the value came from
+   * @param capturedAt when (RFC 3339 UTC)
+   * @param expiresAt when it stops being served
+   * @param expired whether that time has passed
+   * @param status PENDING, APPROVED or REVOKED
+   * @param approvedBy the approver ({@code auto}), empty while pending
+   * @param keyId the payload's encryption key id, empty when stored unencrypted
+   * @param payload only for {@code show --payload}: the payload as UTF-8 text
+   */
+  @JsonPropertyOrder({
+    "breakerId",
+    "keyHash",
+    "source",
+    "capturedAt",
+    "expiresAt",
+    "expired",
+    "status",
+    "approvedBy",
+    "keyId",
+    "payload"
+  })
+  public record SnapshotView(
+      String breakerId,
+      String keyHash,
+      String source,
+      String capturedAt,
+      String expiresAt,
+      boolean expired,
+      String status,
+      String approvedBy,
+      String keyId,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String payload) {}
+
+  /** A deferred request, without its payload ({@code kind: DeferredRequestList} items). */
+  @JsonPropertyOrder({"trackingId", "breakerId", "status", "attempts", "result", "createdAt"})
+  public record DeferredView(
+      String trackingId,
+      String breakerId,
+      String status,
+      int attempts,
+      String result,
+      String createdAt) {}
+
+  static SnapshotView of(FallbackSnapshot s, Instant now, String payload) {
+    return new SnapshotView(
+        s.breakerId().toString(),
+        s.keyHash(),
+        s.source(),
+        Style.rfc3339(s.capturedAt().toEpochMilli()),
+        Style.rfc3339(s.expiresAt().toEpochMilli()),
+        !now.isBefore(s.expiresAt()),
+        s.status().name(),
+        s.approvedBy(),
+        s.keyId(),
+        payload);
+  }
+
+  static DeferredView of(DeferredSummary d) {
+    return new DeferredView(
+        d.trackingId(),
+        d.breakerId().toString(),
+        d.status().name(),
+        d.attempts(),
+        d.result(),
+        Style.rfc3339(d.createdAt().toEpochMilli()));
+  }
+
+  static BreakerId breaker(String id) {
+    try {
+      return BreakerId.parse(id);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage(e.getMessage());
+    }
+  }
+}

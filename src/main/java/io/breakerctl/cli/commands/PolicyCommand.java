@@ -1,0 +1,49 @@
+package io.breakerctl.cli.commands;
+
+import io.breakerctl.cli.CliException;
+import io.breakerctl.runtime.control.policy.PolicyId;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code breakerctl policy ...}: versioned breaker policies in the MongoDB control plane. */
+@Command(
+    name = "policy",
+    description = {
+      "Versioned breaker policies: validate files offline, apply them with a field-level diff,"
+          + " read versions and their history, diff and roll back.",
+      "Every change is a new immutable version (author, approver, reason, correlation id) and an"
+          + " audit record, warmed into the Redis keys of every breaker it governs; running nodes"
+          + " adopt it without restart. Applying an unchanged spec creates no version."
+    },
+    subcommands = {
+      PolicyValidateCommand.class,
+      PolicyApplyCommand.class,
+      PolicyGetCommand.class,
+      PolicyListCommand.class,
+      PolicyHistoryCommand.class,
+      PolicyDiffCommand.class,
+      PolicyRollbackCommand.class
+    })
+public final class PolicyCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    throw new ParameterException(
+        spec.commandLine(),
+        "a subcommand is required: validate, apply, get, list, history, diff, rollback");
+  }
+
+  /** Parses a policy id argument (exit 2 naming the rule it breaks). */
+  static PolicyId policyId(String text) {
+    try {
+      return PolicyId.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage(e.getMessage());
+    }
+  }
+}

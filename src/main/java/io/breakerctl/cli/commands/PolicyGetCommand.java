@@ -1,0 +1,102 @@
+package io.breakerctl.cli.commands;
+
+import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliException;
+import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.OutputFormat;
+import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.Printable;
+import io.breakerctl.runtime.control.PolicyStore;
+import io.breakerctl.runtime.control.PolicyVersion;
+import io.breakerctl.runtime.control.policy.PolicyId;
+import java.io.PrintWriter;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code breakerctl policy get ID}: one policy version, as a document that can be re-applied. */
+@Command(
+    name = "get",
+    description = {
+      "Show the version of a policy in force (or --revision N): metadata, spec and a read-only"
+          + " status (version, author, reason, approver, times). -o yaml prints a document that"
+          + " 'policy apply' accepts again (status is ignored). Unknown policy or version: exit 7."
+    })
+public final class PolicyGetCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(
+      paramLabel = "ID",
+      description = "A policy id: caller:dependency[:scope], caller:* or *:*.")
+  String id;
+
+  @Option(
+      names = "--revision",
+      paramLabel = "N",
+      description = "Version N instead of the one in force.")
+  Long version;
+
+  @Mixin OutputOptions output;
+
+  @Override
+  public Integer call() {
+    PolicyId pid = PolicyCommand.policyId(id);
+    BreakerCtl root = BreakerCtl.of(spec);
+    PolicyStore store = root.services().policies(false).store();
+    Optional<PolicyVersion> inForce = store.inForce(pid, root.env().clock().instant());
+    PolicyVersion v;
+    if (version != null) {
+      v =
+          store
+              .version(pid, version)
+              .orElseThrow(
+                  () -> CliException.notFound("policy " + pid + " has no version " + version));
+    } else {
+      v =
+          inForce.orElseThrow(
+              () ->
+                  CliException.notFound(
+                      store.latest(pid).isPresent()
+                          ? "policy " + pid + " has no version in force (every version expired)"
+                          : "no policy " + pid));
+    }
+    PolicyViews.PolicyView view = PolicyViews.of(v, inForce);
+    PrintWriter out = spec.commandLine().getOut();
+    OutputFormat format = output.format();
+    if (format == OutputFormat.NAME) {
+      out.println(pid);
+    } else if (!format.isTable()) {
+      Documents.single(format, "Policy", view, out);
+    } else {
+      PolicyViews.Status s = view.status();
+      line(out, "Policy", pid + " v" + s.version() + (s.inForce() ? " (in force)" : ""));
+      line(out, "Owner", view.metadata().owner().isEmpty() ? "-" : view.metadata().owner());
+      if (!view.metadata().labels().isEmpty()) {
+        line(out, "Labels", view.metadata().labels().toString());
+      }
+      line(out, "Created", s.createdAt() + " by " + s.author());
+      line(out, "Reason", PolicyViews.cause(v));
+      line(out, "Approved by", s.approvedBy().isEmpty() ? "-" : s.approvedBy());
+      if (s.expiresAt() != null) {
+        line(out, "Expires", s.expiresAt());
+      }
+      out.println("Spec:");
+      for (Map.Entry<String, Object> e : view.spec().entrySet()) {
+        out.println("  " + e.getKey() + ": " + (e.getValue() == null ? "(none)" : e.getValue()));
+      }
+    }
+    out.flush();
+    return 0;
+  }
+
+  private static void line(PrintWriter out, String key, String value) {
+    out.println(String.format("%-12s %s", key + ":", Printable.escape(value)));
+  }
+}

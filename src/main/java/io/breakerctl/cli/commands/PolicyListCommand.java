@@ -1,0 +1,77 @@
+package io.breakerctl.cli.commands;
+
+import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.OutputFormat;
+import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.Table;
+import io.breakerctl.runtime.control.PolicyStore;
+import io.breakerctl.runtime.control.PolicyVersion;
+import io.breakerctl.runtime.control.policy.PolicyId;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** {@code breakerctl policy list}: every policy's version in force. */
+@Command(
+    name = "list",
+    description = {
+      "List every policy with its version in force, owner, author, time and reason (a policy whose"
+          + " every version expired shows its newest, not in force)."
+    })
+public final class PolicyListCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Mixin OutputOptions output;
+
+  @Override
+  public Integer call() {
+    BreakerCtl root = BreakerCtl.of(spec);
+    PolicyStore store = root.services().policies(false).store();
+    Instant now = root.env().clock().instant();
+    Map<PolicyId, PolicyVersion> inForce = store.allInForce(now);
+    Map<PolicyId, PolicyVersion> latest = store.allLatest();
+    PrintWriter out = spec.commandLine().getOut();
+    OutputFormat format = output.format();
+    if (format.isTable()) {
+      Table t = new Table("ID", "VERSION", "OWNER", "AUTHOR", "CREATED", "EXPIRES", "REASON");
+      t.flexible(6);
+      for (PolicyId id : latest.keySet()) {
+        PolicyVersion v = Optional.ofNullable(inForce.get(id)).orElse(latest.get(id));
+        t.row(
+            null,
+            id.toString(),
+            v.version() + (inForce.containsKey(id) ? "" : " (expired)"),
+            v.owner().isEmpty() ? "-" : v.owner(),
+            v.author(),
+            root.style().time(v.createdAt().toEpochMilli(), now.toEpochMilli()),
+            v.expiresAt()
+                .map(e -> root.style().time(e.toEpochMilli(), now.toEpochMilli()))
+                .orElse("-"),
+            PolicyViews.cause(v));
+      }
+      if (latest.isEmpty()) {
+        spec.commandLine().getErr().println("No policies found.");
+        spec.commandLine().getErr().flush();
+      } else {
+        t.print(out, root.style(), output.headers());
+      }
+    } else {
+      try (Documents.ListWriter w = Documents.list(format, "PolicyList", out)) {
+        for (PolicyId id : latest.keySet()) {
+          PolicyVersion v = Optional.ofNullable(inForce.get(id)).orElse(latest.get(id));
+          w.item(PolicyViews.of(v, Optional.ofNullable(inForce.get(id))), id.toString());
+        }
+      }
+    }
+    out.flush();
+    return 0;
+  }
+}

@@ -1,0 +1,105 @@
+package io.breakerctl.cli.commands;
+
+import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliException;
+import io.breakerctl.cli.Confirmation;
+import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.MutationOptions;
+import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.runtime.control.ApplyOptions;
+import io.breakerctl.runtime.control.ApplyResult;
+import io.breakerctl.runtime.control.PolicyControl;
+import io.breakerctl.runtime.control.PolicyPreview;
+import io.breakerctl.runtime.control.policy.PolicyId;
+import io.breakerctl.runtime.model.OperatorText;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code breakerctl policy rollback ID --to V}: a new version with an old spec. */
+@Command(
+    name = "rollback",
+    description = {
+      "Roll a policy back: a new version whose spec is version V's, recorded with actor, reason"
+          + " and correlation id, and warmed into Redis (running nodes adopt it without restart)."
+          + " Already in force: unchanged, no version. --dry-run shows the diff.",
+      "Exit 3 when the policy moved between the diff and the write; 7 when it or V does not exist."
+    })
+public final class PolicyRollbackCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(paramLabel = "ID", description = "A policy id.")
+  String id;
+
+  @Option(
+      names = "--to",
+      required = true,
+      paramLabel = "V",
+      description = "The version to restore.")
+  long to;
+
+  @Option(
+      names = "--reason",
+      required = true,
+      paramLabel = "TEXT",
+      description = "Why; at most 1024 bytes, one line.")
+  String reason;
+
+  @Option(names = "--approved-by", paramLabel = "NAME", description = "Who approved the rollback.")
+  String approvedBy;
+
+  @Mixin MutationOptions mutation;
+
+  @Mixin OutputOptions output;
+
+  @Override
+  public Integer call() throws IOException {
+    PolicyId pid = PolicyCommand.policyId(id);
+    BreakerCtl root = BreakerCtl.of(spec);
+    Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
+    if (approvedBy != null) {
+      Confirmation.checkText("--approved-by", approvedBy, OperatorText.MAX_ACTOR_BYTES);
+    }
+    String actor = Confirmation.actor(root);
+    PolicyControl control = root.services().policies(!mutation.dryRun());
+    if (control.store().version(pid, to).isEmpty()) {
+      throw CliException.notFound(
+          control.store().latest(pid).isPresent()
+              ? "policy " + pid + " has no version " + to
+              : "no policy " + pid);
+    }
+    PolicyPreview p = control.previewRollback(pid, to);
+    String source = "rollback to v" + to;
+    if (mutation.dryRun()) {
+      PolicyPrinter.changes(
+          output.format(),
+          List.of(PolicyApplyCommand.preview(source, p)),
+          spec.commandLine().getOut());
+      return ExitCode.OK;
+    }
+    if (p.changed()) {
+      Confirmation.confirm(
+          root,
+          mutation.yes(),
+          spec.commandLine().getErr(),
+          "Roll back to v" + to + " (reason: " + reason + ")",
+          "policy",
+          List.of(pid.toString()));
+    }
+    ApplyOptions o = ApplyOptions.by(actor, reason).expecting(p.latestVersion());
+    if (approvedBy != null) {
+      o = o.approvedBy(approvedBy);
+    }
+    ApplyResult r = control.rollback(pid, to, o);
+    List<PolicyViews.PolicyChange> rows = List.of(PolicyApplyCommand.result(source, r));
+    PolicyPrinter.changes(output.format(), rows, spec.commandLine().getOut());
+    return PolicyApplyCommand.warmCode(rows, spec.commandLine().getErr());
+  }
+}

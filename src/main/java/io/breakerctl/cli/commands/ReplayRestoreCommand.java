@@ -1,0 +1,129 @@
+package io.breakerctl.cli.commands;
+
+import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.Confirmation;
+import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.MutationOptions;
+import io.breakerctl.cli.commands.ReplayViews.RestorePlanView;
+import io.breakerctl.cli.commands.ReplayViews.RestoreView;
+import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.OutputFormat;
+import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.Printable;
+import io.breakerctl.runtime.control.BreakerPattern;
+import io.breakerctl.runtime.control.BreakerRestore;
+import io.breakerctl.runtime.control.RestoreAction;
+import io.breakerctl.runtime.control.RestorePlan;
+import io.breakerctl.runtime.model.OperatorText;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code breakerctl replay restore [PATTERN]}: rebuild lost Redis keys from history. */
+@Command(
+    name = "restore",
+    description = {
+      "Rebuild breakers' Redis keys from MongoDB after Redis lost its data (FLUSHALL, a failover"
+          + " to an empty replica): the state, the open window, live overrides with their"
+          + " remaining expiry and the policy version in force, under a new epoch, each audited.",
+      "Shows the plan (RESTORE, INTACT, ALREADY_RESTORED, MOVED_ON: keys that moved on are never"
+          + " set back, NOT_NEEDED), then asks on a terminal or takes --yes; --dry-run shows the"
+          + " plan only. Running it twice changes nothing the second time. Exit 6 when a breaker"
+          + " failed (the others proceeded; run it again)."
+    })
+public final class ReplayRestoreCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(
+      arity = "0..1",
+      paramLabel = "PATTERN",
+      description = "A breaker id or a glob on ids (default: every breaker in history).")
+  String pattern;
+
+  @Option(
+      names = "--reason",
+      paramLabel = "TEXT",
+      defaultValue = "restore after Redis data loss",
+      description = "Why, in each audit record (default: ${DEFAULT-VALUE}).")
+  String reason;
+
+  @Mixin MutationOptions mutation;
+
+  @Mixin OutputOptions output;
+
+  @Override
+  public Integer call() throws IOException {
+    BreakerCtl root = BreakerCtl.of(spec);
+    Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
+    String actor = Confirmation.actor(root);
+    BreakerPattern p = ReplayCommand.pattern(pattern);
+    BreakerRestore restore =
+        new BreakerRestore(root.services().control(), root.services().redis(), root.env().clock());
+    RestorePlan plan = restore.plan(p);
+    List<String> todo =
+        plan.with(RestoreAction.RESTORE).stream().map(i -> i.id().toString()).toList();
+    if (mutation.dryRun() || todo.isEmpty()) {
+      print(plan);
+      if (todo.isEmpty() && !mutation.dryRun()) {
+        spec.commandLine().getErr().println("Nothing to restore.");
+        spec.commandLine().getErr().flush();
+      }
+      return ExitCode.OK;
+    }
+    if (output.format().isTable()) {
+      print(plan); // machine formats get the report only: one document
+    }
+    Confirmation.confirm(
+        root,
+        mutation.yes(),
+        spec.commandLine().getErr(),
+        "Restore from history (reason: " + reason + ")",
+        "breaker(s)",
+        todo);
+    RestorePlan done = restore.restore(p, actor, reason);
+    print(done);
+    List<String> failed =
+        done.with(RestoreAction.FAILED).stream()
+            .map(i -> i.id() + ": " + Printable.escape(i.detail()))
+            .toList();
+    if (failed.isEmpty()) {
+      return ExitCode.OK;
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    failed.forEach(f -> err.println("error: " + f));
+    err.println("error: " + failed.size() + " breaker(s) not restored; run the same command again");
+    err.flush();
+    return ExitCode.UNAVAILABLE;
+  }
+
+  private void print(RestorePlan plan) {
+    PrintWriter out = spec.commandLine().getOut();
+    OutputFormat format = output.format();
+    List<RestoreView> items = plan.items().stream().map(ReplayViews::of).toList();
+    if (format.isTable()) {
+      out.println(plan.dryRun() ? "Plan (nothing written yet):" : "Restored:");
+      if (items.isEmpty()) {
+        out.println("No breakers in history.");
+      } else {
+        ReplayViews.restore(items).print(out, BreakerCtl.of(spec).style(), output.headers());
+      }
+    } else if (format == OutputFormat.NAME) {
+      items.forEach(i -> out.println(i.id()));
+    } else {
+      Documents.single(
+          format,
+          "RestorePlan",
+          new RestorePlanView(plan.dryRun(), plan.correlationId(), items),
+          out);
+    }
+    out.flush();
+  }
+}

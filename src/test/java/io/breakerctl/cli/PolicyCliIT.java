@@ -1,0 +1,166 @@
+package io.breakerctl.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakerctl.runtime.control.ControlConfig;
+import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.control.PolicyStore;
+import io.breakerctl.runtime.control.PolicyVersion;
+import io.breakerctl.runtime.control.policy.PolicyId;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The policy commands as a user runs them: the packaged jar against a real redis-server and the
+ * MongoDB-wire server; exit codes, stdout and stderr apart (issue 14, items 1 to 3).
+ */
+@DisplayName("breakerctl policy (packaged jar)")
+class PolicyCliIT extends WithCliServers {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+
+  static String policy(String id, int threshold) {
+    return "apiVersion: breakerctl/v1\nkind: Policy\nmetadata:\n  id: \""
+        + id
+        + "\"\nspec:\n  failureThreshold: "
+        + threshold
+        + "\n";
+  }
+
+  /** The versions of a policy as stored, oldest first (read from MongoDB, not through the CLI). */
+  static List<PolicyVersion> versions(String id) {
+    return versionsOn(servers, id);
+  }
+
+  static List<PolicyVersion> versionsOn(CliServers on, String id) {
+    try (ControlDatabase db =
+        ControlDatabase.connect(ControlConfig.builder().uri(on.mongoUri()).build())) {
+      return new PolicyStore(db).versions(PolicyId.parse(id));
+    }
+  }
+
+  private Path write(String name, String text) throws Exception {
+    Path p = dir.resolve(name);
+    Files.createDirectories(p.getParent());
+    Files.writeString(p, text);
+    return p;
+  }
+
+  @Test
+  @DisplayName("validate is offline; an invalid file among valid ones: 2 and nothing applied")
+  void validateAndInvalidApply() throws Exception {
+    write("set/a.yaml", policy("val:a", 5));
+    write("set/b.yaml", policy("val:b", 0) + "---\n" + policy("Bad Id", 3));
+    Map<String, String> noServers =
+        Map.of(
+            "BREAKERCTL_REDIS", "redis://127.0.0.1:1", "BREAKERCTL_MONGO", "mongodb://127.0.0.1:1");
+
+    CliProcess.Result ok =
+        cli.run(noServers, "policy", "validate", dir.resolve("set/a.yaml").toString());
+    assertThat(ok.code()).as(ok.toString()).isZero();
+    assertThat(ok.out()).contains("val:a");
+
+    CliProcess.Result bad = cli.run(noServers, "policy", "validate", dir.resolve("set").toString());
+    assertThat(bad.code()).as(bad.toString()).isEqualTo(2);
+    assertThat(bad.err())
+        .contains("b.yaml: document 1: spec.failureThreshold must be >= 1 but was 0")
+        .contains("b.yaml: document 2: metadata.id")
+        .contains("'Bad Id'")
+        .doesNotContain("Exception");
+
+    CliProcess.Result apply =
+        cli.run("policy", "apply", "-f", dir.resolve("set").toString(), "--reason", "r", "--yes");
+    assertThat(apply.code()).as(apply.toString()).isEqualTo(2);
+    assertThat(apply.err()).contains("nothing was applied");
+    assertThat(versions("val:a")).isEmpty();
+  }
+
+  @Test
+  @DisplayName("dry run 1 then apply, apply again: one version and 'unchanged'; dry run 0")
+  void applyIsIdempotent() throws Exception {
+    Path f = write("idem.yaml", policy("idem:dep", 4));
+    String file = f.toString();
+
+    CliProcess.Result dry = cli.run("policy", "apply", "-f", file, "--reason", "r", "--dry-run");
+    assertThat(dry.code()).as(dry.toString()).isEqualTo(1);
+    assertThat(dry.out()).contains("+ spec.failureThreshold: (none) -> 4");
+
+    CliProcess.Result first =
+        cli.run("policy", "apply", "-f", file, "--reason", "first", "--yes", "-o", "json");
+    assertThat(first.code()).as(first.toString()).isZero();
+    JsonNode item = JSON.readTree(first.out()).path("items").get(0);
+    assertThat(item.path("outcome").asText()).isEqualTo("CREATED");
+    assertThat(item.path("version").asLong()).isEqualTo(1);
+    assertThat(item.path("warmed").get(0).path("outcome").asText()).isEqualTo("WARMED");
+
+    // what `policy get -o yaml` prints is applied again: unchanged, no new version
+    CliProcess.Result got = cli.run("policy", "get", "idem:dep", "-o", "yaml");
+    assertThat(got.code()).as(got.toString()).isZero();
+    assertThat(got.out())
+        .contains("kind: Policy")
+        .contains("failureThreshold: 4")
+        .contains("version: 1");
+    Path printed = write("printed.yaml", got.out());
+    CliProcess.Result second =
+        cli.run("policy", "apply", "-f", printed.toString(), "--reason", "again", "--yes");
+    assertThat(second.code()).as(second.toString()).isZero();
+    assertThat(second.out()).contains("unchanged at v1").contains("0 changed, 1 unchanged");
+    assertThat(second.err()).isEmpty();
+
+    assertThat(versions("idem:dep")).hasSize(1);
+    CliProcess.Result dryAgain =
+        cli.run("policy", "apply", "-f", file, "--reason", "r", "--dry-run");
+    assertThat(dryAgain.code()).as(dryAgain.toString()).isZero();
+  }
+
+  @Test
+  @DisplayName("two concurrent applies of different specs pinned to version 0: one 0, one 3")
+  void concurrentApplies() throws Exception {
+    String a = write("race-a.yaml", policy("race:dep", 3)).toString();
+    String b = write("race-b.yaml", policy("race:dep", 9)).toString();
+    CompletableFuture<CliProcess.Result> ra =
+        CompletableFuture.supplyAsync(
+            () ->
+                cli.run(
+                    "policy",
+                    "apply",
+                    "-f",
+                    a,
+                    "--reason",
+                    "a",
+                    "--yes",
+                    "--expect",
+                    "race:dep=0"));
+    CompletableFuture<CliProcess.Result> rb =
+        CompletableFuture.supplyAsync(
+            () ->
+                cli.run(
+                    "policy",
+                    "apply",
+                    "-f",
+                    b,
+                    "--reason",
+                    "b",
+                    "--yes",
+                    "--expect",
+                    "race:dep=0"));
+    List<CliProcess.Result> both = List.of(ra.get(), rb.get());
+
+    assertThat(both)
+        .extracting(CliProcess.Result::code)
+        .as(both.toString())
+        .containsExactlyInAnyOrder(0, 3);
+    CliProcess.Result loser = both.stream().filter(r -> r.code() == 3).findFirst().orElseThrow();
+    assertThat(loser.err()).contains("expected version 0 but is 1").contains("nothing was written");
+    assertThat(versions("race:dep")).hasSize(1);
+  }
+}
