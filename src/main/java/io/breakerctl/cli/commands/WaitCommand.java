@@ -5,7 +5,6 @@ import io.breakerctl.cli.BreakerSelector;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
-import io.breakerctl.cli.FleetReader;
 import io.breakerctl.cli.Interruption;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
@@ -133,7 +132,8 @@ public final class WaitCommand implements Callable<Integer> {
       out.put(exact.toString(), stateOf(s));
       return out;
     }
-    new FleetReader(store, root.services().settings().timeout(), 1000)
+    store
+        .fleet(root.services().settings().timeout(), 1000)
         .snapshots(
             selector,
             s -> out.put(s.id().toString(), stateOf(s)),
