@@ -685,13 +685,22 @@ function _picocli_breakerctl_demo() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--nodes' '--threshold' '--duration' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
+    '--nodes')
+      return
+      ;;
+    '--threshold')
+      return
+      ;;
+    '--duration')
+      return
+      ;;
     '--context')
       return
       ;;
