@@ -161,6 +161,8 @@ function _complete_breakerctl() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} config" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} sandbox" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} demo" ];    then _picocli_breakerctl; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} console" ];    then _picocli_breakerctl; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} top" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} version" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} completion" ];    then _picocli_breakerctl; return $?; fi
@@ -186,39 +188,43 @@ function _complete_breakerctl() {
   local cmds4=(config)
   local cmds5=(sandbox)
   local cmds6=(demo)
-  local cmds7=(version)
-  local cmds8=(help)
-  local cmds9=(completion)
-  local cmds10=(force open)
-  local cmds11=(force closed)
-  local cmds12=(force disable)
-  local cmds13=(force metrics-only)
-  local cmds14=(force clear)
-  local cmds15=(config view)
-  local cmds16=(config current-context)
-  local cmds17=(config get-contexts)
-  local cmds18=(config use-context)
-  local cmds19=(config set-context)
-  local cmds20=(sandbox up)
-  local cmds21=(sandbox down)
-  local cmds22=(sandbox status)
+  local cmds7=(console)
+  local cmds8=(top)
+  local cmds9=(version)
+  local cmds10=(help)
+  local cmds11=(completion)
+  local cmds12=(force open)
+  local cmds13=(force closed)
+  local cmds14=(force disable)
+  local cmds15=(force metrics-only)
+  local cmds16=(force clear)
+  local cmds17=(config view)
+  local cmds18=(config current-context)
+  local cmds19=(config get-contexts)
+  local cmds20=(config use-context)
+  local cmds21=(config set-context)
+  local cmds22=(sandbox up)
+  local cmds23=(sandbox down)
+  local cmds24=(sandbox status)
 
-  if CompWordsContainsArray "${cmds22[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
-  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
-  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
-  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
-  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
-  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_breakerctl_config_view; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_breakerctl_force_clear; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_breakerctl_force_metricsonly; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_breakerctl_force_disable; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_breakerctl_force_closed; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_breakerctl_force_open; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_breakerctl_completion; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_breakerctl_help; return $?; fi
-  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_breakerctl_version; return $?; fi
+  if CompWordsContainsArray "${cmds24[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
+  if CompWordsContainsArray "${cmds23[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
+  if CompWordsContainsArray "${cmds22[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
+  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
+  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
+  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
+  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_breakerctl_config_view; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_breakerctl_force_clear; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_breakerctl_force_metricsonly; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_breakerctl_force_disable; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_breakerctl_force_closed; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_breakerctl_force_open; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_breakerctl_completion; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_breakerctl_help; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_breakerctl_version; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_breakerctl_top; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_breakerctl_console; return $?; fi
   if CompWordsContainsArray "${cmds6[@]}"; then _picocli_breakerctl_demo; return $?; fi
   if CompWordsContainsArray "${cmds5[@]}"; then _picocli_breakerctl_sandbox; return $?; fi
   if CompWordsContainsArray "${cmds4[@]}"; then _picocli_breakerctl_config; return $?; fi
@@ -237,7 +243,7 @@ function _picocli_breakerctl() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="status describe force doctor config sandbox demo version help completion"
+  local commands="status describe force doctor config sandbox demo console top version help completion"
   local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
@@ -742,6 +748,129 @@ function _picocli_breakerctl_demo() {
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
   else
     local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `console` subcommand.
+function _picocli_breakerctl_console() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--context')
+      return
+      ;;
+    '--redis')
+      return
+      ;;
+    '--mongo')
+      return
+      ;;
+    '--prefix')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+    '--redis-user')
+      return
+      ;;
+    '--redis-password-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--redis-ca-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `top` subcommand.
+function _picocli_breakerctl_top() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--interval' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--interval')
+      return
+      ;;
+    '--context')
+      return
+      ;;
+    '--redis')
+      return
+      ;;
+    '--mongo')
+      return
+      ;;
+    '--prefix')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+    '--redis-user')
+      return
+      ;;
+    '--redis-password-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--redis-ca-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=$(_breakerctl_live breaker-ids "${curr_word}")
     local IFS=$'\n'
     COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
   fi

@@ -13,6 +13,8 @@ import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.commands.VersionCommand;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.Style;
+import io.breakerctl.console.ConsoleCommand;
+import io.breakerctl.console.TopCommand;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -44,6 +46,8 @@ import picocli.CommandLine.Spec;
       ConfigCommand.class,
       SandboxCommand.class,
       DemoCommand.class,
+      ConsoleCommand.class,
+      TopCommand.class,
       VersionCommand.class,
       HelpCommand.class,
       CompletionCommand.class,
@@ -143,11 +147,19 @@ public final class BreakerCtl implements Callable<Integer> {
       description = "Diagnostics: library warnings and stack traces on stderr.")
   boolean verbose;
 
+  /** Connections kept open across the commands of one console session. */
+  public interface Sessions {
+    /** The services for a command run with these flags in this environment (kept open). */
+    ServiceFactory services(Settings.Flags flags, Environment env);
+  }
+
   private final Environment env;
+  private final Sessions sessions;
   private ServiceFactory services;
 
-  BreakerCtl(Environment env) {
+  BreakerCtl(Environment env, Sessions sessions) {
     this.env = env;
+    this.sessions = sessions;
   }
 
   /** A ready command line on the real environment. */
@@ -157,7 +169,15 @@ public final class BreakerCtl implements Callable<Integer> {
 
   /** A ready command line: the command model, the error policy and lazy services. */
   public static CommandLine commandLine(Environment env) {
-    BreakerCtl root = new BreakerCtl(env);
+    return commandLine(env, null);
+  }
+
+  /**
+   * A ready command line whose connections come from {@code sessions} and stay open after the
+   * command (the console's); null: opened on demand and closed when the command ends.
+   */
+  public static CommandLine commandLine(Environment env, Sessions sessions) {
+    BreakerCtl root = new BreakerCtl(env, sessions);
     CommandLine cl = new CommandLine(root);
     ErrorPolicy policy = new ErrorPolicy(root);
     cl.setExecutionExceptionHandler(policy);
@@ -204,10 +224,23 @@ public final class BreakerCtl implements Callable<Integer> {
 
   /** Connections on demand. */
   public ServiceFactory services() {
+    if (sessions != null) {
+      return sessions.services(flags(), env);
+    }
     if (services == null) {
       services = new ServiceFactory(() -> Settings.resolve(flags(), env), env);
     }
     return services;
+  }
+
+  /** New connections on demand for these flags; the caller closes them. */
+  public static ServiceFactory newServices(Settings.Flags flags, Environment env) {
+    return new ServiceFactory(() -> Settings.resolve(flags, env), env);
+  }
+
+  /** Whether this command runs inside a console session. */
+  public boolean inConsole() {
+    return sessions != null;
   }
 
   /** The environment. */
