@@ -71,6 +71,10 @@ class ConsoleIT {
   }
 
   private VirtualTerminal console(RedisServerProcess server) throws Exception {
+    return console(server, "xterm");
+  }
+
+  private VirtualTerminal console(RedisServerProcess server, String type) throws Exception {
     return new VirtualTerminal(
         Map.of(
             "BREAKERCTL_REDIS",
@@ -86,7 +90,8 @@ class ConsoleIT {
             "NO_COLOR",
             "1"),
         120,
-        40);
+        40,
+        type);
   }
 
   private Path history() {
@@ -200,6 +205,67 @@ class ConsoleIT {
       t.type("version\r");
       t.awaitText(s -> s.contains("breakerctl dev"), BOUND, "a command after Ctrl-C");
     }
+  }
+
+  @Test
+  @DisplayName("use CONTEXT is shown in the prompt; an unknown context is an error")
+  void useAContext(RedisServerProcess server) throws Exception {
+    Path config = Files.createDirectories(home.resolve("config/breakerctl")).resolve("config.yaml");
+    Files.writeString(
+        config,
+        "apiVersion: breakerctl/v1\nkind: Config\ncontexts:\n- name: blue\n  redis: "
+            + server.uri()
+            + "\n");
+    try (VirtualTerminal t = console(server)) {
+      t.awaitText(s -> s.contains(PROMPT), BOUND, "the prompt");
+      t.type("use green\r");
+      t.awaitText(s -> s.contains("no context 'green'"), BOUND, "the unknown context");
+      t.type("use blue\r");
+      t.awaitText(s -> s.contains("breakerctl (blue)> "), BOUND, "the context in the prompt");
+      t.type("status claims:*\r");
+      t.awaitText(s -> s.contains("claims:members"), BOUND, "status in the context");
+    }
+  }
+
+  @Test
+  @DisplayName("connections are opened once and reused by the next commands")
+  void connectionsAreReused(RedisServerProcess server) throws Exception {
+    try (VirtualTerminal t = console(server)) {
+      t.awaitText(s -> s.contains(PROMPT), BOUND, "the prompt");
+      long before = clients(server);
+      t.type("status\r");
+      t.awaitText(s -> prompts(s) == 2, BOUND, "status");
+      long afterFirst = clients(server);
+      for (int i = 0; i < 3; i++) {
+        t.type("describe claims:members\r");
+      }
+      t.type("status\r");
+      t.awaitText(s -> prompts(s) == 6, BOUND, "four more commands");
+      assertThat(afterFirst).as("the first command connects").isGreaterThan(before);
+      assertThat(clients(server)).as("the next ones reuse it").isEqualTo(afterFirst);
+    }
+  }
+
+  @Test
+  @DisplayName("top on a dumb terminal says so and runs status --watch (Ctrl-C stops it)")
+  void topOnADumbTerminal(RedisServerProcess server) throws Exception {
+    try (VirtualTerminal t = console(server, "dumb")) {
+      t.awaitText(s -> s.contains(PROMPT), BOUND, "the prompt");
+      t.type("top --interval 200ms\r");
+      t.awaitText(s -> s.contains("top needs a full-screen terminal"), BOUND, "the fallback");
+      t.awaitText(s -> s.split("claims:members", -1).length > 2, BOUND, "status --watch renders");
+      t.type("\u0003");
+      t.awaitText(
+          s -> s.lastIndexOf(PROMPT) > s.lastIndexOf("claims:members"), BOUND, "the prompt again");
+    }
+  }
+
+  private static int prompts(String text) {
+    return text.split(PROMPT, -1).length - 1;
+  }
+
+  private static long clients(RedisServerProcess server) {
+    return String.valueOf(server.call("CLIENT", "LIST")).lines().count();
   }
 
   private BreakerSnapshot snapshot(String id) {

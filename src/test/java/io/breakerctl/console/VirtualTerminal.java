@@ -34,6 +34,12 @@ final class VirtualTerminal implements AutoCloseable {
   private volatile Throwable failure;
 
   VirtualTerminal(Map<String, String> variables, int columns, int rows) throws IOException {
+    this(variables, columns, rows, "xterm");
+  }
+
+  /** A terminal of {@code type} (e.g. {@code dumb}). */
+  VirtualTerminal(Map<String, String> variables, int columns, int rows, String type)
+      throws IOException {
     screen = new ScreenTerminal(columns, rows);
     PipedInputStream in = new PipedInputStream(keys, 64 * 1024);
     OutputStream out =
@@ -54,7 +60,7 @@ final class VirtualTerminal implements AutoCloseable {
         };
     // JLine's line discipline in Java (not a pty): Ctrl-C raises SIGINT to this terminal's handler
     ExternalTerminal external =
-        new ExternalTerminal("virtual", "xterm", in, out, StandardCharsets.UTF_8);
+        new ExternalTerminal("virtual", type, in, out, StandardCharsets.UTF_8);
     external.setSize(new Size(columns, rows));
     terminal = external;
     Environment env =
