@@ -11,7 +11,7 @@ import java.util.function.BiFunction;
 import java.util.function.Supplier;
 import org.jline.terminal.Attributes;
 import org.jline.terminal.Terminal;
-import org.jline.utils.Display;
+import org.jline.utils.AttributedString;
 import org.jline.utils.InfoCmp.Capability;
 import org.jline.utils.NonBlockingReader;
 
@@ -33,6 +33,9 @@ final class Top {
   private final TopScreen screen = new TopScreen();
   private final AtomicBoolean dirty = new AtomicBoolean(true);
   private final boolean colour;
+  private List<AttributedString> shown = List.of();
+  private int width;
+  private int height;
 
   /**
    * @param read reads every breaker as {@code status} does
@@ -71,7 +74,7 @@ final class Top {
     RedisBreakerStore.Subscription subscription = null;
     try {
       subscription = store.subscribe(this::message, () -> dirty.set(true));
-      loop(new Display(terminal, true));
+      loop();
     } finally {
       if (subscription != null) {
         subscription.close();
@@ -99,7 +102,7 @@ final class Top {
     dirty.set(true);
   }
 
-  private void loop(Display display) throws IOException {
+  private void loop() throws IOException {
     NonBlockingReader keys = terminal.reader();
     long nextRead = 0;
     while (!Thread.currentThread().isInterrupted()) {
@@ -108,12 +111,12 @@ final class Top {
         refresh();
         nextRead = System.currentTimeMillis() + interval.toMillis();
       }
-      draw(display);
+      draw();
       int c = keys.read(50);
       if (c == READ_EXPIRED) {
         continue;
       }
-      if (c < 0 || !key(c, keys, display)) {
+      if (c < 0 || !key(c, keys)) {
         return;
       }
     }
@@ -127,16 +130,36 @@ final class Top {
     }
   }
 
-  private void draw(Display display) {
+  /**
+   * Rewrites the lines that changed since the last frame, each from its first column (cursor
+   * address, the line, clear to its end): no insert or delete of characters, which some terminals
+   * place one column off.
+   */
+  private void draw() {
     int w = Math.max(20, terminal.getWidth());
     int h = Math.max(12, terminal.getHeight());
-    display.resize(h, w);
-    display.update(screen.lines(w, h, colour), -1);
+    if (w != width || h != height) {
+      terminal.puts(Capability.clear_screen);
+      shown = List.of();
+      width = w;
+      height = h;
+    }
+    // one column short of the edge: a full last line would scroll the screen on some terminals
+    List<AttributedString> lines = screen.lines(w - 1, h, colour);
+    for (int i = 0; i < lines.size(); i++) {
+      if (i < shown.size() && shown.get(i).equals(lines.get(i))) {
+        continue;
+      }
+      terminal.puts(Capability.cursor_address, i, 0);
+      terminal.writer().print(lines.get(i).toAnsi(terminal));
+      terminal.puts(Capability.clr_eol);
+    }
+    shown = lines;
     terminal.flush();
   }
 
   /** Handles one key; false ends top. */
-  private boolean key(int c, NonBlockingReader keys, Display display) throws IOException {
+  private boolean key(int c, NonBlockingReader keys) throws IOException {
     switch (c) {
       case 'q', 'Q' -> {
         return false;
@@ -147,14 +170,14 @@ final class Top {
       case 's' -> screen.status("sorted by " + screen.nextSort().name().toLowerCase());
       case 'r' -> dirty.set(true);
       case '/' -> {
-        String f = ask("filter (id or state, empty for all): ", keys, display);
+        String f = ask("filter (id or state, empty for all): ", keys);
         if (f != null) {
           screen.filter(f.trim());
           screen.status("");
         }
       }
-      case 'o' -> override("open", keys, display);
-      case 'c' -> override("clear", keys, display);
+      case 'o' -> override("open", keys);
+      case 'c' -> override("clear", keys);
       default -> {
         // other keys do nothing
       }
@@ -175,19 +198,19 @@ final class Top {
     }
   }
 
-  private void override(String how, NonBlockingReader keys, Display display) throws IOException {
+  private void override(String how, NonBlockingReader keys) throws IOException {
     String id = screen.selectedId();
     if (id == null) {
       screen.status("no breaker selected");
       return;
     }
     String verb = how.equals("open") ? "force open " : "clear the override of ";
-    String reason = ask("reason to " + verb + id + ": ", keys, display);
+    String reason = ask("reason to " + verb + id + ": ", keys);
     if (reason == null || reason.isBlank()) {
       screen.status("cancelled: a reason is required, nothing was changed");
       return;
     }
-    String yes = ask(verb + id + " (reason: " + reason + ")? [y/N] ", keys, display);
+    String yes = ask(verb + id + " (reason: " + reason + ")? [y/N] ", keys);
     if (yes == null || !(yes.trim().equalsIgnoreCase("y") || yes.trim().equals("yes"))) {
       screen.status("cancelled: nothing was changed");
       return;
@@ -197,11 +220,11 @@ final class Top {
   }
 
   /** Reads a line on the status line; null when cancelled with Escape or Ctrl-C. */
-  private String ask(String prompt, NonBlockingReader keys, Display display) throws IOException {
+  private String ask(String prompt, NonBlockingReader keys) throws IOException {
     StringBuilder typed = new StringBuilder();
     while (!Thread.currentThread().isInterrupted()) {
       screen.status(prompt + typed + "_");
-      draw(display);
+      draw();
       int c = keys.read(100);
       if (c == READ_EXPIRED) {
         continue;

@@ -13,11 +13,11 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import org.jline.builtins.ScreenTerminal;
 import org.jline.terminal.Size;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.impl.ExternalTerminal;
-import org.jline.utils.AttributedString;
 
 /**
  * A real JLine terminal (an xterm over piped streams, fixed size) running a {@link Console} on its
@@ -25,6 +25,10 @@ import org.jline.utils.AttributedString;
  * screen a VT100 emulator makes of it.
  */
 final class VirtualTerminal implements AutoCloseable {
+  /** CSI sequences (ESC [ ... final), keypad modes (ESC = / ESC >), charsets, OSC strings. */
+  private static final Pattern ESCAPES =
+      Pattern.compile("\u001b(\\[[0-?]*[ -/]*[@-~]|[=>]|[()][0-9A-B]|\\][^\u0007]*\u0007)");
+
   private final PipedOutputStream keys = new PipedOutputStream();
   private final StringBuilder written = new StringBuilder();
   private final ScreenTerminal screen;
@@ -92,7 +96,7 @@ final class VirtualTerminal implements AutoCloseable {
   /** Everything written so far, escapes stripped. */
   String text() {
     synchronized (written) {
-      return AttributedString.stripAnsi(written.toString());
+      return ESCAPES.matcher(written.toString()).replaceAll("");
     }
   }
 
