@@ -1,12 +1,9 @@
 package io.breakerctl.console;
 
 import io.breakerctl.cli.BreakerCtl;
-import io.breakerctl.cli.BreakerSelector;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.ExitCode;
-import io.breakerctl.cli.FleetReader;
-import io.breakerctl.cli.ServiceFactory;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.output.Printable;
 import java.io.BufferedReader;
@@ -14,12 +11,10 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 import org.jline.reader.EndOfFileException;
 import org.jline.reader.LineReader;
 import org.jline.reader.LineReaderBuilder;
@@ -36,8 +31,6 @@ import picocli.CommandLine;
  * Ctrl-D exits.
  */
 public final class Console {
-  private static final Duration COMPLETION_BOUND = Duration.ofSeconds(1);
-  private static final int COMPLETION_LIMIT = 1000;
   private static final ThreadLocal<Terminal> CURRENT = new ThreadLocal<>();
 
   private final Terminal terminal;
@@ -89,7 +82,9 @@ public final class Console {
             .parser(parser)
             .completer(
                 new ConsoleCompleter(
-                    BreakerCtl.commandLine(env).getCommandSpec(), this::breakerIds, this::contexts))
+                    BreakerCtl.commandLine(env).getCommandSpec(),
+                    prefix -> LiveCandidates.breakerIds(sessions, env, context, prefix),
+                    () -> LiveCandidates.contexts(env)))
             .variable(LineReader.HISTORY_FILE, history)
             .variable(LineReader.HISTORY_SIZE, 1000)
             .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true)
@@ -205,8 +200,10 @@ public final class Console {
     if (terminal != null && terminal.getWidth() > 0 && env.get("COLUMNS") == null) {
       vars.put("COLUMNS", Integer.toString(terminal.getWidth()));
     }
-    Environment commandEnv =
-        new Environment(vars, interactive && !dumb(), env.clock(), stdin, env.user());
+    if (interactive && dumb()) {
+      vars.put("NO_COLOR", "1"); // a dumb terminal shows escapes as text
+    }
+    Environment commandEnv = new Environment(vars, interactive, env.clock(), stdin, env.user());
     CommandLine cl = BreakerCtl.commandLine(commandEnv, sessions);
     cl.setOut(writer);
     cl.setErr(err);
@@ -236,7 +233,10 @@ public final class Console {
 
   private int use(List<String> words) {
     if (words.size() != 2) {
-      err.println("error: usage: use CONTEXT (one of: " + String.join(", ", contexts()) + ")");
+      err.println(
+          "error: usage: use CONTEXT (one of: "
+              + String.join(", ", LiveCandidates.contexts(env))
+              + ")");
       return ExitCode.USAGE;
     }
     String name = words.get(1);
@@ -248,51 +248,12 @@ public final class Console {
               + "' in "
               + config
               + " (contexts: "
-              + String.join(", ", contexts())
+              + String.join(", ", LiveCandidates.contexts(env))
               + ")");
       return ExitCode.NOT_FOUND;
     }
     context = name;
     writer.println("using context '" + name + "' for the commands of this console");
     return ExitCode.OK;
-  }
-
-  private List<String> contexts() {
-    try {
-      List<String> names = new ArrayList<>();
-      ConfigFile.load(Settings.configPath(env)).contexts.forEach(c -> names.add(c.name));
-      return names;
-    } catch (RuntimeException e) {
-      return List.of();
-    }
-  }
-
-  private List<String> breakerIds(String prefix) {
-    TreeSet<String> ids = new TreeSet<>();
-    try {
-      Map<String, String> vars = new HashMap<>(env.variables());
-      if (context != null) {
-        vars.put("BREAKERCTL_CONTEXT", context);
-      }
-      Environment e = new Environment(vars, false, env.clock(), env.stdin(), env.user());
-      ServiceFactory services =
-          sessions.services(new Settings.Flags(null, null, null, null, null, null, null, null), e);
-      Duration timeout = services.settings().timeout();
-      new FleetReader(
-              services.redis(),
-              timeout.compareTo(COMPLETION_BOUND) < 0 ? timeout : COMPLETION_BOUND,
-              COMPLETION_LIMIT)
-          .ids(
-              new BreakerSelector(null, null, null),
-              id -> {
-                String s = id.toString();
-                if (ids.size() < COMPLETION_LIMIT && s.startsWith(prefix)) {
-                  ids.add(s);
-                }
-              });
-    } catch (RuntimeException e) {
-      // completion never fails the line: no live ids when the backend does not answer
-    }
-    return List.copyOf(ids);
   }
 }

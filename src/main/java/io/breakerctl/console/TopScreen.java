@@ -1,5 +1,6 @@
 package io.breakerctl.console;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.model.State;
@@ -12,6 +13,7 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 import org.jline.utils.AttributedString;
 import org.jline.utils.AttributedStringBuilder;
 import org.jline.utils.AttributedStyle;
@@ -235,7 +237,7 @@ final class TopScreen {
             Printable.escape(override)));
     AttributedString line = sb.toAttributedString();
     if (selected && colour) {
-      line = line.styleMatches(java.util.regex.Pattern.compile("^> .*"), AttributedStyle.INVERSE);
+      line = line.styleMatches(Pattern.compile("^> .*"), AttributedStyle.INVERSE);
     }
     return line.columnSubSequence(0, width);
   }
@@ -273,7 +275,7 @@ final class TopScreen {
   }
 
   /** A transition message of the events channel as a footer line, or null for anything else. */
-  static String transitionLine(com.fasterxml.jackson.databind.JsonNode m) {
+  static String transitionLine(JsonNode m) {
     if (!"transition".equals(m.path("type").asText(""))) {
       return null;
     }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CancellationException;
 
 /**
  * The simulated fleet of {@code breakerctl demo}, driven by the real runtime: for each of LOCAL,
@@ -197,7 +198,7 @@ public final class DemoFleet {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
+      throw new CancellationException("the demo was interrupted");
     }
   }
 }

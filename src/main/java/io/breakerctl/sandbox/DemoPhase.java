@@ -73,12 +73,12 @@ final class DemoPhase {
               + String.join(",", DemoFleet.DEPENDENCIES)
               + "}"
               + (mode == Mode.LOCAL ? "" : ":" + scope()));
-      await(
+      DemoWaits.await(
           Duration.ofSeconds(20), "every breaker to be CLOSED with an empty window", this::settled);
       nodes.forEach(DemoNode::measure);
       startedAt = System.currentTimeMillis();
       fleet.live(this);
-      String marker = mode == Mode.LOCAL ? "" : lastEventId(failingId);
+      String marker = mode == Mode.LOCAL ? "" : DemoWaits.lastEventId(fleet.store(), failingId);
       pauseUntil(startedAt + Math.max(1000, length.toMillis() / 5));
 
       LoopbackDependency down = dependencies.get(failing);
@@ -86,7 +86,8 @@ final class DemoPhase {
       down.failing(true);
       nodes.forEach(n -> n.outageStarted(outage));
       fleet.say(label() + DemoFleet.FAILING + " goes down (scripted outage)");
-      await(Duration.ofSeconds(10), "every node to reject " + failingId, this::allRejected);
+      DemoWaits.await(
+          Duration.ofSeconds(10), "every node to reject " + failingId, this::allRejected);
       long allRejected = nodes.stream().mapToLong(DemoNode::firstRejection).max().orElse(0);
       long doomed = down.failedBetween(outage, allRejected + 1);
       Long atTrip = null;
@@ -99,7 +100,7 @@ final class DemoPhase {
                 + nodes.size()
                 + " nodes");
       } else {
-        BreakerEvent trip = trip(failingId, marker);
+        BreakerEvent trip = DemoWaits.trip(fleet.store(), failingId, marker);
         atTrip = Long.parseLong(trip.field("failures"));
         fleet.say(
             label()
@@ -136,7 +137,7 @@ final class DemoPhase {
       pauseUntil(startedAt + length.toMillis() / 2);
       down.failing(false);
       fleet.say(label() + DemoFleet.FAILING + " recovers");
-      await(
+      DemoWaits.await(
           Duration.ofMillis(policy.maxOpen().toMillis() + 15_000),
           failingId + " to close on every node",
           () -> nodes.stream().allMatch(n -> n.state(failing) == State.CLOSED));
@@ -277,31 +278,7 @@ final class DemoPhase {
     return nodes.stream().allMatch(n -> n.firstRejection() > 0);
   }
 
-  private String lastEventId(BreakerId id) {
-    List<BreakerEvent> recent =
-        RedisBreakerStore.await(fleet.store().snapshot(id, 1)).recentEvents();
-    return recent.isEmpty() ? "" : recent.get(0).streamId();
-  }
-
-  private BreakerEvent trip(BreakerId id, String after) {
-    return RedisBreakerStore.await(fleet.store().eventsAfter(id, after, 100)).stream()
-        .filter(e -> e.from() == State.CLOSED && e.to() == State.OPEN)
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException(id + " has no trip event"));
-  }
-
   private static void pauseUntil(long wallMillis) {
     DemoFleet.pause(wallMillis - System.currentTimeMillis());
-  }
-
-  private static void await(Duration bound, String what, java.util.function.BooleanSupplier ok) {
-    long deadline = System.nanoTime() + bound.toNanos();
-    while (!ok.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "timed out after " + bound.toSeconds() + " s waiting for " + what);
-      }
-      DemoFleet.pause(10);
-    }
   }
 }
