@@ -49,8 +49,8 @@ public final class DemoFleet {
    * @param duration the whole run, split evenly between the three modes (15 s to 10 min)
    */
   public record Options(int nodes, int threshold, Duration duration) {
-    /** The README's demo: 20 nodes, threshold 5, 45 s. */
-    public static final Options DEFAULT = new Options(20, 5, Duration.ofSeconds(45));
+    /** The README's demo: 20 nodes, threshold 5, 30 s of runs. */
+    public static final Options DEFAULT = new Options(20, 5, Duration.ofSeconds(30));
 
     /** Validates the values, naming the bad one. */
     public Options {

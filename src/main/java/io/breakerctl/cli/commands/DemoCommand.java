@@ -59,7 +59,7 @@ public final class DemoCommand implements Callable<Integer> {
       names = "--duration",
       paramLabel = "DURATION",
       converter = Durations.class,
-      description = "The whole run, split between the three modes, 15s to 10m (default: 45s).")
+      description = "The whole run, split between the three modes, 15s to 10m (default: 30s).")
   Duration duration = DemoFleet.Options.DEFAULT.duration();
 
   @Mixin OutputOptions output;
