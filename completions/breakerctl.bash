@@ -167,6 +167,8 @@ function _complete_breakerctl() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} config" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} sandbox" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} demo" ];    then _picocli_breakerctl; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} console" ];    then _picocli_breakerctl; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} top" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} version" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} help" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} completion" ];    then _picocli_breakerctl; return $?; fi
@@ -213,69 +215,73 @@ function _complete_breakerctl() {
   local cmds10=(config)
   local cmds11=(sandbox)
   local cmds12=(demo)
-  local cmds13=(version)
-  local cmds14=(help)
-  local cmds15=(completion)
-  local cmds16=(force open)
-  local cmds17=(force closed)
-  local cmds18=(force disable)
-  local cmds19=(force metrics-only)
-  local cmds20=(force clear)
-  local cmds21=(policy validate)
-  local cmds22=(policy apply)
-  local cmds23=(policy get)
-  local cmds24=(policy list)
-  local cmds25=(policy history)
-  local cmds26=(policy diff)
-  local cmds27=(policy rollback)
-  local cmds28=(history sync)
-  local cmds29=(history prune)
-  local cmds30=(replay restore)
-  local cmds31=(fallback list)
-  local cmds32=(fallback show)
-  local cmds33=(fallback approve)
-  local cmds34=(fallback revoke)
-  local cmds35=(fallback deferred)
-  local cmds36=(config view)
-  local cmds37=(config current-context)
-  local cmds38=(config get-contexts)
-  local cmds39=(config use-context)
-  local cmds40=(config set-context)
-  local cmds41=(sandbox up)
-  local cmds42=(sandbox down)
-  local cmds43=(sandbox status)
+  local cmds13=(console)
+  local cmds14=(top)
+  local cmds15=(version)
+  local cmds16=(help)
+  local cmds17=(completion)
+  local cmds18=(force open)
+  local cmds19=(force closed)
+  local cmds20=(force disable)
+  local cmds21=(force metrics-only)
+  local cmds22=(force clear)
+  local cmds23=(policy validate)
+  local cmds24=(policy apply)
+  local cmds25=(policy get)
+  local cmds26=(policy list)
+  local cmds27=(policy history)
+  local cmds28=(policy diff)
+  local cmds29=(policy rollback)
+  local cmds30=(history sync)
+  local cmds31=(history prune)
+  local cmds32=(replay restore)
+  local cmds33=(fallback list)
+  local cmds34=(fallback show)
+  local cmds35=(fallback approve)
+  local cmds36=(fallback revoke)
+  local cmds37=(fallback deferred)
+  local cmds38=(config view)
+  local cmds39=(config current-context)
+  local cmds40=(config get-contexts)
+  local cmds41=(config use-context)
+  local cmds42=(config set-context)
+  local cmds43=(sandbox up)
+  local cmds44=(sandbox down)
+  local cmds45=(sandbox status)
 
-  if CompWordsContainsArray "${cmds43[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
-  if CompWordsContainsArray "${cmds42[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
-  if CompWordsContainsArray "${cmds41[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
-  if CompWordsContainsArray "${cmds40[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
-  if CompWordsContainsArray "${cmds39[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
-  if CompWordsContainsArray "${cmds38[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
-  if CompWordsContainsArray "${cmds37[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
-  if CompWordsContainsArray "${cmds36[@]}"; then _picocli_breakerctl_config_view; return $?; fi
-  if CompWordsContainsArray "${cmds35[@]}"; then _picocli_breakerctl_fallback_deferred; return $?; fi
-  if CompWordsContainsArray "${cmds34[@]}"; then _picocli_breakerctl_fallback_revoke; return $?; fi
-  if CompWordsContainsArray "${cmds33[@]}"; then _picocli_breakerctl_fallback_approve; return $?; fi
-  if CompWordsContainsArray "${cmds32[@]}"; then _picocli_breakerctl_fallback_show; return $?; fi
-  if CompWordsContainsArray "${cmds31[@]}"; then _picocli_breakerctl_fallback_list; return $?; fi
-  if CompWordsContainsArray "${cmds30[@]}"; then _picocli_breakerctl_replay_restore; return $?; fi
-  if CompWordsContainsArray "${cmds29[@]}"; then _picocli_breakerctl_history_prune; return $?; fi
-  if CompWordsContainsArray "${cmds28[@]}"; then _picocli_breakerctl_history_sync; return $?; fi
-  if CompWordsContainsArray "${cmds27[@]}"; then _picocli_breakerctl_policy_rollback; return $?; fi
-  if CompWordsContainsArray "${cmds26[@]}"; then _picocli_breakerctl_policy_diff; return $?; fi
-  if CompWordsContainsArray "${cmds25[@]}"; then _picocli_breakerctl_policy_history; return $?; fi
-  if CompWordsContainsArray "${cmds24[@]}"; then _picocli_breakerctl_policy_list; return $?; fi
-  if CompWordsContainsArray "${cmds23[@]}"; then _picocli_breakerctl_policy_get; return $?; fi
-  if CompWordsContainsArray "${cmds22[@]}"; then _picocli_breakerctl_policy_apply; return $?; fi
-  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_breakerctl_policy_validate; return $?; fi
-  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_breakerctl_force_clear; return $?; fi
-  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_breakerctl_force_metricsonly; return $?; fi
-  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_breakerctl_force_disable; return $?; fi
-  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_breakerctl_force_closed; return $?; fi
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_breakerctl_force_open; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_breakerctl_completion; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_breakerctl_help; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_breakerctl_version; return $?; fi
+  if CompWordsContainsArray "${cmds45[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
+  if CompWordsContainsArray "${cmds44[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
+  if CompWordsContainsArray "${cmds43[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
+  if CompWordsContainsArray "${cmds42[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
+  if CompWordsContainsArray "${cmds41[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
+  if CompWordsContainsArray "${cmds40[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
+  if CompWordsContainsArray "${cmds39[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
+  if CompWordsContainsArray "${cmds38[@]}"; then _picocli_breakerctl_config_view; return $?; fi
+  if CompWordsContainsArray "${cmds37[@]}"; then _picocli_breakerctl_fallback_deferred; return $?; fi
+  if CompWordsContainsArray "${cmds36[@]}"; then _picocli_breakerctl_fallback_revoke; return $?; fi
+  if CompWordsContainsArray "${cmds35[@]}"; then _picocli_breakerctl_fallback_approve; return $?; fi
+  if CompWordsContainsArray "${cmds34[@]}"; then _picocli_breakerctl_fallback_show; return $?; fi
+  if CompWordsContainsArray "${cmds33[@]}"; then _picocli_breakerctl_fallback_list; return $?; fi
+  if CompWordsContainsArray "${cmds32[@]}"; then _picocli_breakerctl_replay_restore; return $?; fi
+  if CompWordsContainsArray "${cmds31[@]}"; then _picocli_breakerctl_history_prune; return $?; fi
+  if CompWordsContainsArray "${cmds30[@]}"; then _picocli_breakerctl_history_sync; return $?; fi
+  if CompWordsContainsArray "${cmds29[@]}"; then _picocli_breakerctl_policy_rollback; return $?; fi
+  if CompWordsContainsArray "${cmds28[@]}"; then _picocli_breakerctl_policy_diff; return $?; fi
+  if CompWordsContainsArray "${cmds27[@]}"; then _picocli_breakerctl_policy_history; return $?; fi
+  if CompWordsContainsArray "${cmds26[@]}"; then _picocli_breakerctl_policy_list; return $?; fi
+  if CompWordsContainsArray "${cmds25[@]}"; then _picocli_breakerctl_policy_get; return $?; fi
+  if CompWordsContainsArray "${cmds24[@]}"; then _picocli_breakerctl_policy_apply; return $?; fi
+  if CompWordsContainsArray "${cmds23[@]}"; then _picocli_breakerctl_policy_validate; return $?; fi
+  if CompWordsContainsArray "${cmds22[@]}"; then _picocli_breakerctl_force_clear; return $?; fi
+  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_breakerctl_force_metricsonly; return $?; fi
+  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_breakerctl_force_disable; return $?; fi
+  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_breakerctl_force_closed; return $?; fi
+  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_breakerctl_force_open; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_breakerctl_completion; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_breakerctl_help; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_breakerctl_version; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_breakerctl_top; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_breakerctl_console; return $?; fi
   if CompWordsContainsArray "${cmds12[@]}"; then _picocli_breakerctl_demo; return $?; fi
   if CompWordsContainsArray "${cmds11[@]}"; then _picocli_breakerctl_sandbox; return $?; fi
   if CompWordsContainsArray "${cmds10[@]}"; then _picocli_breakerctl_config; return $?; fi
@@ -300,7 +306,7 @@ function _picocli_breakerctl() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="status describe force policy history replay note wait fallback doctor config sandbox demo version help completion"
+  local commands="status describe force policy history replay note wait fallback doctor config sandbox demo console top version help completion"
   local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
@@ -1144,6 +1150,75 @@ function _picocli_breakerctl_demo() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
+  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--nodes' '--threshold' '--duration' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--nodes')
+      return
+      ;;
+    '--threshold')
+      return
+      ;;
+    '--duration')
+      return
+      ;;
+    '--context')
+      return
+      ;;
+    '--redis')
+      return
+      ;;
+    '--mongo')
+      return
+      ;;
+    '--prefix')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+    '--redis-user')
+      return
+      ;;
+    '--redis-password-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--redis-ca-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `console` subcommand.
+function _picocli_breakerctl_console() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
   local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
@@ -1192,6 +1267,69 @@ function _picocli_breakerctl_demo() {
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
   else
     local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `top` subcommand.
+function _picocli_breakerctl_top() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local arg_opts="'--interval' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--interval')
+      return
+      ;;
+    '--context')
+      return
+      ;;
+    '--redis')
+      return
+      ;;
+    '--mongo')
+      return
+      ;;
+    '--prefix')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+    '--redis-user')
+      return
+      ;;
+    '--redis-password-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--redis-ca-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=$(_breakerctl_live breaker-ids "${curr_word}")
     local IFS=$'\n'
     COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
   fi

@@ -19,6 +19,8 @@ import io.breakerctl.cli.commands.VersionCommand;
 import io.breakerctl.cli.commands.WaitCommand;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.Style;
+import io.breakerctl.console.ConsoleCommand;
+import io.breakerctl.console.TopCommand;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -56,6 +58,8 @@ import picocli.CommandLine.Spec;
       ConfigCommand.class,
       SandboxCommand.class,
       DemoCommand.class,
+      ConsoleCommand.class,
+      TopCommand.class,
       VersionCommand.class,
       HelpCommand.class,
       CompletionCommand.class,
@@ -155,11 +159,19 @@ public final class BreakerCtl implements Callable<Integer> {
       description = "Diagnostics: library warnings and stack traces on stderr.")
   boolean verbose;
 
+  /** Connections kept open across the commands of one console session. */
+  public interface Sessions {
+    /** The services for a command run with these flags in this environment (kept open). */
+    ServiceFactory services(Settings.Flags flags, Environment env);
+  }
+
   private final Environment env;
+  private final Sessions sessions;
   private ServiceFactory services;
 
-  BreakerCtl(Environment env) {
+  BreakerCtl(Environment env, Sessions sessions) {
     this.env = env;
+    this.sessions = sessions;
   }
 
   /** A ready command line on the real environment. */
@@ -169,7 +181,15 @@ public final class BreakerCtl implements Callable<Integer> {
 
   /** A ready command line: the command model, the error policy and lazy services. */
   public static CommandLine commandLine(Environment env) {
-    BreakerCtl root = new BreakerCtl(env);
+    return commandLine(env, null);
+  }
+
+  /**
+   * A ready command line whose connections come from {@code sessions} and stay open after the
+   * command (the console's); null: opened on demand and closed when the command ends.
+   */
+  public static CommandLine commandLine(Environment env, Sessions sessions) {
+    BreakerCtl root = new BreakerCtl(env, sessions);
     CommandLine cl = new CommandLine(root);
     ErrorPolicy policy = new ErrorPolicy(root);
     cl.setExecutionExceptionHandler(policy);
@@ -216,10 +236,23 @@ public final class BreakerCtl implements Callable<Integer> {
 
   /** Connections on demand. */
   public ServiceFactory services() {
+    if (sessions != null) {
+      return sessions.services(flags(), env);
+    }
     if (services == null) {
       services = new ServiceFactory(() -> Settings.resolve(flags(), env), env);
     }
     return services;
+  }
+
+  /** New connections on demand for these flags; the caller closes them. */
+  public static ServiceFactory newServices(Settings.Flags flags, Environment env) {
+    return new ServiceFactory(() -> Settings.resolve(flags, env), env);
+  }
+
+  /** Whether this command runs inside a console session. */
+  public boolean inConsole() {
+    return sessions != null;
   }
 
   /** The environment. */

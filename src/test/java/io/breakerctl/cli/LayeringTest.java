@@ -36,18 +36,18 @@ class LayeringTest {
 
   @Test
   void theCliTouchesNoRedisConnectionOrKeyName() throws IOException {
-    assertThat(
-            offending(
-                MAIN.resolve("cli"),
-                List.of(
-                    "import io.lettuce",
-                    "BreakerKeys",
-                    ".keys()",
-                    ".connection()",
-                    "redis.eval",
-                    "MongoClients")))
-        .isEmpty();
+    assertThat(offending(MAIN.resolve("cli"), FORBIDDEN)).isEmpty();
+    assertThat(offending(MAIN.resolve("console"), FORBIDDEN)).isEmpty();
   }
+
+  private static final List<String> FORBIDDEN =
+      List.of(
+          "import io.lettuce",
+          "BreakerKeys",
+          ".keys()",
+          ".connection()",
+          "redis.eval",
+          "MongoClients");
 
   @Test
   void theRuntimeNeverImportsTheCli() throws IOException {

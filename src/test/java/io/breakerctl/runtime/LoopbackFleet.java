@@ -2,7 +2,7 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.testing.LoopbackDependency;
+import io.breakerctl.sandbox.LoopbackDependency;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.commands.SandboxCommand;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
@@ -53,7 +54,7 @@ class SandboxCompletionIT {
             StoreConfig.builder().uri(state.redisUri()).timeout(Duration.ofSeconds(5)).build())) {
       for (String id : List.of("checkout:payments", "checkout:inventory", "claims:members")) {
         RedisBreakerStore.await(
-            store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), DemoFleet.POLICY));
+            store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), Policy.DEFAULT));
       }
     }
     Environment env =

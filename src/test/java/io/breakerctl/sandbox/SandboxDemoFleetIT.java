@@ -2,6 +2,11 @@ package io.breakerctl.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.Environment;
+import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
@@ -10,83 +15,132 @@ import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
-import io.breakerctl.testing.RedisExtension;
-import io.breakerctl.testing.RedisServerProcess;
+import java.io.BufferedReader;
 import java.io.PrintWriter;
+import java.io.StringReader;
 import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
- * The demo scenario on a real redis-server, driven by three HYBRID runtime registries: {@code
- * checkout:payments} trips with exactly {@code threshold} failures in its shared window, recovers
- * through exactly one probe, and every breaker ends closed on every node.
+ * {@code breakerctl demo -o json --nodes 20 --threshold 5} on a fresh sandbox: 20 runtime nodes per
+ * mode, each its own registry and connections, three loopback dependencies, payments down for a
+ * scripted outage. The fleet table is counted at the dependency; the Redis streams of the shared
+ * breakers must agree with it.
  */
 class SandboxDemoFleetIT {
 
-  @RegisterExtension static final RedisExtension redis = RedisExtension.standalone();
+  @TempDir Path home;
+  private Environment env;
+
+  @AfterEach
+  void down() {
+    if (env != null) {
+      SandboxCommandRun.run(env, "sandbox", "down");
+    }
+  }
 
   @Test
-  void paymentsTripsAndRecoversThroughOneProbeOthersStayClosed(RedisServerProcess server) {
-    StringWriter narration = new StringWriter();
+  @DisplayName("demo -o json: SHARED and HYBRID trip at 5 with one probe; LOCAL pays per node")
+  void fleetTableMeasuredAtTheDependency() throws Exception {
+    env =
+        new Environment(
+            Map.of(
+                "XDG_STATE_HOME", home.resolve("state").toString(),
+                "XDG_CONFIG_HOME", home.resolve("config").toString(),
+                "NO_COLOR", "1"),
+            false,
+            Clock.systemUTC(),
+            new BufferedReader(new StringReader("")),
+            "it");
+
+    SandboxCommandRun.Result r =
+        SandboxCommandRun.run(
+            env, "demo", "-o", "json", "--nodes", "20", "--threshold", "5", "--duration", "15s");
+
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode doc = new ObjectMapper().readTree(r.out());
+    assertThat(doc.get("apiVersion").asText()).isEqualTo("breakerctl/v1");
+    assertThat(doc.get("kind").asText()).isEqualTo("FleetTable");
+    assertThat(doc.get("nodes").asInt()).isEqualTo(20);
+    assertThat(doc.get("threshold").asInt()).isEqualTo(5);
+    JsonNode items = doc.get("items");
+    assertThat(items).hasSize(3);
+    JsonNode local = items.get(0);
+    assertThat(local.get("mode").asText()).isEqualTo("LOCAL");
+    assertThat(local.get("failuresAtTrip").isNull()).isTrue();
+    // every node learns on its own: threshold failures each, then one probe each
+    assertThat(local.get("doomedRequests").asLong()).as(r.err()).isEqualTo(5L * 20);
+    assertThat(local.get("probesPerWindow").asLong()).as(r.err()).isGreaterThan(1);
+    for (int i = 1; i <= 2; i++) {
+      JsonNode row = items.get(i);
+      assertThat(row.get("mode").asText()).isEqualTo(i == 1 ? "SHARED" : "HYBRID");
+      assertThat(row.get("failuresAtTrip").asLong()).as(r.err()).isEqualTo(5);
+      assertThat(row.get("probesPerWindow").asLong()).as(r.err()).isEqualTo(1);
+      assertThat(row.get("doomedRequests").asLong()).as(r.err()).isBetween(5L, 5L * 20 - 1);
+      assertThat(row.get("meanAddedLatencyMicros").asDouble()).isPositive();
+      assertThat(row.get("calls").asLong()).isPositive();
+    }
+    assertThat(r.err()).contains("CLOSED -> OPEN").contains("HALF_OPEN -> CLOSED");
+
+    String redisUri =
+        new Sandbox(home.resolve("state/breakerctl/sandbox"))
+            .status()
+            .state()
+            .orElseThrow()
+            .redisUri();
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(
-            StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build())) {
-
-      DemoFleet.Summary summary =
-          new DemoFleet(server.uri(), store, new PrintWriter(narration))
-              .run(Duration.ofSeconds(20));
-
-      List<BreakerEvent> events =
-          RedisBreakerStore.await(store.eventsAfter(DemoFleet.TRIPPING, "", 100));
-      assertThat(events)
-          .as(narration.toString())
-          .extracting(e -> e.from() + "->" + e.to())
-          .containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
-      BreakerEvent trip = events.get(0);
-      assertThat(trip.cause()).isEqualTo(TransitionCause.FAILURE_THRESHOLD);
-      assertThat(trip.field("failures")).isEqualTo("5");
-      assertThat(trip.field("threshold")).isEqualTo("5");
-      assertThat(trip.field("node")).isIn(DemoFleet.NODES);
-      BreakerEvent close = events.get(2);
-      assertThat(close.cause()).isEqualTo(TransitionCause.PROBES_SUCCEEDED);
-      assertThat(close.field("lease")).isNotEmpty();
-      assertThat(close.field("node")).isEqualTo(summary.prober());
-
-      assertThat(summary.tripFailures()).isEqualTo(5);
-      assertThat(summary.reachedWhileDown()).isGreaterThanOrEqualTo(5);
-      assertThat(summary.rejectedWhileOpen()).isGreaterThanOrEqualTo(DemoFleet.NODES.size());
-      assertThat(summary.probes()).isEqualTo(1);
-
-      for (BreakerId id : DemoFleet.BREAKERS) {
-        BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(id, 20));
-        assertThat(s.effectiveState()).as(id.toString()).isEqualTo(State.CLOSED);
-        assertThat(s.liveLeases()).as(id.toString()).isEmpty();
-        assertThat(s.nodes())
-            .as(id + " heartbeats")
-            .extracting(NodeHeartbeat::node)
-            .containsAll(DemoFleet.NODES);
-        assertThat(s.nodes())
-            .as(id + " heartbeats")
-            .filteredOn(h -> DemoFleet.NODES.contains(h.node()))
-            .allSatisfy(
-                h -> {
-                  assertThat(h.state()).isEqualTo(State.CLOSED);
-                  assertThat(h.policyVersion()).isEqualTo(1);
-                });
-        if (!id.equals(DemoFleet.TRIPPING)) {
-          assertThat(RedisBreakerStore.await(store.eventsAfter(id, "", 10)))
-              .as(id + " never tripped")
-              .isEmpty();
+            StoreConfig.builder().uri(redisUri).timeout(Duration.ofSeconds(5)).build())) {
+      for (Mode mode : List.of(Mode.SHARED, Mode.HYBRID)) {
+        BreakerId payments = DemoFleet.breaker(DemoFleet.FAILING, mode);
+        List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(payments, "", 100));
+        assertThat(events).as(payments.toString()).isNotEmpty();
+        assertThat(events.get(0).cause()).isEqualTo(TransitionCause.FAILURE_THRESHOLD);
+        assertThat(events.get(events.size() - 1).cause())
+            .isEqualTo(TransitionCause.PROBES_SUCCEEDED);
+        for (String dependency : DemoFleet.DEPENDENCIES) {
+          BreakerId id = DemoFleet.breaker(dependency, mode);
+          BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(id, 10));
+          assertThat(s.effectiveState()).as(id.toString()).isEqualTo(State.CLOSED);
+          assertThat(s.nodes())
+              .as(id + " heartbeats")
+              .extracting(NodeHeartbeat::node)
+              .contains("node-01", "node-20");
+          if (!dependency.equals(DemoFleet.FAILING)) {
+            assertThat(RedisBreakerStore.await(store.eventsAfter(id, "", 10)))
+                .as(id + " never tripped")
+                .isEmpty();
+          }
         }
       }
+      BreakerId localId = DemoFleet.breaker(DemoFleet.FAILING, Mode.LOCAL);
+      assertThat(RedisBreakerStore.await(store.snapshot(localId, 1)).recentEvents())
+          .as("LOCAL writes nothing to Redis")
+          .isEmpty();
     }
-    assertThat(narration.toString())
-        .contains("CLOSED -> OPEN")
-        .contains("held the one probe lease")
-        .contains("HALF_OPEN -> CLOSED")
-        .contains("3 nodes left");
+  }
+
+  /** Runs breakerctl in-process on an environment, capturing its output. */
+  static final class SandboxCommandRun {
+    record Result(int code, String out, String err) {}
+
+    static Result run(Environment env, String... args) {
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      CommandLine cl = BreakerCtl.commandLine(env);
+      cl.setOut(new PrintWriter(out, true));
+      cl.setErr(new PrintWriter(err, true));
+      int code = cl.execute(args);
+      return new Result(code, out.toString(), err.toString());
+    }
   }
 }

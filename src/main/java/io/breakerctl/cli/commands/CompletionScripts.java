@@ -22,6 +22,7 @@ public final class CompletionScripts {
       List.of(
           "describe",
           "status",
+          "top",
           "force_open",
           "force_closed",
           "force_disable",

@@ -1,4 +1,4 @@
-package io.breakerctl.testing;
+package io.breakerctl.sandbox;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,14 +13,16 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A real dependency on loopback for the fleet tests: a TCP server on 127.0.0.1 that answers each
- * one-byte request with {@code F} (failing) or {@code S} (healthy) and records when every request
- * reached it. Nodes in any JVM call it through a {@link Client}, so what the tests count is what
- * reached the dependency, not what a breaker believes.
+ * A real dependency on loopback for {@code breakerctl demo} and the fleet tests: a TCP server on
+ * 127.0.0.1 that answers each one-byte request with {@code F} (failing) or {@code S} (healthy) and
+ * records when every request reached it, and when every failed one did. Nodes in any JVM call it
+ * through a {@link Client}, so what the tests count is what reached the dependency, not what a
+ * breaker believes.
  */
 public final class LoopbackDependency implements AutoCloseable {
   private final ServerSocket server;
   private final ConcurrentLinkedQueue<Long> times = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Long> failures = new ConcurrentLinkedQueue<>();
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private volatile boolean failing = true;
   private volatile boolean open = true;
@@ -59,6 +61,11 @@ public final class LoopbackDependency implements AutoCloseable {
     return times.stream().filter(t -> t >= fromMillis && t < toMillis).count();
   }
 
+  /** Requests that reached it in {@code [fromMillis, toMillis)} and were failed. */
+  public long failedBetween(long fromMillis, long toMillis) {
+    return failures.stream().filter(t -> t >= fromMillis && t < toMillis).count();
+  }
+
   /** Every request's arrival time (wall clock ms), in arrival order. */
   public List<Long> times() {
     return List.copyOf(times);
@@ -84,8 +91,13 @@ public final class LoopbackDependency implements AutoCloseable {
         InputStream in = s.getInputStream();
         OutputStream out = s.getOutputStream()) {
       while (open && in.read() >= 0) {
-        times.add(System.currentTimeMillis());
-        out.write(failing ? 'F' : 'S');
+        long now = System.currentTimeMillis();
+        boolean fail = failing;
+        times.add(now);
+        if (fail) {
+          failures.add(now);
+        }
+        out.write(fail ? 'F' : 'S');
         out.flush();
       }
     } catch (IOException e) {

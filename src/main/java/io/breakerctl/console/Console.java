@@ -1,0 +1,259 @@
+package io.breakerctl.console;
+
+import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.ConfigFile;
+import io.breakerctl.cli.Environment;
+import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.Settings;
+import io.breakerctl.cli.output.Printable;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.jline.reader.EndOfFileException;
+import org.jline.reader.LineReader;
+import org.jline.reader.LineReaderBuilder;
+import org.jline.reader.UserInterruptException;
+import org.jline.reader.impl.DefaultParser;
+import org.jline.terminal.Terminal;
+import picocli.CommandLine;
+
+/**
+ * The admin console on a JLine terminal: reads a command a line (every breakerctl command without
+ * the prefix, plus {@code use CONTEXT} and {@code exit}), runs it through the command model with
+ * the session's connections, prints its errors and goes on. Ctrl-C stops the running command (its
+ * thread is interrupted: a {@code status --watch} ends with exit 5) and clears a half-typed line;
+ * Ctrl-D exits.
+ */
+public final class Console {
+  private static final ThreadLocal<Terminal> CURRENT = new ThreadLocal<>();
+
+  private final Terminal terminal;
+  private final Environment env;
+  private final ConsoleSessions sessions = new ConsoleSessions();
+  private final TrailingLine output;
+  private final PrintWriter writer;
+  private final PrintWriter err;
+  private String context;
+  private int lastFailure;
+
+  /** A console on {@code terminal}; settings and history locations come from {@code env}. */
+  public Console(Terminal terminal, Environment env) {
+    this.terminal = terminal;
+    this.env = env;
+    this.output = new TrailingLine(terminal.writer());
+    this.writer = new PrintWriter(output, true);
+    this.err = writer;
+  }
+
+  /** The console's terminal while a command runs inside it on this thread, else null. */
+  static Terminal current() {
+    return CURRENT.get();
+  }
+
+  /** Where the history is kept: {@code $XDG_STATE_HOME/breakerctl/history}. */
+  public static Path historyFile(Environment env) {
+    String state = env.get("XDG_STATE_HOME");
+    Path base =
+        state != null
+            ? Path.of(state)
+            : Path.of(
+                env.variables().getOrDefault("HOME", System.getProperty("user.home")),
+                ".local",
+                "state");
+    return base.resolve("breakerctl").resolve("history");
+  }
+
+  /** Runs until Ctrl-D or {@code exit}; returns 0. */
+  public int run() throws IOException {
+    Path history = historyFile(env);
+    Files.createDirectories(history.getParent());
+    DefaultParser parser = new DefaultParser();
+    parser.setEscapeChars(new char[0]);
+    LineReader reader =
+        LineReaderBuilder.builder()
+            .terminal(terminal)
+            .appName("breakerctl")
+            .parser(parser)
+            .completer(
+                new ConsoleCompleter(
+                    BreakerCtl.commandLine(env).getCommandSpec(),
+                    prefix -> LiveCandidates.breakerIds(sessions, env, context, prefix),
+                    () -> LiveCandidates.contexts(env)))
+            .variable(LineReader.HISTORY_FILE, history)
+            .variable(LineReader.HISTORY_SIZE, 1000)
+            .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true)
+            .build();
+    BufferedReader stdin = new PromptReader(reader, output);
+    writer.println(
+        "breakerctl console: every command without 'breakerctl', 'use CONTEXT', TAB completes,"
+            + " Ctrl-C stops a command, Ctrl-D or 'exit' leaves.");
+    try {
+      while (true) {
+        String line;
+        try {
+          line = reader.readLine(prompt());
+        } catch (UserInterruptException e) {
+          continue;
+        } catch (EndOfFileException e) {
+          break;
+        }
+        List<String> words = words(reader.getParser().parse(line, line.length()).words());
+        if (words.isEmpty()) {
+          continue;
+        }
+        if (words.get(0).equals("exit") || words.get(0).equals("quit")) {
+          break;
+        }
+        execute(words, stdin, true);
+      }
+    } finally {
+      reader.getHistory().save();
+      sessions.close();
+    }
+    return ExitCode.OK;
+  }
+
+  /**
+   * Piped stdin: one command a line (blank lines and {@code #} comments skipped), no prompt;
+   * returns the exit code of the last command that failed (0 when none did).
+   */
+  public static int piped(Environment env, PrintWriter out, PrintWriter err) throws IOException {
+    Console c = new Console(env, out, err);
+    DefaultParser parser = new DefaultParser();
+    parser.setEscapeChars(new char[0]);
+    try {
+      for (String line = env.stdin().readLine(); line != null; line = env.stdin().readLine()) {
+        if (line.isBlank() || line.strip().startsWith("#")) {
+          continue;
+        }
+        List<String> words = words(parser.parse(line, line.length()).words());
+        if (words.get(0).equals("exit") || words.get(0).equals("quit")) {
+          break;
+        }
+        c.execute(words, env.stdin(), false);
+      }
+    } finally {
+      c.sessions.close();
+    }
+    return c.lastFailure;
+  }
+
+  private Console(Environment env, PrintWriter out, PrintWriter err) {
+    this.terminal = null;
+    this.env = env;
+    this.output = null;
+    this.writer = out;
+    this.err = err;
+  }
+
+  private static List<String> words(List<String> parsed) {
+    List<String> words = new ArrayList<>(parsed);
+    words.removeIf(String::isEmpty);
+    if (!words.isEmpty() && words.get(0).equals("breakerctl")) {
+      words.remove(0);
+    }
+    return words;
+  }
+
+  private String prompt() {
+    String shown = context;
+    if (shown == null) {
+      try {
+        shown = ConfigFile.load(Settings.configPath(env)).currentContext;
+      } catch (RuntimeException e) {
+        shown = null;
+      }
+    }
+    return shown == null ? "breakerctl> " : "breakerctl (" + shown + ")> ";
+  }
+
+  /** Runs one command line; returns its exit code. */
+  int execute(List<String> words, BufferedReader stdin, boolean interactive) {
+    int code;
+    if (words.get(0).equals("use")) {
+      code = use(words);
+    } else if (words.get(0).equals("console")) {
+      err.println("error: already in the console");
+      code = ExitCode.USAGE;
+    } else {
+      code = run(words, stdin, interactive);
+    }
+    if (code != ExitCode.OK) {
+      lastFailure = code;
+    }
+    writer.flush();
+    err.flush();
+    return code;
+  }
+
+  private int run(List<String> words, BufferedReader stdin, boolean interactive) {
+    Map<String, String> vars = new HashMap<>(env.variables());
+    if (context != null) {
+      vars.put("BREAKERCTL_CONTEXT", context);
+    }
+    if (terminal != null && terminal.getWidth() > 0 && env.get("COLUMNS") == null) {
+      vars.put("COLUMNS", Integer.toString(terminal.getWidth()));
+    }
+    if (interactive && dumb()) {
+      vars.put("NO_COLOR", "1"); // a dumb terminal shows escapes as text
+    }
+    Environment commandEnv = new Environment(vars, interactive, env.clock(), stdin, env.user());
+    CommandLine cl = BreakerCtl.commandLine(commandEnv, sessions);
+    cl.setOut(writer);
+    cl.setErr(err);
+    Thread self = Thread.currentThread();
+    Terminal.SignalHandler previous = null;
+    if (terminal != null) {
+      previous = terminal.handle(Terminal.Signal.INT, s -> self.interrupt());
+      CURRENT.set(terminal);
+    }
+    try {
+      return cl.execute(words.toArray(new String[0]));
+    } finally {
+      if (terminal != null) {
+        terminal.handle(Terminal.Signal.INT, previous);
+        CURRENT.remove();
+      }
+      Thread.interrupted(); // a Ctrl-C that came as the command ended stops nothing else
+      writer.flush();
+    }
+  }
+
+  private boolean dumb() {
+    return terminal == null
+        || Terminal.TYPE_DUMB.equals(terminal.getType())
+        || Terminal.TYPE_DUMB_COLOR.equals(terminal.getType());
+  }
+
+  private int use(List<String> words) {
+    if (words.size() != 2) {
+      err.println(
+          "error: usage: use CONTEXT (one of: "
+              + String.join(", ", LiveCandidates.contexts(env))
+              + ")");
+      return ExitCode.USAGE;
+    }
+    String name = words.get(1);
+    Path config = Settings.configPath(env);
+    if (ConfigFile.load(config).context(name).isEmpty()) {
+      err.println(
+          "error: no context '"
+              + Printable.escape(name)
+              + "' in "
+              + config
+              + " (contexts: "
+              + String.join(", ", LiveCandidates.contexts(env))
+              + ")");
+      return ExitCode.NOT_FOUND;
+    }
+    context = name;
+    writer.println("using context '" + name + "' for the commands of this console");
+    return ExitCode.OK;
+  }
+}

@@ -1,0 +1,250 @@
+package io.breakerctl.console;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakerctl.cli.output.BreakerView;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+import org.jline.terminal.Attributes;
+import org.jline.terminal.Terminal;
+import org.jline.utils.AttributedString;
+import org.jline.utils.InfoCmp.Capability;
+import org.jline.utils.NonBlockingReader;
+
+/**
+ * The full-screen loop of {@code top}: reads the fleet when a message arrives on the runtime's
+ * events channel (pub/sub) and at every interval, redraws what changed, and answers keys. Force and
+ * clear ask for a reason and a confirmation on the status line, then run {@code force} through the
+ * command model (the same audit as on the command line).
+ */
+final class Top {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int READ_EXPIRED = -2;
+
+  private final Terminal terminal;
+  private final Supplier<List<BreakerView>> read;
+  private final RedisBreakerStore store;
+  private final Duration interval;
+  private final BiFunction<List<String>, String, String> force;
+  private final TopScreen screen = new TopScreen();
+  private final AtomicBoolean dirty = new AtomicBoolean(true);
+  private final boolean colour;
+  private List<AttributedString> shown = List.of();
+  private int width;
+  private int height;
+
+  /**
+   * @param read reads every breaker as {@code status} does
+   * @param store where to subscribe to the events channel
+   * @param force runs a {@code force} command line and returns its one-line outcome
+   */
+  Top(
+      Terminal terminal,
+      String title,
+      Supplier<List<BreakerView>> read,
+      RedisBreakerStore store,
+      Duration interval,
+      BiFunction<List<String>, String, String> force,
+      boolean colour) {
+    this.terminal = terminal;
+    this.read = read;
+    this.store = store;
+    this.interval = interval;
+    this.force = force;
+    this.colour = colour;
+    screen.title(title);
+  }
+
+  /** Runs until {@code q} or an interrupt (Ctrl-C). */
+  void run() throws IOException {
+    Attributes saved = terminal.enterRawMode();
+    Thread self = Thread.currentThread();
+    Terminal.SignalHandler previousInt =
+        terminal.handle(Terminal.Signal.INT, s -> self.interrupt());
+    Terminal.SignalHandler previousWinch =
+        terminal.handle(Terminal.Signal.WINCH, s -> dirty.set(true));
+    terminal.puts(Capability.enter_ca_mode);
+    terminal.puts(Capability.keypad_xmit);
+    terminal.puts(Capability.cursor_invisible);
+    terminal.flush();
+    RedisBreakerStore.Subscription subscription = null;
+    try {
+      subscription = store.subscribe(this::message, () -> dirty.set(true));
+      loop();
+    } finally {
+      if (subscription != null) {
+        subscription.close();
+      }
+      terminal.puts(Capability.cursor_visible);
+      terminal.puts(Capability.keypad_local);
+      terminal.puts(Capability.exit_ca_mode);
+      terminal.flush();
+      terminal.setAttributes(saved);
+      terminal.handle(Terminal.Signal.INT, previousInt);
+      terminal.handle(Terminal.Signal.WINCH, previousWinch);
+      Thread.interrupted();
+    }
+  }
+
+  private void message(String json) {
+    try {
+      String line = TopScreen.transitionLine(JSON.readTree(json));
+      if (line != null) {
+        screen.transition(line);
+      }
+    } catch (IOException | RuntimeException e) {
+      // a message the screen cannot show: the next read shows the state anyway
+    }
+    dirty.set(true);
+  }
+
+  private void loop() throws IOException {
+    NonBlockingReader keys = terminal.reader();
+    long nextRead = 0;
+    while (!Thread.currentThread().isInterrupted()) {
+      long now = System.currentTimeMillis();
+      if (dirty.getAndSet(false) || now >= nextRead) {
+        refresh();
+        nextRead = System.currentTimeMillis() + interval.toMillis();
+      }
+      draw();
+      int c = keys.read(50);
+      if (c == READ_EXPIRED) {
+        continue;
+      }
+      if (c < 0 || !key(c, keys)) {
+        return;
+      }
+    }
+  }
+
+  private void refresh() {
+    try {
+      screen.rows(read.get(), System.currentTimeMillis());
+    } catch (RuntimeException e) {
+      screen.status("error: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Rewrites the lines that changed since the last frame, each from its first column (cursor
+   * address, the line, clear to its end): no insert or delete of characters, which some terminals
+   * place one column off.
+   */
+  private void draw() {
+    int w = Math.max(20, terminal.getWidth());
+    int h = Math.max(12, terminal.getHeight());
+    if (w != width || h != height) {
+      terminal.puts(Capability.clear_screen);
+      shown = List.of();
+      width = w;
+      height = h;
+    }
+    // one column short of the edge: a full last line would scroll the screen on some terminals
+    List<AttributedString> lines = screen.lines(w - 1, h, colour);
+    for (int i = 0; i < lines.size(); i++) {
+      if (i < shown.size() && shown.get(i).equals(lines.get(i))) {
+        continue;
+      }
+      terminal.puts(Capability.cursor_address, i, 0);
+      terminal.writer().print(lines.get(i).toAnsi(terminal));
+      terminal.puts(Capability.clr_eol);
+    }
+    shown = lines;
+    terminal.flush();
+  }
+
+  /** Handles one key; false ends top. */
+  private boolean key(int c, NonBlockingReader keys) throws IOException {
+    switch (c) {
+      case 'q', 'Q' -> {
+        return false;
+      }
+      case 27 -> arrow(keys);
+      case 'j' -> screen.move(1);
+      case 'k' -> screen.move(-1);
+      case 's' -> screen.status("sorted by " + screen.nextSort().name().toLowerCase());
+      case 'r' -> dirty.set(true);
+      case '/' -> {
+        String f = ask("filter (id or state, empty for all): ", keys);
+        if (f != null) {
+          screen.filter(f.trim());
+          screen.status("");
+        }
+      }
+      case 'o' -> override("open", keys);
+      case 'c' -> override("clear", keys);
+      default -> {
+        // other keys do nothing
+      }
+    }
+    return true;
+  }
+
+  private void arrow(NonBlockingReader keys) throws IOException {
+    int a = keys.read(50);
+    if (a != '[' && a != 'O') {
+      return;
+    }
+    int b = keys.read(50);
+    if (b == 'A') {
+      screen.move(-1);
+    } else if (b == 'B') {
+      screen.move(1);
+    }
+  }
+
+  private void override(String how, NonBlockingReader keys) throws IOException {
+    String id = screen.selectedId();
+    if (id == null) {
+      screen.status("no breaker selected");
+      return;
+    }
+    String verb = how.equals("open") ? "force open " : "clear the override of ";
+    String reason = ask("reason to " + verb + id + ": ", keys);
+    if (reason == null || reason.isBlank()) {
+      screen.status("cancelled: a reason is required, nothing was changed");
+      return;
+    }
+    String yes = ask(verb + id + " (reason: " + reason + ")? [y/N] ", keys);
+    if (yes == null || !(yes.trim().equalsIgnoreCase("y") || yes.trim().equals("yes"))) {
+      screen.status("cancelled: nothing was changed");
+      return;
+    }
+    screen.status(force.apply(List.of("force", how, id), reason));
+    dirty.set(true);
+  }
+
+  /** Reads a line on the status line; null when cancelled with Escape or Ctrl-C. */
+  private String ask(String prompt, NonBlockingReader keys) throws IOException {
+    StringBuilder typed = new StringBuilder();
+    while (!Thread.currentThread().isInterrupted()) {
+      screen.status(prompt + typed + "_");
+      draw();
+      int c = keys.read(100);
+      if (c == READ_EXPIRED) {
+        continue;
+      }
+      if (c < 0 || c == 27 || c == 3) {
+        screen.status("");
+        return null;
+      }
+      if (c == '\r' || c == '\n') {
+        screen.status("");
+        return typed.toString();
+      }
+      if (c == 127 || c == 8) {
+        if (!typed.isEmpty()) {
+          typed.setLength(typed.length() - 1);
+        }
+      } else if (c >= 32 && typed.length() < 1024) {
+        typed.append((char) c);
+      }
+    }
+    return null;
+  }
+}

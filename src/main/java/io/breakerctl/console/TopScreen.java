@@ -1,0 +1,298 @@
+package io.breakerctl.console;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.breakerctl.cli.output.BreakerView;
+import io.breakerctl.cli.output.Printable;
+import io.breakerctl.runtime.model.State;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import org.jline.utils.AttributedString;
+import org.jline.utils.AttributedStringBuilder;
+import org.jline.utils.AttributedStyle;
+
+/**
+ * What {@code top} shows, as lines for a screen of a given size: a header, the breakers sorted by
+ * severity (forced open, open, half-open, invalid, other overrides, degraded or disagreeing nodes,
+ * the rest) or by id or failures, failures against thresholds, time left open, leases, nodes,
+ * overrides, a footer of recent transitions, the keys and a status line. States are coloured when
+ * colour is on and always spelled out, so the screen reads without colour.
+ */
+final class TopScreen {
+  /** The orders {@code s} cycles through. */
+  enum Sort {
+    SEVERITY,
+    ID,
+    FAILURES
+  }
+
+  private static final int RECENT = 5;
+  private static final DateTimeFormatter CLOCK =
+      DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+  private List<BreakerView> rows = List.of();
+  private final Deque<String> recent = new ArrayDeque<>();
+  private String title = "";
+  private String filter = "";
+  private Sort sort = Sort.SEVERITY;
+  private int selected;
+  private String status = "";
+  private long updatedAt;
+
+  synchronized void rows(List<BreakerView> all, long atMillis) {
+    this.rows = all;
+    this.updatedAt = atMillis;
+  }
+
+  synchronized void transition(String line) {
+    recent.addFirst(line);
+    while (recent.size() > RECENT) {
+      recent.removeLast();
+    }
+  }
+
+  synchronized void title(String title) {
+    this.title = title;
+  }
+
+  synchronized void filter(String filter) {
+    this.filter = filter;
+    selected = 0;
+  }
+
+  synchronized String filter() {
+    return filter;
+  }
+
+  synchronized Sort nextSort() {
+    sort = Sort.values()[(sort.ordinal() + 1) % Sort.values().length];
+    return sort;
+  }
+
+  synchronized void move(int delta) {
+    int n = visible().size();
+    selected = n == 0 ? 0 : Math.max(0, Math.min(n - 1, selected + delta));
+  }
+
+  synchronized void status(String status) {
+    this.status = status;
+  }
+
+  /** The id of the selected breaker, or null when none is shown. */
+  synchronized String selectedId() {
+    List<BreakerView> v = visible();
+    return v.isEmpty() ? null : v.get(Math.min(selected, v.size() - 1)).id();
+  }
+
+  /** The screen: exactly {@code height} lines of at most {@code width} columns. */
+  synchronized List<AttributedString> lines(int width, int height, boolean colour) {
+    List<BreakerView> shown = visible();
+    long open = rows.stream().filter(r -> rank(r) <= 1).count();
+    List<AttributedString> out = new ArrayList<>();
+    out.add(
+        plain(
+            "breakerctl top  "
+                + title
+                + "  "
+                + rows.size()
+                + " breakers, "
+                + open
+                + " open  sort: "
+                + sort.name().toLowerCase(Locale.ROOT)
+                + (filter.isEmpty() ? "" : "  filter: " + filter)
+                + "  updated "
+                + CLOCK.format(Instant.ofEpochMilli(updatedAt)),
+            width,
+            colour ? AttributedStyle.BOLD : AttributedStyle.DEFAULT));
+    String header =
+        String.format(
+            Locale.ROOT,
+            "  %-40s %-13s %-9s %-9s %-16s %-12s %s",
+            "ID",
+            "STATE",
+            "FAILURES",
+            "OPEN LEFT",
+            "LEASES",
+            "NODES",
+            "OVERRIDE");
+    out.add(plain(header, width, colour ? AttributedStyle.INVERSE : AttributedStyle.DEFAULT));
+    int footer = 2 + RECENT + 2;
+    int room = Math.max(1, height - out.size() - footer);
+    int sel = Math.min(selected, Math.max(0, shown.size() - 1));
+    int first = Math.max(0, Math.min(sel - room / 2, shown.size() - room));
+    for (int i = first; i < Math.min(shown.size(), first + room); i++) {
+      out.add(row(shown.get(i), i == sel, width, colour));
+    }
+    if (shown.isEmpty()) {
+      out.add(plain(rows.isEmpty() ? "  no breakers" : "  no breaker matches", width, null));
+    }
+    while (out.size() < height - footer) {
+      out.add(new AttributedString(""));
+    }
+    out.add(plain("", width, null));
+    out.add(plain("recent transitions:", width, colour ? AttributedStyle.BOLD : null));
+    List<String> r = new ArrayList<>(recent);
+    for (int i = 0; i < RECENT; i++) {
+      out.add(plain(i < r.size() ? "  " + r.get(i) : "", width, null));
+    }
+    out.add(
+        plain(
+            "q quit  up/down select  / filter  s sort  o force open  c clear override  r refresh",
+            width,
+            colour ? AttributedStyle.INVERSE : null));
+    out.add(plain(status, width, null));
+    return out.subList(Math.max(0, out.size() - height), out.size());
+  }
+
+  private List<BreakerView> visible() {
+    List<BreakerView> v = new ArrayList<>();
+    for (BreakerView b : rows) {
+      if (filter.isEmpty() || b.id().contains(filter) || b.state().contains(filter.toUpperCase())) {
+        v.add(b);
+      }
+    }
+    Comparator<BreakerView> byId = Comparator.comparing(BreakerView::id);
+    v.sort(
+        switch (sort) {
+          case SEVERITY -> Comparator.comparingInt(TopScreen::rank).thenComparing(byId);
+          case ID -> byId;
+          case FAILURES ->
+              Comparator.comparingLong((BreakerView b) -> -failures(b)).thenComparing(byId);
+        });
+    return v;
+  }
+
+  /** 0 forced open, 1 open, 2 half-open, 3 invalid, 4 other overrides, 5 nodes astray, 6 rest. */
+  static int rank(BreakerView b) {
+    if (b.problem() != null) {
+      return 3;
+    }
+    State s = State.fromCode(b.state());
+    if (s == State.FORCED_OPEN) {
+      return 0;
+    }
+    if (s == State.OPEN) {
+      return 1;
+    }
+    if (s == State.HALF_OPEN) {
+      return 2;
+    }
+    if (s.isOverride()) {
+      return 4;
+    }
+    if (b.nodes() != null
+        && (!b.nodes().degraded().isEmpty() || !b.nodes().disagreeing().isEmpty())) {
+      return 5;
+    }
+    return 6;
+  }
+
+  private static long failures(BreakerView b) {
+    return b.failures() == null ? 0 : b.failures().window();
+  }
+
+  private static AttributedString row(BreakerView b, boolean selected, int width, boolean colour) {
+    String failures =
+        b.failures() == null
+            ? "-"
+            : b.failures().window()
+                + "/"
+                + (b.failures().threshold() == null ? "?" : b.failures().threshold());
+    String leases =
+        b.leases() == null || b.leases().isEmpty()
+            ? "-"
+            : b.leases().size() + " " + b.leases().get(0).owner();
+    String nodes = "-";
+    if (b.nodes() != null) {
+      nodes =
+          b.nodes().reporting()
+              + (b.nodes().disagreeing().isEmpty() ? "" : " !" + b.nodes().disagreeing().size())
+              + (b.nodes().degraded().isEmpty() ? "" : " ~" + b.nodes().degraded().size());
+    }
+    String override =
+        b.override() == null
+            ? b.problem() == null ? "-" : b.problem()
+            : b.override().actor() + ": " + b.override().reason();
+    AttributedStringBuilder sb = new AttributedStringBuilder();
+    sb.append(selected ? "> " : "  ");
+    sb.append(String.format(Locale.ROOT, "%-40s ", b.id()));
+    sb.style(colour ? style(b) : AttributedStyle.DEFAULT);
+    sb.append(String.format(Locale.ROOT, "%-13s", b.state()));
+    sb.style(AttributedStyle.DEFAULT);
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            " %-9s %-9s %-16s %-12s %s",
+            failures,
+            openLeft(b),
+            cut(leases, 16),
+            nodes,
+            Printable.escape(override)));
+    AttributedString line = sb.toAttributedString();
+    if (selected && colour) {
+      line = line.styleMatches(Pattern.compile("^> .*"), AttributedStyle.INVERSE);
+    }
+    return line.columnSubSequence(0, width);
+  }
+
+  private static String openLeft(BreakerView b) {
+    if (b.openUntil() == null || b.redisTime() == null) {
+      return "-";
+    }
+    long left =
+        Instant.parse(b.openUntil()).toEpochMilli() - Instant.parse(b.redisTime()).toEpochMilli();
+    return left <= 0 ? "0s" : String.format(Locale.ROOT, "%.1fs", left / 1000.0);
+  }
+
+  private static AttributedStyle style(BreakerView b) {
+    if (b.problem() != null) {
+      return AttributedStyle.DEFAULT.foreground(AttributedStyle.MAGENTA);
+    }
+    return switch (State.fromCode(b.state())) {
+      case OPEN, FORCED_OPEN -> AttributedStyle.BOLD.foreground(AttributedStyle.RED);
+      case HALF_OPEN -> AttributedStyle.DEFAULT.foreground(AttributedStyle.YELLOW);
+      case CLOSED -> AttributedStyle.DEFAULT.foreground(AttributedStyle.GREEN);
+      default -> AttributedStyle.DEFAULT.foreground(AttributedStyle.MAGENTA);
+    };
+  }
+
+  private static String cut(String s, int max) {
+    return s.length() <= max ? s : s.substring(0, max - 1) + "~";
+  }
+
+  private static AttributedString plain(String text, int width, AttributedStyle style) {
+    AttributedString s =
+        new AttributedString(
+            Printable.escape(text), style == null ? AttributedStyle.DEFAULT : style);
+    return s.columnSubSequence(0, width);
+  }
+
+  /** A transition message of the events channel as a footer line, or null for anything else. */
+  static String transitionLine(JsonNode m) {
+    if (!"transition".equals(m.path("type").asText(""))) {
+      return null;
+    }
+    long at = m.path("at").asLong(System.currentTimeMillis());
+    String node = m.path("node").asText("");
+    String actor = m.path("actor").asText("");
+    return CLOCK.format(Instant.ofEpochMilli(at))
+        + " "
+        + m.path("id").asText("?")
+        + " "
+        + m.path("from").asText("?")
+        + " -> "
+        + m.path("to").asText("?")
+        + " ("
+        + m.path("cause").asText("?")
+        + (node.isEmpty() ? "" : ", " + node)
+        + (actor.isEmpty() ? "" : ", by " + actor)
+        + ")";
+  }
+}

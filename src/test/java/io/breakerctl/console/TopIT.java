@@ -1,0 +1,127 @@
+package io.breakerctl.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.RedisServerProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code top} inside the console, rendered into a fixed-size virtual terminal (JLine's VT100
+ * emulator): a trip reaches the screen through pub/sub (the timer is 30 s), and a force from the
+ * screen goes through {@code force} with its reason.
+ */
+@DisplayName("top: the full-screen live view")
+class TopIT {
+
+  @RegisterExtension static final RedisExtension redis = RedisExtension.standalone();
+
+  private static final Duration BOUND = Duration.ofSeconds(15);
+
+  @TempDir Path home;
+
+  @Test
+  @DisplayName("an opened breaker shows within 1 s of the trip; o forces it with a reason")
+  void showsATripWithinOneSecondAndForcesFromTheScreen(RedisServerProcess server) throws Exception {
+    MongoServer mongo = new MongoServer(new MemoryBackend());
+    mongo.bind("127.0.0.1", 0);
+    Policy policy = Policy.builder().failureThreshold(5).open(Duration.ofSeconds(60)).build();
+    BreakerId payments = BreakerId.parse("checkout:payments");
+    try (RedisBreakerStore store =
+            RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build());
+        VirtualTerminal t =
+            new VirtualTerminal(
+                Map.of(
+                    "BREAKERCTL_REDIS", server.uri(),
+                    "BREAKERCTL_MONGO", "mongodb://127.0.0.1:" + mongo.getLocalAddress().getPort(),
+                    "XDG_STATE_HOME", home.resolve("state").toString(),
+                    "XDG_CONFIG_HOME", home.resolve("config").toString()),
+                140,
+                30)) {
+      for (String id : List.of("checkout:payments", "checkout:inventory", "claims:members")) {
+        RedisBreakerStore.await(
+            store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), policy));
+      }
+      t.awaitText(s -> s.contains("breakerctl> "), BOUND, "the prompt");
+      t.type("top --interval 30s\r");
+      t.awaitScreen(
+          s -> row(s, "checkout:payments").contains("CLOSED") && s.contains("claims:members"),
+          BOUND,
+          "the first render");
+
+      for (int i = 0; i < 5; i++) {
+        RedisBreakerStore.await(store.record(payments, Outcome.failure("it-node", ""), policy));
+      }
+      long tripped = System.nanoTime();
+      assertThat(RedisBreakerStore.await(store.snapshot(payments, 0)).effectiveState())
+          .isEqualTo(State.OPEN);
+
+      String screen =
+          t.awaitScreen(
+              s -> row(s, "checkout:payments").contains(" OPEN "),
+              Duration.ofSeconds(1),
+              "checkout:payments OPEN on the screen within 1 s of the trip");
+      long millis = (System.nanoTime() - tripped) / 1_000_000;
+      assertThat(millis).isLessThanOrEqualTo(1000);
+      List<String> lines = Arrays.asList(screen.split("\n"));
+      int header = indexOf(lines, "STATE");
+      assertThat(lines.get(header + 1))
+          .as("the open breaker is listed first (severity)")
+          .contains("checkout:payments");
+      assertThat(screen).contains("checkout:payments CLOSED -> OPEN (FAILURE_THRESHOLD");
+
+      t.type("o");
+      t.awaitScreen(s -> s.contains("reason to force open checkout:payments"), BOUND, "reason");
+      t.type("from-top\r");
+      t.awaitScreen(s -> s.contains("[y/N]"), BOUND, "the confirmation");
+      t.type("y\r");
+      t.awaitScreen(
+          s -> row(s, "checkout:payments").contains("FORCED_OPEN"), BOUND, "the forced breaker");
+      BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(payments, 0));
+      assertThat(s.effectiveState()).isEqualTo(State.FORCED_OPEN);
+      assertThat(s.fields()).containsEntry("overrideReason", "from-top");
+      assertThat(s.fields()).containsEntry("overrideActor", "it");
+
+      t.type("q");
+      t.type("version -o name\r");
+      t.awaitText(s2 -> s2.contains("\ndev"), BOUND, "the console going on after q");
+    } finally {
+      mongo.shutdownNow();
+    }
+  }
+
+  private static String row(String screen, String id) {
+    for (String line : screen.split("\n")) {
+      if (line.contains(id + " ") && !line.contains("->")) {
+        return line;
+      }
+    }
+    return "";
+  }
+
+  private static int indexOf(List<String> lines, String text) {
+    for (int i = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains(text)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}
