@@ -180,7 +180,7 @@ class PolicyParserTest {
 
       assertThat(problems("p.yaml", yaml))
           .containsExactlyInAnyOrder(
-              "p.yaml: document 1: colour is not a known field (known: apiVersion, kind, metadata, spec)",
+              "p.yaml: document 1: colour is not a known field (known: apiVersion, kind, metadata, spec, status)",
               "p.yaml: document 1: apiVersion must be 'breakerctl/v1' but was \"breakerctl/v2\"",
               "p.yaml: document 1: kind must be 'Policy' but was \"Polcy\"",
               "p.yaml: document 1: metadata.onwer is not a known field (known: expiresAt, id, labels, owner)",

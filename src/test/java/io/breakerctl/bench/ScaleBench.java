@@ -1,0 +1,183 @@
+package io.breakerctl.bench;
+
+import io.breakerctl.runtime.BreakerRegistry;
+import io.breakerctl.runtime.CircuitBreaker;
+import io.breakerctl.runtime.Mode;
+import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisServerProcess;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Benchmark (not a test; {@code scripts/bench scale}): what a fleet costs Redis and the nodes at
+ * the registry's default intervals. {@code --nodes M} HYBRID registries in this JVM (each its own
+ * connections and subscription) over {@code --breakers B} breakers, against one redis-server:
+ *
+ * <ul>
+ *   <li><b>idle</b>: every breaker used once by every node, then no traffic;
+ *   <li><b>busy</b>: every node calls every breaker {@code --rate} times a second (100), all
+ *       successes (the steady state of a healthy fleet).
+ * </ul>
+ *
+ * Each phase measures over {@code --seconds S} (20) after a settling time: Redis CPU from {@code
+ * INFO cpu} (used_cpu_user + used_cpu_sys) divided by M x B and the time, and this JVM's CPU time
+ * (OperatingSystemMXBean) per node and per 1,000 breakers. Targets (issue: fleet scale): busy at
+ * most 3 us of Redis CPU per (node, breaker) per second, idle at most 0.5 us; an idle node with
+ * 1,000 breakers at most 1% of a core. Then one Redis core holds about 1e6 / (us per pair) pairs.
+ * Options: {@code --redis PATH}, {@code --nodes M}, {@code --breakers B}, {@code --rate R}, {@code
+ * --seconds S}, {@code --settle S}.
+ */
+public final class ScaleBench {
+  private ScaleBench() {}
+
+  /** Runs the benchmark. */
+  public static void main(String[] args) throws Exception {
+    String[] redis = {null};
+    int[] nodes = {10};
+    int[] breakers = {1000};
+    int[] rate = {100};
+    int[] seconds = {20};
+    int[] settle = {12};
+    BenchSupport.parse(
+        args,
+        (a, v) -> {
+          switch (a) {
+            case "--redis" -> redis[0] = v;
+            case "--nodes" -> nodes[0] = BenchSupport.positive(a, v, 1);
+            case "--breakers" -> breakers[0] = BenchSupport.positive(a, v, 1);
+            case "--rate" -> rate[0] = BenchSupport.positive(a, v, 1);
+            case "--seconds" -> seconds[0] = BenchSupport.positive(a, v, 1);
+            case "--settle" -> settle[0] = BenchSupport.positive(a, v, 0);
+            default -> {
+              return false;
+            }
+          }
+          return true;
+        });
+    RedisBinary binary = BenchSupport.binary(redis[0]);
+    BenchSupport.header("scale", binary, redis[0] != null);
+    int m = nodes[0];
+    int b = breakers[0];
+    List<BreakerRegistry> registries = new ArrayList<>();
+    List<List<CircuitBreaker>> perNode = new ArrayList<>();
+    try (RedisServerProcess server = RedisServerProcess.start(binary)) {
+      for (int i = 0; i < m; i++) {
+        BreakerRegistry r =
+            BreakerRegistry.builder()
+                .redisUri(server.uri())
+                .nodeId("scale-" + i)
+                .mode(Mode.HYBRID)
+                .build();
+        registries.add(r);
+        List<CircuitBreaker> mine = new ArrayList<>(b);
+        for (int j = 0; j < b; j++) {
+          CircuitBreaker cb = r.breaker(BreakerId.parse("scale:dep" + j));
+          Permission p = cb.tryAcquire();
+          if (p.allowed()) {
+            p.onSuccess(100_000);
+          }
+          mine.add(cb);
+        }
+        perNode.add(mine);
+      }
+      System.out.printf(
+          Locale.ROOT, "  %d nodes x %d breakers = %d pairs, default intervals%n", m, b, m * b);
+      sleep(settle[0]);
+      Phase idle = measure(server, seconds[0]);
+      report("idle", idle, m, b, 0.5);
+      ScheduledExecutorService callers = Executors.newScheduledThreadPool(2);
+      long periodMicros = 1_000_000L / rate[0];
+      for (List<CircuitBreaker> mine : perNode) {
+        callers.scheduleAtFixedRate(
+            () -> {
+              for (CircuitBreaker cb : mine) {
+                Permission p = cb.tryAcquire();
+                if (p.allowed()) {
+                  p.onSuccess(100_000);
+                }
+              }
+            },
+            0,
+            periodMicros,
+            TimeUnit.MICROSECONDS);
+      }
+      sleep(settle[0]);
+      Phase busy = measure(server, seconds[0]);
+      callers.shutdownNow();
+      report("busy", busy, m, b, 3.0);
+      double usPerPair = busy.redisCpuMicros / ((double) m * b * busy.seconds);
+      System.out.printf(
+          Locale.ROOT,
+          "  capacity: one Redis core holds about %,.0f busy and %,.0f idle node-breaker pairs at"
+              + " these defaults%n",
+          1e6 / usPerPair,
+          1e6 / (idle.redisCpuMicros / ((double) m * b * idle.seconds)));
+    } finally {
+      registries.forEach(BreakerRegistry::close);
+    }
+  }
+
+  private record Phase(double redisCpuMicros, double jvmCpuMicros, double seconds) {}
+
+  private static Phase measure(RedisServerProcess server, int seconds) {
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    double r0 = redisCpuMicros(server);
+    long j0 = os.getProcessCpuTime();
+    long t0 = System.nanoTime();
+    sleep(seconds);
+    double r1 = redisCpuMicros(server);
+    long j1 = os.getProcessCpuTime();
+    double s = (System.nanoTime() - t0) / 1e9;
+    return new Phase(r1 - r0, (j1 - j0) / 1e3, s);
+  }
+
+  private static void report(String name, Phase p, int m, int b, double targetUs) {
+    double perPair = p.redisCpuMicros / ((double) m * b * p.seconds);
+    double nodeCore = p.jvmCpuMicros / 1e6 / p.seconds / m; // share of one core per node
+    double nodeCorePer1000 = nodeCore * 1000.0 / b;
+    BenchSupport.target(
+        name + " Redis CPU",
+        perPair <= targetUs,
+        "%.2f us per (node, breaker) per second (target <= %.1f)",
+        perPair,
+        targetUs);
+    if (name.equals("idle")) {
+      BenchSupport.target(
+          "idle node CPU",
+          nodeCorePer1000 <= 0.01,
+          "%.2f%% of a core per node with 1,000 breakers (target <= 1%%; measured %.2f%% at %d)",
+          nodeCorePer1000 * 100,
+          nodeCore * 100,
+          b);
+    } else {
+      BenchSupport.info(
+          name + " node CPU", "%.1f%% of a core per node (%d breakers)", nodeCore * 100, b);
+    }
+  }
+
+  private static double redisCpuMicros(RedisServerProcess server) {
+    double total = 0;
+    for (String line : String.valueOf(server.call("INFO", "cpu")).split("\r?\n")) {
+      if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+        total += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+      }
+    }
+    return total * 1e6;
+  }
+
+  private static void sleep(int seconds) {
+    try {
+      Thread.sleep(seconds * 1000L);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
