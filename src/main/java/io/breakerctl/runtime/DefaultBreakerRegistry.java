@@ -60,6 +60,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private volatile BreakerStore.Subscription subscription;
   private volatile boolean listening = true;
   private volatile long subscriptionClosedSince;
+  private volatile boolean subscriptionLossReported;
   private volatile long resubscribeDelay = RESUBSCRIBE_MILLIS;
   private final AtomicBoolean resubscribeScheduled = new AtomicBoolean();
   private volatile long degradedAt;
@@ -93,7 +94,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       long flush = Math.min(cfg.flushInterval().toMillis(), FLUSH_TICK_MILLIS);
       scheduler.scheduleWithFixedDelay(this::refreshAll, refresh, refresh, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::flushAll, flush, flush, TimeUnit.MILLISECONDS);
-      scheduler.scheduleWithFixedDelay(this::watchSubscription, 500, 500, TimeUnit.MILLISECONDS);
+      scheduler.scheduleWithFixedDelay(this::watchSubscription, 100, 100, TimeUnit.MILLISECONDS);
     }
     this.control =
         cfg.controlPlane() != null && cfg.mode() != Mode.LOCAL
@@ -301,7 +302,16 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     }
     if (sub.isOpen()) {
       subscriptionClosedSince = 0;
+      subscriptionLossReported = false;
       return;
+    }
+    if (!subscriptionLossReported && guard.up()) {
+      // An idle node sends nothing, so its subscription's connection is what notices a lost
+      // Redis first: one failure per closure starts the guard's confirming PING.
+      subscriptionLossReported = true;
+      guard.failure(
+          new io.breakerctl.runtime.redis.StoreUnavailableException(
+              "the pub/sub connection closed", null));
     }
     long now = System.nanoTime();
     if (subscriptionClosedSince == 0) {

@@ -99,7 +99,7 @@ class RecoveryIT {
       Fleet.sleep(2500); // many reconnect attempts, each refused
       System.out.printf("loss detected %d ms after the kill%n", detected);
       assertThat(detected)
-          .as("flush interval 100 ms + command timeout 50 ms + scheduling slack")
+          .as("subscription watch 100 ms + command timeout 50 ms + scheduling slack")
           .isLessThan(600);
       assertThat(records)
           .filteredOn(r -> r.getLevel().intValue() >= Level.WARNING.intValue())

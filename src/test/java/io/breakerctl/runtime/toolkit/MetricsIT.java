@@ -91,7 +91,7 @@ class MetricsIT {
       Permission probe = awaitProbe(cb);
       Permission busy = cb.tryAcquire();
       assertThat(busy.allowed()).isFalse();
-      assertThat(busy.reason()).isEqualTo("PROBES_BUSY");
+      assertThat(busy.reason().code()).isEqualTo("PROBES_BUSY");
       rejected++;
       denied++;
       if (succeed) {
