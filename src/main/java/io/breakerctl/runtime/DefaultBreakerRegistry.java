@@ -64,7 +64,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private volatile long resubscribeDelay = RESUBSCRIBE_MILLIS;
   private final AtomicBoolean resubscribeScheduled = new AtomicBoolean();
   private volatile long degradedAt;
-  private volatile long lastStampCheck;
+
+  /** Starts at a random phase, so nodes started together do not check in step. */
+  private volatile long lastStampCheck =
+      System.nanoTime()
+          - (long) (java.util.concurrent.ThreadLocalRandom.current().nextDouble() * 5e9);
+
   private volatile long recoveryDelay = RECOVERY_CHECK_MILLIS;
   private final java.util.concurrent.CountDownLatch warmedUp =
       new java.util.concurrent.CountDownLatch(1);
@@ -522,39 +527,47 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     lastStampCheck = now;
-    checkStamps(s);
+    background(() -> checkStamps(s));
   }
 
-  /** Reads every breaker's stamp in one round; reads in full those that moved. */
+  /**
+   * Reads every breaker's stamp, {@link #STAMP_BATCH} per pipelined round (so the calls' own
+   * commands never queue behind thousands of reads), and reads in full those that moved. A bulk
+   * read that times out is a background failure, not a sign that Redis is gone: it does not count
+   * toward degrading the node (the calls' commands and the subscription decide that).
+   */
   private void checkStamps(BreakerStore s) {
     List<DistributedBreaker> all = List.copyOf(breakers.values());
-    if (all.isEmpty()) {
-      return;
+    for (int from = 0; from < all.size() && !closed.get(); from += STAMP_BATCH) {
+      List<DistributedBreaker> batch = all.subList(from, Math.min(all.size(), from + STAMP_BATCH));
+      List<String> stamps;
+      try {
+        stamps =
+            BreakerStore.await(
+                s.stamps(batch.stream().map(DistributedBreaker::id).toList()),
+                cfg.commandTimeout().multipliedBy(10));
+      } catch (StoreException e) {
+        health.failed(BackgroundTask.REFRESH, e);
+        return;
+      }
+      health.succeeded(BackgroundTask.REFRESH);
+      for (int i = 0; i < batch.size(); i++) {
+        if (!stamps.get(i).equals(batch.get(i).stamp())) {
+          refreshSoon(batch.get(i));
+        }
+      }
     }
-    s.stamps(all.stream().map(DistributedBreaker::id).toList())
-        .whenComplete(
-            (stamps, e) -> {
-              if (e != null) {
-                guard.failure(e);
-                health.failed(BackgroundTask.REFRESH, e);
-                return;
-              }
-              guard.success();
-              health.succeeded(BackgroundTask.REFRESH);
-              for (int i = 0; i < all.size(); i++) {
-                if (!stamps.get(i).equals(all.get(i).stamp())) {
-                  refreshSoon(all.get(i));
-                }
-              }
-            });
   }
+
+  /** Breakers per pipelined round of a stamp check. */
+  private static final int STAMP_BATCH = 200;
 
   /** After a (re)subscription, when messages may have been missed: a stamp check now. */
   private void readAll() {
     BreakerStore s = store;
     if (s != null && guard.up()) {
       lastStampCheck = System.nanoTime();
-      checkStamps(s);
+      background(() -> checkStamps(s));
     }
   }
 

@@ -45,6 +45,7 @@ public final class ScaleBench {
     int[] rate = {100};
     int[] seconds = {20};
     int[] settle = {12};
+    int[] busyBreakers = {100};
     BenchSupport.parse(
         args,
         (a, v) -> {
@@ -55,6 +56,7 @@ public final class ScaleBench {
             case "--rate" -> rate[0] = BenchSupport.positive(a, v, 1);
             case "--seconds" -> seconds[0] = BenchSupport.positive(a, v, 1);
             case "--settle" -> settle[0] = BenchSupport.positive(a, v, 0);
+            case "--busy-breakers" -> busyBreakers[0] = BenchSupport.positive(a, v, 1);
             default -> {
               return false;
             }
@@ -89,12 +91,21 @@ public final class ScaleBench {
       }
       System.out.printf(
           Locale.ROOT, "  %d nodes x %d breakers = %d pairs, default intervals%n", m, b, m * b);
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (registries.stream().anyMatch(BreakerRegistry::degraded)
+          && System.nanoTime() < deadline) {
+        sleep(1); // setup (B first reads per node) can time out on a loaded machine
+      }
       sleep(settle[0]);
+      long degradedNodes = registries.stream().filter(BreakerRegistry::degraded).count();
+      System.out.printf(Locale.ROOT, "  degraded nodes before measuring: %d%n", degradedNodes);
       Phase idle = measure(server, seconds[0]);
       report("idle", idle, m, b, 0.5);
       ScheduledExecutorService callers = Executors.newScheduledThreadPool(2);
       long periodMicros = 1_000_000L / rate[0];
-      for (List<CircuitBreaker> mine : perNode) {
+      int busyB = Math.min(b, busyBreakers[0]);
+      for (List<CircuitBreaker> all : perNode) {
+        List<CircuitBreaker> mine = all.subList(0, busyB);
         callers.scheduleAtFixedRate(
             () -> {
               for (CircuitBreaker cb : mine) {
@@ -111,8 +122,19 @@ public final class ScaleBench {
       sleep(settle[0]);
       Phase busy = measure(server, seconds[0]);
       callers.shutdownNow();
-      report("busy", busy, m, b, 3.0);
-      double usPerPair = busy.redisCpuMicros / ((double) m * b * busy.seconds);
+      // the busy pairs' share: what the phase cost beyond the idle rate of the pairs left idle
+      double idleRate = idle.redisCpuMicros / ((double) m * b * idle.seconds);
+      double busyOnly = busy.redisCpuMicros - idleRate * (double) m * (b - busyB) * busy.seconds;
+      Phase busyPairs = new Phase(busyOnly, busy.jvmCpuMicros, busy.seconds);
+      System.out.printf(
+          Locale.ROOT,
+          "  busy: %d of the %d breakers per node at %d calls/s each (%,d calls/s in all)%n",
+          busyB,
+          b,
+          rate[0],
+          (long) m * busyB * rate[0]);
+      report("busy", busyPairs, m, busyB, 3.0);
+      double usPerPair = busyOnly / ((double) m * busyB * busy.seconds);
       System.out.printf(
           Locale.ROOT,
           "  capacity: one Redis core holds about %,.0f busy and %,.0f idle node-breaker pairs at"
@@ -127,6 +149,31 @@ public final class ScaleBench {
   private record Phase(double redisCpuMicros, double jvmCpuMicros, double seconds) {}
 
   private static Phase measure(RedisServerProcess server, int seconds) {
+    java.util.Map<String, long[]> before = server.commandStats();
+    Phase p = measureCpu(server, seconds);
+    java.util.Map<String, long[]> after = server.commandStats();
+    StringBuilder top = new StringBuilder("  commands/s:");
+    after.entrySet().stream()
+        .sorted(
+            (x, y) ->
+                Long.compare(
+                    y.getValue()[1] - before.getOrDefault(y.getKey(), new long[2])[1],
+                    x.getValue()[1] - before.getOrDefault(x.getKey(), new long[2])[1]))
+        .limit(6)
+        .forEach(
+            e ->
+                top.append(
+                    String.format(
+                        Locale.ROOT,
+                        " %s %.0f",
+                        e.getKey(),
+                        (e.getValue()[0] - before.getOrDefault(e.getKey(), new long[2])[0])
+                            / p.seconds)));
+    System.out.println(top);
+    return p;
+  }
+
+  private static Phase measureCpu(RedisServerProcess server, int seconds) {
     com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     double r0 = redisCpuMicros(server);
