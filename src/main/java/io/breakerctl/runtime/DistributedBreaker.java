@@ -78,6 +78,11 @@ final class DistributedBreaker implements CircuitBreaker {
   DistributedBreaker(BreakerId id, DefaultBreakerRegistry registry) {
     this.id = id;
     this.registry = registry;
+    java.util.concurrent.ThreadLocalRandom random =
+        java.util.concurrent.ThreadLocalRandom.current();
+    this.beatSpread = (long) (random.nextDouble() * registry.heartbeatIntervalNanos() / 5);
+    this.lastFlushAt =
+        System.nanoTime() - (long) (random.nextDouble() * registry.flushIntervalNanos());
     Policy defaults = registry.defaults();
     this.resolved = new Resolved(defaults, "", 0);
     this.local = new LocalStateMachine(defaults, registry.clock());
@@ -849,7 +854,8 @@ final class DistributedBreaker implements CircuitBreaker {
                 || now - lastFlushAt >= registry.flushIntervalNanos());
     NodeHeartbeat beat = heartbeat(registry.guard().up());
     boolean beatDue =
-        !beat.equals(lastBeat) || now - lastBeatAt >= registry.heartbeatIntervalNanos();
+        !beat.equals(lastBeat)
+            || now - lastBeatAt >= registry.heartbeatIntervalNanos() - beatSpread;
     if (successes || beatDue) {
       flush(successes, beatDue ? beat : null);
     }
@@ -860,7 +866,14 @@ final class DistributedBreaker implements CircuitBreaker {
 
   private volatile NodeHeartbeat lastBeat;
   private volatile long lastBeatAt;
-  private volatile long lastFlushAt = System.nanoTime();
+  private volatile long lastFlushAt;
+
+  /**
+   * Up to a fifth of the heartbeat interval earlier, fixed per breaker: breakers created together
+   * (a node's start) do not all re-send their heartbeats in the same tick, which would queue
+   * thousands of scripts at once. Successes start at a random phase of the flush interval.
+   */
+  private final long beatSpread;
 
   private NodeHeartbeat heartbeat(boolean up) {
     Resolved r = resolved;
