@@ -375,6 +375,8 @@ class DistributedBreakerTest {
             public void close() {}
           };
       log.addHandler(h);
+      java.util.logging.Level was = log.getLevel();
+      log.setLevel(java.util.logging.Level.ALL); // in-process CLI tests turn the root logger off
       io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
           new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
       try (io.breakerctl.runtime.metrics.BreakerRegistryMetrics m =
@@ -399,6 +401,7 @@ class DistributedBreakerTest {
         a.flush();
         assertEquals(4, registries.get(0).backgroundFailures(BackgroundTask.FLUSH));
       } finally {
+        log.setLevel(was);
         log.removeHandler(h);
       }
       List<String> flushLines =

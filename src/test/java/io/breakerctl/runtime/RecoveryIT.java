@@ -86,6 +86,8 @@ class RecoveryIT {
           public void close() {}
         };
     jul.addHandler(capture);
+    Level was = jul.getLevel();
+    jul.setLevel(Level.ALL); // the CLI run in-process by other tests turns the root logger off
     try {
       CircuitBreaker cb =
           node(redis.uri(), "detect", Duration.ofSeconds(1), Duration.ofMillis(100))
@@ -109,6 +111,7 @@ class RecoveryIT {
       Poll.until(Duration.ofSeconds(5), "recovered", () -> !cb.view().degraded());
       assertThat(records).as("one more line when Redis answers again").hasSize(2);
     } finally {
+      jul.setLevel(was);
       jul.removeHandler(capture);
     }
   }
