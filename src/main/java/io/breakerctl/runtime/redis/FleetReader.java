@@ -123,11 +123,12 @@ public final class FleetReader {
             .limit(SCAN_COUNT);
     ScanCursor cursor = ScanCursor.INITIAL;
     List<BreakerId> pending = new ArrayList<>();
+    java.util.Set<BreakerId> seen = new java.util.HashSet<>(); // SCAN may return a key twice
     do {
       KeyScanCursor<String> page = await(c.async().scan(cursor, args), "scan breakers");
       for (String key : page.getKeys()) {
         BreakerId id = idOf(key);
-        if (id != null && selected.test(id)) {
+        if (id != null && selected.test(id) && seen.add(id)) {
           pending.add(id);
         }
         if (pending.size() >= batch) {
@@ -173,6 +174,8 @@ public final class FleetReader {
         RedisFuture<KeyScanCursor<String>> next = c.async().scan(ScanCursor.INITIAL, args);
         c.flushCommands();
         Batch pending = new Batch();
+        // SCAN returns a key twice when the keyspace rehashes meanwhile (markers come and go)
+        java.util.Set<BreakerId> seen = new java.util.HashSet<>();
         while (true) {
           KeyScanCursor<String> page = await(next, "scan breakers");
           if (!page.isFinished()) {
@@ -182,7 +185,7 @@ public final class FleetReader {
           }
           for (String key : page.getKeys()) {
             BreakerId id = idOf(key);
-            if (id != null && selected.test(id)) {
+            if (id != null && selected.test(id) && seen.add(id)) {
               pending.add(id, key);
               if (pending.size() >= batch) {
                 send(pending);
