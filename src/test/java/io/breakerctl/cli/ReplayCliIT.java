@@ -54,11 +54,11 @@ class ReplayCliIT extends WithCliServers {
     List<Map<String, String>> printed = new ArrayList<>();
     override("rep:a", OverrideKind.FORCED_OPEN, Duration.ZERO);
     printed.add(states(json(cli.run("status", "rep:*", "-o", "json"))));
-    instants.add(Instant.now());
+    instants.add(beforeNextEvent());
     override("rep:b", OverrideKind.FORCED_CLOSED, Duration.ZERO);
     override("rep:a", OverrideKind.CLEAR, Duration.ZERO);
     printed.add(states(json(cli.run("status", "rep:*", "-o", "json"))));
-    instants.add(Instant.now());
+    instants.add(beforeNextEvent());
     assertThat(printed.get(0)).containsExactly(Map.entry("rep:a", "FORCED_OPEN"));
     assertThat(printed.get(1))
         .containsExactly(Map.entry("rep:a", "CLOSED"), Map.entry("rep:b", "FORCED_CLOSED"));
@@ -99,6 +99,14 @@ class ReplayCliIT extends WithCliServers {
           .as("--at %s", instants.get(i))
           .isEqualTo(printed.get(i));
     }
+  }
+
+  /**
+   * Now, as an instant strictly before any event recorded from here on: history times are Redis
+   * milliseconds, so an event in this very millisecond must not count as at or before it.
+   */
+  private static Instant beforeNextEvent() {
+    return Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).minusMillis(1);
   }
 
   /** Both absent, or both times within 5 s (the remaining expiry restored). */
