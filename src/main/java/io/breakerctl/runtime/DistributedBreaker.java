@@ -735,18 +735,7 @@ final class DistributedBreaker implements CircuitBreaker {
       if (kept == null) {
         before = v == null ? State.CLOSED : v.effective(now());
         view = next;
-        closedGrant =
-            next.stored() == State.CLOSED && next.override() == null
-                ? new Grant(
-                    this,
-                    true,
-                    State.CLOSED,
-                    AdmissionReason.CLOSED,
-                    next.generation(),
-                    "",
-                    false,
-                    null)
-                : null;
+        closedGrant = closedGrantFor(next);
       } else {
         before = null;
       }
@@ -993,22 +982,21 @@ final class DistributedBreaker implements CircuitBreaker {
     }
   }
 
+  /**
+   * The shared permission of the hot path while {@code v} is CLOSED without override, else null.
+   */
+  private Grant closedGrantFor(SharedView v) {
+    return v.stored() == State.CLOSED && v.override() == null
+        ? new Grant(
+            this, true, State.CLOSED, AdmissionReason.CLOSED, v.generation(), "", false, null)
+        : null;
+  }
+
   /** Takes {@code next} as the view and seeds the local machine from it exactly. */
   private void install(SharedView next) {
     synchronized (this) {
       view = next;
-      closedGrant =
-          next.stored() == State.CLOSED && next.override() == null
-              ? new Grant(
-                  this,
-                  true,
-                  State.CLOSED,
-                  AdmissionReason.CLOSED,
-                  next.generation(),
-                  "",
-                  false,
-                  null)
-              : null;
+      closedGrant = closedGrantFor(next);
       long now = now();
       local.seed(
           next.stored(),

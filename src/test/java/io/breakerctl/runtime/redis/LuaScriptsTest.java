@@ -40,7 +40,7 @@ class LuaScriptsTest {
       Pattern.compile("redis\\.p?call\\(\\s*(['\"])([A-Za-z_]+)\\1\\s*(?:,\\s*([^,)]+))?");
 
   /** Commands the scripts may use: all exist in Redis 6.2 with the forms used. */
-  private static final Set<String> REDIS_62_COMMANDS =
+  static final Set<String> REDIS_62_COMMANDS =
       Set.of(
           "TIME",
           "GET",

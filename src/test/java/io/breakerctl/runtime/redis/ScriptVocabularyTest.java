@@ -39,32 +39,10 @@ class ScriptVocabularyTest {
     Arrays.stream(State.values()).map(State::code).forEach(SHARED::add);
     Arrays.stream(TransitionCause.values()).map(TransitionCause::name).forEach(SHARED::add);
     Arrays.stream(StoreFailureMode.values()).map(StoreFailureMode::name).forEach(SHARED::add);
+    SHARED.addAll(LuaScriptsTest.REDIS_62_COMMANDS); // the commands the scripts may call
     SHARED.addAll(
         List.of(
-            // Redis commands and their literal arguments
-            "TIME",
-            "GET",
-            "SET",
-            "HGETALL",
-            "HMGET",
-            "HSET",
-            "HDEL",
-            "DEL",
-            "PERSIST",
-            "PEXPIRE",
-            "PUBLISH",
-            "XADD",
-            "XLEN",
-            "XRANGE",
-            "XREVRANGE",
-            "XTRIM",
-            "ZADD",
-            "ZRANGEBYSCORE",
-            "ZCARD",
-            "ZRANGE",
-            "ZREM",
-            "ZREMRANGEBYSCORE",
-            "ZSCORE",
+            // literal arguments of those commands
             "WITHSCORES",
             "LIMIT",
             "COUNT",
