@@ -183,6 +183,9 @@ class CliSafetyIT {
     breakers("mal", 3);
     servers.redis.call("HSET", "cb:{mal:d000}", "openUntil", "notanumber");
     servers.redis.call("HSET", "cb:{mal:d001}", "state", "BOGUS");
+    // a breaker whose nodes report (record.lua sets nodesPrunedAt with every heartbeat it
+    // writes; status reads the heartbeats of those only)
+    servers.redis.call("HSET", "cb:{mal:d002}", "nodesPrunedAt", "1");
     servers.redis.call("DEL", "cb:{mal:d002}:nodeinfo");
     servers.redis.call("SET", "cb:{mal:d002}:nodeinfo", "a string");
     breakers("malhalf", 1);

@@ -75,7 +75,7 @@ public final class BreakerId implements Comparable<BreakerId> {
       throw new IllegalArgumentException(
           "breaker id " + quote(text) + ": " + name + " segment is empty");
     }
-    if (!SEGMENT.matcher(segment).matches()) {
+    if (!isSegment(segment)) {
       String why =
           segment.length() > 63
               ? "is " + segment.length() + " characters long (at most 63)"
@@ -83,6 +83,27 @@ public final class BreakerId implements Comparable<BreakerId> {
       throw new IllegalArgumentException(
           "breaker id " + quote(text) + ": " + name + " segment " + quote(segment) + " " + why);
     }
+  }
+
+  /**
+   * {@link #SEGMENT} without a regex: every id a fleet read scans is parsed, so this runs for each
+   * breaker of a {@code status}.
+   */
+  private static boolean isSegment(String s) {
+    if (s.length() > 63 || !lowerOrDigit(s.charAt(0))) {
+      return false;
+    }
+    for (int i = 1; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!lowerOrDigit(c) && c != '.' && c != '_' && c != '-') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean lowerOrDigit(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
   }
 
   private static String quote(String s) {

@@ -8,10 +8,8 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.ScoredValue;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
@@ -38,9 +36,10 @@ import java.util.function.Predicate;
 /**
  * Reads the whole fleet without a script: on every master, {@code SCAN MATCH <prefix>:{glob} TYPE
  * hash} with a large COUNT, then pipelined reads in batches ({@code HGETALL} of the state hash and
- * of the heartbeats, {@code TIME}; the leases only of half-open breakers). Snapshots go to the sink
- * batch by batch, so memory stays flat. Needs only the viewer ACL. Every failure arrives as a
- * {@link StoreException} translated in {@link StoreErrors}, as the store's own.
+ * {@code TIME}; then the heartbeats only of breakers whose nodes report and the leases only of
+ * half-open breakers: see {@link Batch}). Snapshots go to the sink batch by batch, so memory stays
+ * flat. Needs only the viewer ACL. Every failure arrives as a {@link StoreException} translated in
+ * {@link StoreErrors}, as the store's own.
  *
  * <p>This is the runtime's read API for whole fleets: the CLI reads through it and never touches a
  * connection or a key name.
@@ -148,6 +147,7 @@ public final class FleetReader {
     private final Consumer<BreakerSnapshot> sink;
     private final BiConsumer<BreakerId, String> unreadable;
     private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
+    private final ArrayDeque<Batch> following = new ArrayDeque<>();
 
     Pipeline(
         StatefulRedisConnection<String, String> c,
@@ -200,16 +200,14 @@ public final class FleetReader {
         if (pending.size() > 0) {
           send(pending);
         }
-        while (!inFlight.isEmpty()) {
-          finish(inFlight.poll());
-        }
+        drain();
       } finally {
         c.setAutoFlushCommands(true);
         c.setTimeout(commandTimeout);
       }
     }
 
-    /** Queues a batch's reads (TIME, then both hashes of every breaker) in one flush. */
+    /** Queues a batch's reads (TIME, then the state hash of every breaker) in one flush. */
     private void send(Batch b) {
       b.dispatch(c);
       c.flushCommands();
@@ -219,82 +217,36 @@ public final class FleetReader {
       }
     }
 
-    /** Waits for a batch, reads the leases of its half-open breakers, hands it to the sink. */
+    /**
+     * Waits for a batch's state hashes and queues its follow-up reads: the heartbeats of the
+     * breakers whose nodes report, the leases of the half-open ones. Up to {@link #WINDOW} batches
+     * wait for their follow-ups while the next ones are read.
+     */
     private void finish(Batch b) {
       b.await();
-      List<String> t = b.time.result("read Redis TIME");
-      long now = Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
-      int n = b.ids.size();
-      BreakerSnapshot[] snaps = new BreakerSnapshot[n];
-      List<Integer> halfOpen = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        BreakerId id = b.ids.get(i);
-        String wrongType = b.reads[2 * i].wrongType(b.hashKeys.get(i));
-        if (wrongType == null) {
-          wrongType = b.reads[2 * i + 1].wrongType(b.hashKeys.get(i) + ":nodeinfo");
-        }
-        if (wrongType != null) {
-          unreadable.accept(id, wrongType);
-          continue;
-        }
-        List<String> fields = b.reads[2 * i].result("read " + id);
-        List<String> info = b.reads[2 * i + 1].result("read heartbeats of " + id);
-        if (fields.isEmpty() && info.isEmpty()) {
-          continue; // deleted since the scan
-        }
-        List<NodeHeartbeat> nodes = new ArrayList<>(info.size() / 2);
-        for (int j = 0; j + 1 < info.size(); j += 2) {
-          nodes.add(NodeHeartbeat.parse(info.get(j), info.get(j + 1), 0));
-        }
-        nodes.sort(Comparator.comparingLong(NodeHeartbeat::atMillis));
-        Map<String, String> map = new HashMap<>(fields.size());
-        for (int j = 0; j + 1 < fields.size(); j += 2) {
-          map.put(fields.get(j), fields.get(j + 1));
-        }
-        BreakerSnapshot s = new BreakerSnapshot(id, map, List.of(), List.of(), nodes, now);
-        if (s.problem().isEmpty() && s.effectiveState() == State.HALF_OPEN) {
-          halfOpen.add(i);
-        }
-        snaps[i] = s;
+      b.parse();
+      b.dispatchFollowUps(c);
+      c.flushCommands();
+      following.add(b);
+      while (following.size() > WINDOW) {
+        complete(following.poll());
       }
-      if (!halfOpen.isEmpty()) {
-        RedisAsyncCommands<String, String> a = c.async();
-        List<RedisFuture<List<ScoredValue<String>>>> leases = new ArrayList<>();
-        for (int i : halfOpen) {
-          leases.add(a.zrangeWithScores(keys.leases(b.ids.get(i)), 0, -1));
-        }
-        c.flushCommands();
-        for (int j = 0; j < halfOpen.size(); j++) {
-          BreakerSnapshot s = snaps[halfOpen.get(j)];
-          List<ScoredValue<String>> stored;
-          try {
-            stored = await(leases.get(j), "read leases of " + s.id());
-          } catch (StoreException e) {
-            if (!String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
-              throw e;
-            }
-            unreadable.accept(s.id(), "key " + keys.leases(s.id()) + ": " + e.getMessage());
-            snaps[halfOpen.get(j)] = null;
-            continue;
-          }
-          List<ProbeLease> ls = new ArrayList<>();
-          for (ScoredValue<String> sv : stored) {
-            String m = sv.getValue();
-            int bar = m.indexOf('|');
-            ls.add(
-                new ProbeLease(
-                    bar < 0 ? m : m.substring(0, bar),
-                    bar < 0 ? "" : m.substring(bar + 1),
-                    (long) sv.getScore()));
-          }
-          snaps[halfOpen.get(j)] =
-              new BreakerSnapshot(s.id(), s.fields(), List.copyOf(ls), List.of(), s.nodes(), now);
-        }
+    }
+
+    /** Waits for a batch's follow-up reads and hands its snapshots to the sink. */
+    private void complete(Batch b) {
+      b.awaitFollowUps();
+      for (BreakerSnapshot s : b.snapshots(unreadable)) {
+        sink.accept(s);
       }
-      for (BreakerSnapshot s : snaps) {
-        if (s != null) {
-          sink.accept(s);
-        }
+    }
+
+    private void drain() {
+      while (!inFlight.isEmpty()) {
+        finish(inFlight.poll());
+      }
+      while (!following.isEmpty()) {
+        complete(following.poll());
       }
     }
   }
@@ -313,7 +265,13 @@ public final class FleetReader {
 
   /**
    * The reads of up to {@code batch} breakers: plain Lettuce commands whose outputs keep the raw
-   * reply (no future per command, no intermediate map); one latch for the whole batch.
+   * reply (no future per command, no intermediate map); one latch per round.
+   *
+   * <p>First round: TIME and every state hash. Second round, only where needed: the heartbeats
+   * ({@code :nodeinfo}) of a breaker whose hash has {@code nodesPrunedAt}, which record.lua sets in
+   * the same script whenever it writes a heartbeat (the fast path takes a heartbeat only when it is
+   * already there), so a breaker without it has no heartbeats to read; and the leases of a
+   * half-open breaker. A fleet whose breakers have no reporting nodes costs one read each.
    */
   private final class Batch {
     private final List<BreakerId> ids = new ArrayList<>();
@@ -321,6 +279,11 @@ public final class FleetReader {
     private Read time;
     private Read[] reads;
     private CountDownLatch done;
+    private long now;
+    private BreakerSnapshot[] snaps;
+    private Read[] heartbeats;
+    private Read[] leases;
+    private CountDownLatch followUps;
 
     void add(BreakerId id, String key) {
       ids.add(id);
@@ -333,27 +296,31 @@ public final class FleetReader {
 
     void dispatch(StatefulRedisConnection<String, String> c) {
       int n = ids.size();
-      done = new CountDownLatch(1 + 2 * n);
-      reads = new Read[2 * n];
+      done = new CountDownLatch(1 + n);
+      reads = new Read[n];
       time = new Read(CommandType.TIME, new CommandArgs<>(StringCodec.UTF8), done);
       c.dispatch(time);
       for (int i = 0; i < n; i++) {
-        String key = hashKeys.get(i);
-        reads[2 * i] =
-            new Read(CommandType.HGETALL, new CommandArgs<>(StringCodec.UTF8).addKey(key), done);
-        reads[2 * i + 1] =
+        reads[i] =
             new Read(
                 CommandType.HGETALL,
-                new CommandArgs<>(StringCodec.UTF8).addKey(key + ":nodeinfo"),
+                new CommandArgs<>(StringCodec.UTF8).addKey(hashKeys.get(i)),
                 done);
-        c.dispatch(reads[2 * i]);
-        c.dispatch(reads[2 * i + 1]);
+        c.dispatch(reads[i]);
       }
     }
 
     void await() {
+      await(done);
+    }
+
+    void awaitFollowUps() {
+      await(followUps);
+    }
+
+    private void await(CountDownLatch latch) {
       try {
-        if (!done.await(timeout.toMillis() + 100, TimeUnit.MILLISECONDS)) {
+        if (!latch.await(timeout.toMillis() + 100, TimeUnit.MILLISECONDS)) {
           throw new StoreUnavailableException(
               "read " + ids.size() + " breakers: Redis did not answer in " + timeout, null);
         }
@@ -361,6 +328,123 @@ public final class FleetReader {
         Thread.currentThread().interrupt();
         throw new StoreUnavailableException("read breakers: interrupted", e);
       }
+    }
+
+    /** Turns the state hashes into snapshots without heartbeats and leases (null: none). */
+    void parse() {
+      List<String> t = time.result("read Redis TIME");
+      now = Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
+      int n = ids.size();
+      snaps = new BreakerSnapshot[n];
+      for (int i = 0; i < n; i++) {
+        if (reads[i].wrongType(hashKeys.get(i)) != null) {
+          continue; // reported by snapshots(): the read stays in reads[i]
+        }
+        List<String> fields = reads[i].result("read " + ids.get(i));
+        if (fields.isEmpty()) {
+          continue; // deleted since the scan
+        }
+        Map<String, String> map = new HashMap<>(fields.size());
+        for (int j = 0; j + 1 < fields.size(); j += 2) {
+          map.put(fields.get(j), fields.get(j + 1));
+        }
+        snaps[i] = new BreakerSnapshot(ids.get(i), map, List.of(), List.of(), List.of(), now);
+      }
+    }
+
+    /** Queues the heartbeats and leases reads of the breakers that need them. */
+    void dispatchFollowUps(StatefulRedisConnection<String, String> c) {
+      int n = ids.size();
+      heartbeats = new Read[n];
+      leases = new Read[n];
+      boolean[] reporting = new boolean[n];
+      boolean[] halfOpen = new boolean[n];
+      int count = 0;
+      for (int i = 0; i < n; i++) {
+        BreakerSnapshot s = snaps[i];
+        if (s != null) {
+          reporting[i] = s.fields().containsKey("nodesPrunedAt");
+          halfOpen[i] = s.problem().isEmpty() && s.effectiveState() == State.HALF_OPEN;
+          count += (reporting[i] ? 1 : 0) + (halfOpen[i] ? 1 : 0);
+        }
+      }
+      followUps = new CountDownLatch(count);
+      for (int i = 0; i < n; i++) {
+        BreakerSnapshot s = snaps[i];
+        if (reporting[i]) {
+          heartbeats[i] =
+              new Read(
+                  CommandType.HGETALL,
+                  new CommandArgs<>(StringCodec.UTF8).addKey(keys.nodeInfo(s.id())),
+                  followUps);
+          c.dispatch(heartbeats[i]);
+        }
+        if (halfOpen[i]) {
+          leases[i] =
+              new Read(
+                  CommandType.ZRANGE,
+                  new CommandArgs<>(StringCodec.UTF8)
+                      .addKey(keys.leases(s.id()))
+                      .add(0)
+                      .add(-1)
+                      .add("WITHSCORES"),
+                  followUps);
+          c.dispatch(leases[i]);
+        }
+      }
+    }
+
+    /** The batch's snapshots in scan order; a breaker with a key of the wrong type is reported. */
+    List<BreakerSnapshot> snapshots(BiConsumer<BreakerId, String> unreadable) {
+      List<BreakerSnapshot> out = new ArrayList<>(ids.size());
+      for (int i = 0; i < ids.size(); i++) {
+        BreakerId id = ids.get(i);
+        String wrongType = reads[i].wrongType(hashKeys.get(i));
+        if (wrongType == null && heartbeats[i] != null) {
+          wrongType = heartbeats[i].wrongType(keys.nodeInfo(id));
+        }
+        if (wrongType == null && leases[i] != null) {
+          wrongType = leases[i].wrongType(keys.leases(id));
+        }
+        if (wrongType != null) {
+          unreadable.accept(id, wrongType);
+          continue;
+        }
+        BreakerSnapshot s = snaps[i];
+        if (s == null) {
+          continue;
+        }
+        List<NodeHeartbeat> nodes = List.of();
+        if (heartbeats[i] != null) {
+          List<String> info = heartbeats[i].result("read heartbeats of " + id);
+          List<NodeHeartbeat> parsed = new ArrayList<>(info.size() / 2);
+          for (int j = 0; j + 1 < info.size(); j += 2) {
+            parsed.add(NodeHeartbeat.parse(info.get(j), info.get(j + 1), 0));
+          }
+          parsed.sort(Comparator.comparingLong(NodeHeartbeat::atMillis));
+          nodes = parsed;
+        }
+        List<ProbeLease> ls = List.of();
+        if (leases[i] != null) {
+          List<String> stored = leases[i].result("read leases of " + id);
+          List<ProbeLease> parsed = new ArrayList<>(stored.size() / 2);
+          for (int j = 0; j + 1 < stored.size(); j += 2) {
+            String m = stored.get(j);
+            int bar = m.indexOf('|');
+            parsed.add(
+                new ProbeLease(
+                    bar < 0 ? m : m.substring(0, bar),
+                    bar < 0 ? "" : m.substring(bar + 1),
+                    (long) Double.parseDouble(stored.get(j + 1))));
+          }
+          ls = List.copyOf(parsed);
+        }
+        out.add(
+            nodes.isEmpty() && ls.isEmpty()
+                ? s
+                : new BreakerSnapshot(id, s.fields(), ls, List.of(), nodes, now));
+      }
+      return out;
     }
   }
 
