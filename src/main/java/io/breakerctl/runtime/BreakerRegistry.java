@@ -79,6 +79,7 @@ public interface BreakerRegistry extends AutoCloseable {
     Duration connectTimeout = Duration.ofSeconds(1);
     Duration refreshInterval = Duration.ofSeconds(1);
     Duration checkInterval = Duration.ofSeconds(5);
+    Duration sweepInterval = Duration.ofSeconds(60);
     Duration flushInterval = Duration.ofSeconds(10);
     Duration heartbeatInterval = Duration.ofSeconds(60);
     Duration idleTtl = Duration.ofDays(7);
@@ -156,13 +157,26 @@ public interface BreakerRegistry extends AutoCloseable {
     }
 
     /**
-     * How often a node whose pub/sub subscription works compares every breaker's change stamp
-     * (generation, epoch, policy version: one pipelined round of HMGETs) with what it holds, and
-     * reads in full only the breakers whose messages it missed (default 5 s: a lost message is
-     * corrected within that).
+     * How often a node whose pub/sub subscription works checks that Redis kept its data (default 5
+     * s): one GET of a canary key per master, whose token changes when a master lost its data
+     * without closing a connection (FLUSHALL) or its slots moved to another node (a Cluster
+     * failover). While the subscription's connection stays up no message is lost; when it
+     * reconnects, or the canary moved, the node compares every breaker's change stamp (generation,
+     * epoch, policy version: pipelined HMGETs) with what it holds and reads in full only those that
+     * moved.
      */
     public Builder checkInterval(Duration interval) {
       this.checkInterval = positive("checkInterval", interval);
+      return this;
+    }
+
+    /**
+     * How often a node whose subscription works compares every breaker's change stamp anyway
+     * (default 60 s, each node at its own phase): what covers a loss neither a connection nor the
+     * canary shows, e.g. one breaker's keys deleted or evicted.
+     */
+    public Builder sweepInterval(Duration interval) {
+      this.sweepInterval = positive("sweepInterval", interval);
       return this;
     }
 
@@ -278,6 +292,7 @@ public interface BreakerRegistry extends AutoCloseable {
               connectTimeout,
               refreshInterval,
               checkInterval,
+              sweepInterval,
               flushInterval,
               heartbeatInterval,
               idleTtl,

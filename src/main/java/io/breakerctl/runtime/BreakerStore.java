@@ -90,6 +90,14 @@ public interface BreakerStore extends AutoCloseable {
         + (policyVersion == null || policyVersion.isEmpty() ? "0" : policyVersion);
   }
 
+  /**
+   * A fingerprint of the stored data's incarnation on every master (one small canary key per
+   * master, created when missing): it changes when a master lost its data while connections stayed
+   * up (FLUSHALL) or its slots moved to another node. A node whose subscription stays up checks it
+   * instead of every breaker's stamp.
+   */
+  CompletableFuture<String> canary();
+
   /** A health check of the connection. */
   CompletableFuture<String> ping();
 

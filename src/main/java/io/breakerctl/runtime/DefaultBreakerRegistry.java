@@ -70,6 +70,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       System.nanoTime()
           - (long) (java.util.concurrent.ThreadLocalRandom.current().nextDouble() * 5e9);
 
+  /** When every stamp was last compared; set at a random phase by the constructor. */
+  private volatile long lastSweep;
+
+  /** The store's canary fingerprint as last read (null: not read since the last resubscribe). */
+  private volatile String canary;
+
   private volatile long recoveryDelay = RECOVERY_CHECK_MILLIS;
   private final java.util.concurrent.CountDownLatch warmedUp =
       new java.util.concurrent.CountDownLatch(1);
@@ -79,6 +85,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   DefaultBreakerRegistry(RegistryOptions cfg) {
     this.cfg = cfg;
+    this.lastSweep =
+        System.nanoTime()
+            - (long)
+                (java.util.concurrent.ThreadLocalRandom.current().nextDouble()
+                    * cfg.sweepInterval().toNanos());
     ScheduledThreadPoolExecutor s =
         new ScheduledThreadPoolExecutor(
             1,
@@ -508,9 +519,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   /**
    * The periodic refresh. While the subscription is open the node learns every change by push, so
-   * it reads no hash: every {@code checkInterval} one pipelined round of change stamps (three
-   * fields per breaker) finds the breakers whose messages it missed, and only those are read in
-   * full. Without a working subscription every breaker is read every {@code refreshInterval}.
+   * it reads no hash: every {@code checkInterval} the canary (one GET per master) shows whether
+   * Redis lost data without closing the connection; when it did, after a resubscription, and every
+   * {@code sweepInterval} anyway, pipelined rounds of change stamps (three fields per breaker) find
+   * the breakers that moved, and only those are read in full. Without a working subscription every
+   * breaker is read every {@code refreshInterval}.
    */
   private void refreshAll() {
     BreakerStore.Subscription sub = subscription;
@@ -527,7 +540,31 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     lastStampCheck = now;
-    background(() -> checkStamps(s));
+    background(() -> checkCanary(s));
+  }
+
+  /**
+   * The check every {@code checkInterval} while the subscription is up: the canary, and every stamp
+   * only when the canary moved or the sweep is due. A canary read that fails or times out is a
+   * background failure, not a sign that Redis is gone (as for stamps).
+   */
+  private void checkCanary(BreakerStore s) {
+    String seen = canary;
+    String now;
+    try {
+      now = BreakerStore.await(s.canary(), cfg.commandTimeout().multipliedBy(10));
+    } catch (StoreException e) {
+      health.failed(BackgroundTask.REFRESH, e);
+      return;
+    }
+    canary = now;
+    boolean due = System.nanoTime() - lastSweep >= cfg.sweepInterval().toNanos();
+    if (due || (seen != null && !seen.equals(now))) {
+      lastSweep = System.nanoTime();
+      checkStamps(s);
+    } else {
+      health.succeeded(BackgroundTask.REFRESH);
+    }
   }
 
   /**
@@ -562,12 +599,26 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   /** Breakers per pipelined round of a stamp check. */
   private static final int STAMP_BATCH = 200;
 
-  /** After a (re)subscription, when messages may have been missed: a stamp check now. */
+  /**
+   * After a (re)subscription, when messages may have been missed: the canary's new baseline, then a
+   * stamp check now.
+   */
   private void readAll() {
     BreakerStore s = store;
     if (s != null && guard.up()) {
       lastStampCheck = System.nanoTime();
-      background(() -> checkStamps(s));
+      // the sweep keeps its random phase: nodes started (or reconnected) together would otherwise
+      // all sweep in the same second from then on
+      canary = null;
+      background(
+          () -> {
+            try {
+              canary = BreakerStore.await(s.canary(), cfg.commandTimeout().multipliedBy(10));
+            } catch (StoreException e) {
+              health.failed(BackgroundTask.REFRESH, e);
+            }
+            checkStamps(s);
+          });
     }
   }
 

@@ -61,6 +61,7 @@ public final class InProcessBreakerStore implements BreakerStore {
   private final AtomicLong epochs = new AtomicLong();
   private final Map<String, AtomicLong> commands = new ConcurrentHashMap<>();
   private volatile boolean available = true;
+  private final AtomicLong incarnation = new AtomicLong(1);
   private volatile boolean dropping;
   private final java.util.Set<String> failingKinds = ConcurrentHashMap.newKeySet();
   private final java.util.Set<String> refusedKinds = ConcurrentHashMap.newKeySet();
@@ -202,6 +203,12 @@ public final class InProcessBreakerStore implements BreakerStore {
     this.dropping = drop;
   }
 
+  /** Forgets every breaker as FLUSHALL does, connections staying up: the canary moves. */
+  public void flushAll() {
+    entries.clear();
+    incarnation.incrementAndGet();
+  }
+
   /** Forgets {@code id} as a flushed or failed-over Redis does: its next use is a new epoch. */
   public void lose(BreakerId id) {
     entries.remove(id);
@@ -209,8 +216,8 @@ public final class InProcessBreakerStore implements BreakerStore {
 
   /**
    * The commands of one kind answered or refused so far: {@code acquire}, {@code record}, {@code
-   * override}, {@code reassert}, {@code warm}, {@code state}, {@code ping}, {@code warmUp}, {@code
-   * subscribe}, {@code publish} (what a test counts).
+   * override}, {@code reassert}, {@code warm}, {@code state}, {@code stamps}, {@code canary},
+   * {@code ping}, {@code warmUp}, {@code subscribe}, {@code publish} (what a test counts).
    */
   public long commands(String kind) {
     AtomicLong n = commands.get(kind);
@@ -447,6 +454,11 @@ public final class InProcessBreakerStore implements BreakerStore {
                           f.get("generation"), f.get("epoch"), f.get("policyVersion"));
                     })
                 .toList());
+  }
+
+  @Override
+  public CompletableFuture<String> canary() {
+    return run("canary", () -> "in-process=" + incarnation.get());
   }
 
   @Override

@@ -25,6 +25,7 @@ record RegistryOptions(
     Duration connectTimeout,
     Duration refreshInterval,
     Duration checkInterval,
+    Duration sweepInterval,
     Duration flushInterval,
     Duration heartbeatInterval,
     Duration idleTtl,

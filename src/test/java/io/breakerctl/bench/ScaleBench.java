@@ -26,13 +26,16 @@ import java.util.concurrent.TimeUnit;
  *       successes (the steady state of a healthy fleet).
  * </ul>
  *
- * Each phase measures over {@code --seconds S} (20) after a settling time: Redis CPU from {@code
+ * Each phase measures over {@code --seconds S} (60: every periodic interval, heartbeats and the
+ * stamp sweep, falls inside once at its own phase) after a settling time: Redis CPU from {@code
  * INFO cpu} (used_cpu_user + used_cpu_sys) divided by M x B and the time, and this JVM's CPU time
  * (OperatingSystemMXBean) per node and per 1,000 breakers. Targets (issue: fleet scale): busy at
  * most 3 us of Redis CPU per (node, breaker) per second, idle at most 0.5 us; an idle node with
  * 1,000 breakers at most 1% of a core. Then one Redis core holds about 1e6 / (us per pair) pairs.
  * Options: {@code --redis PATH}, {@code --nodes M}, {@code --breakers B}, {@code --rate R}, {@code
- * --seconds S}, {@code --settle S}.
+ * --seconds S}, {@code --settle S}, {@code --busy-breakers N}, {@code --command-timeout MS} (1000:
+ * the nodes' Redis command timeout; the runtime's default of 50 ms degrades nodes whose callers and
+ * Redis share 2 cores, and their reconciles then dominate what this measures).
  */
 public final class ScaleBench {
   private ScaleBench() {}
@@ -43,9 +46,10 @@ public final class ScaleBench {
     int[] nodes = {10};
     int[] breakers = {1000};
     int[] rate = {100};
-    int[] seconds = {20};
+    int[] seconds = {60}; // at least the longest periodic interval (heartbeat, sweep: 60 s)
     int[] settle = {12};
     int[] busyBreakers = {100};
+    int[] timeoutMs = {1000};
     BenchSupport.parse(
         args,
         (a, v) -> {
@@ -57,6 +61,7 @@ public final class ScaleBench {
             case "--seconds" -> seconds[0] = BenchSupport.positive(a, v, 1);
             case "--settle" -> settle[0] = BenchSupport.positive(a, v, 0);
             case "--busy-breakers" -> busyBreakers[0] = BenchSupport.positive(a, v, 1);
+            case "--command-timeout" -> timeoutMs[0] = BenchSupport.positive(a, v, 1);
             default -> {
               return false;
             }
@@ -76,6 +81,7 @@ public final class ScaleBench {
                 .redisUri(server.uri())
                 .nodeId("scale-" + i)
                 .mode(Mode.HYBRID)
+                .commandTimeout(java.time.Duration.ofMillis(timeoutMs[0]))
                 .build();
         registries.add(r);
         List<CircuitBreaker> mine = new ArrayList<>(b);
@@ -90,7 +96,12 @@ public final class ScaleBench {
         perNode.add(mine);
       }
       System.out.printf(
-          Locale.ROOT, "  %d nodes x %d breakers = %d pairs, default intervals%n", m, b, m * b);
+          Locale.ROOT,
+          "  %d nodes x %d breakers = %d pairs, default intervals, command timeout %d ms%n",
+          m,
+          b,
+          m * b,
+          timeoutMs[0]);
       long deadline = System.nanoTime() + 60_000_000_000L;
       while (registries.stream().anyMatch(BreakerRegistry::degraded)
           && System.nanoTime() < deadline) {
@@ -122,6 +133,10 @@ public final class ScaleBench {
       sleep(settle[0]);
       Phase busy = measure(server, seconds[0]);
       callers.shutdownNow();
+      System.out.printf(
+          Locale.ROOT,
+          "  degraded nodes after the busy phase: %d%n",
+          registries.stream().filter(BreakerRegistry::degraded).count());
       // the busy pairs' share: what the phase cost beyond the idle rate of the pairs left idle
       double idleRate = idle.redisCpuMicros / ((double) m * b * idle.seconds);
       double busyOnly = busy.redisCpuMicros - idleRate * (double) m * (b - busyB) * busy.seconds;

@@ -418,7 +418,7 @@ class DistributedBreakerTest {
 
   @Nested
   class RefreshByPush {
-    private BreakerRegistry registry() {
+    private BreakerRegistry registry(Duration sweep) {
       BreakerRegistry r =
           BreakerRegistry.builder()
               .store(store)
@@ -426,28 +426,49 @@ class DistributedBreakerTest {
               .nodeId("push")
               .defaults(POLICY)
               .refreshInterval(Duration.ofMillis(50))
-              .checkInterval(Duration.ofMillis(200))
+              .checkInterval(Duration.ofMillis(100))
+              .sweepInterval(sweep)
               .flushInterval(Duration.ofHours(1))
               .build();
       registries.add(r);
       return r;
     }
 
+    private BreakerRegistry registry() {
+      return registry(Duration.ofMillis(400));
+    }
+
     @Test
-    void aHealthyNodeReadsNoHashOnlyStamps() throws InterruptedException {
-      BreakerRegistry r = registry();
+    void aHealthyNodeReadsOnlyTheCanaryBetweenSweeps() throws InterruptedException {
+      BreakerRegistry r = registry(Duration.ofHours(1));
+      for (int i = 0; i < 5; i++) {
+        r.breaker(BreakerId.parse("push:dep" + i));
+      }
+      Thread.sleep(300); // the stamp check after subscribing
+      long reads = store.commands("state");
+      long stamps = store.commands("stamps");
+      long canaries = store.commands("canary");
+      Thread.sleep(1_000);
+      assertEquals(reads, store.commands("state"), "no full read while push works");
+      assertEquals(stamps, store.commands("stamps"), "no stamp read before the sweep is due");
+      assertTrue(store.commands("canary") - canaries >= 3, "the canary is checked meanwhile");
+    }
+
+    @Test
+    void theSweepComparesEveryStampAtItsInterval() throws InterruptedException {
+      BreakerRegistry r = registry(Duration.ofMillis(300));
       for (int i = 0; i < 5; i++) {
         r.breaker(BreakerId.parse("push:dep" + i));
       }
       long reads = store.commands("state");
       long stamps = store.commands("stamps");
-      Thread.sleep(1_000);
-      assertEquals(reads, store.commands("state"), "no full read while push works");
-      assertTrue(store.commands("stamps") - stamps >= 2, "the stamps are checked meanwhile");
+      Thread.sleep(1_200);
+      assertEquals(reads, store.commands("state"), "no full read: nothing moved");
+      assertTrue(store.commands("stamps") - stamps >= 2, "stamps at the sweep interval");
     }
 
     @Test
-    void aLostMessageIsCaughtByTheStampCheckReadingOnlyThatBreaker() {
+    void aLostMessageIsCaughtByTheSweepReadingOnlyThatBreaker() {
       BreakerRegistry r = registry();
       List<CircuitBreaker> bs = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
@@ -459,8 +480,31 @@ class DistributedBreakerTest {
           store.override(
               BreakerId.parse("push:dep3"),
               new OverrideRequest(OverrideKind.FORCED_OPEN, "oncall", "lost", Duration.ZERO, "")));
-      await("the stamp check caught it", () -> !bs.get(3).tryAcquire().allowed());
+      await("the sweep caught it", () -> !bs.get(3).tryAcquire().allowed());
       assertEquals(1, store.commands("state") - reads, "only the moved breaker is read");
+      assertTrue(bs.get(2).tryAcquire().allowed());
+    }
+
+    @Test
+    void dataLostWithTheConnectionUpMovesTheCanaryAndTheNodeReassertsItsView() {
+      BreakerRegistry r = registry(Duration.ofHours(1));
+      List<CircuitBreaker> bs = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        bs.add(r.breaker(BreakerId.parse("push:dep" + i)));
+      }
+      BreakerId id = BreakerId.parse("push:dep3");
+      BreakerStore.await(
+          store.override(
+              id,
+              new OverrideRequest(OverrideKind.FORCED_OPEN, "oncall", "kept", Duration.ZERO, "")));
+      await("the override arrived by push", () -> !bs.get(3).tryAcquire().allowed());
+      long stamps = store.commands("stamps");
+      store.flushAll(); // FLUSHALL: no message, no closed connection; only the canary moves
+      await(
+          "the node put its override back",
+          () -> "FORCED_OPEN".equals(BreakerStore.await(store.state(id)).fields().get("override")));
+      assertTrue(store.commands("stamps") > stamps, "the moved canary started a stamp check");
+      assertFalse(bs.get(3).tryAcquire().allowed(), "the override stays in force meanwhile");
       assertTrue(bs.get(2).tryAcquire().allowed());
     }
 

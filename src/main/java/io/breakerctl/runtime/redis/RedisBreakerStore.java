@@ -445,6 +445,17 @@ public final class RedisBreakerStore implements BreakerStore {
                 }));
   }
 
+  /** See {@link BreakerStore#canary()} and {@link StoreCanary}. */
+  @Override
+  public CompletableFuture<String> canary() {
+    return guard("read the canary", new StoreCanary(keys, commands, cluster).fingerprint());
+  }
+
+  /** The canary keys, one per live master (what a test checks). */
+  List<String> canaryKeys() {
+    return new StoreCanary(keys, commands, cluster).canaries().stream().map(c -> c[0]).toList();
+  }
+
   /** Round-trips a PING (health check of the connection). */
   public CompletableFuture<String> ping() {
     return guard("PING", commands.ping());
