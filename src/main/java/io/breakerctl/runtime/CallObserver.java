@@ -33,6 +33,12 @@ public interface CallObserver {
    */
   default void fallback(FallbackPolicy kind, long ageMillis) {}
 
+  /**
+   * The fallback of {@code kind} the policy names could not serve (a static default not registered,
+   * no servable snapshot, a request not stored): the call got a controlled failure.
+   */
+  default void fallbackUnavailable(FallbackPolicy kind) {}
+
   /** A call through a fallback chain answered; {@code degraded} when a fallback answered it. */
   default void response(boolean degraded) {}
 

@@ -106,6 +106,12 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
   /** Counter: fallback answers (tag {@code kind}: cached, static_default, deferred, ...). */
   public static final String FALLBACKS = "breakerctl.breaker.fallbacks";
 
+  /**
+   * Counter: calls whose fallback could not serve (tag {@code kind}; e.g. a static default the
+   * policy names that is not registered on the node), answered with a controlled failure.
+   */
+  public static final String FALLBACK_UNAVAILABLE = "breakerctl.breaker.fallback.unavailable";
+
   /** Timer: the age of the cached data a fallback served. */
   public static final String FALLBACK_AGE = "breakerctl.breaker.fallback.age";
 

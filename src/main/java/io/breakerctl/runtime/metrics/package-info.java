@@ -34,6 +34,9 @@
  *   <tr><td>{@code breakerctl.breaker.fallbacks}, {@code .fallback.age}, {@code .responses}</td>
  *       <td>counter, timer, counter</td><td>{@code kind}, -, {@code degraded}</td>
  *       <td>fallback answers, age of cached data served, answers by who gave them</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.fallback.unavailable}</td><td>counter</td>
+ *       <td>{@code kind}</td><td>fallbacks that could not serve (e.g. a static default the
+ *       policy names that this node has not registered)</td></tr>
  *   <tr><td>{@code breakerctl.breaker.deferred.stored}, {@code .finished}, {@code .pending}</td>
  *       <td>counter, counter, gauge</td><td>-, {@code result}, -</td>
  *       <td>deferred requests stored, replayed to the end, pending</td></tr>
