@@ -48,6 +48,9 @@ public interface CallObserver {
   /** A deferred request finished on this node ({@code done}: its work succeeded). */
   default void deferredFinished(boolean done) {}
 
-  /** Deferred requests of this breaker still pending, as last counted. */
+  /**
+   * Deferred requests of this breaker still pending in the control plane, fleet-wide, as last
+   * counted (in the background, every few seconds; never on a call's path).
+   */
   default void deferredPending(long count) {}
 }

@@ -91,7 +91,14 @@ public final class Fallbacks<T> implements AutoCloseable {
         deferred == null || work == null
             ? null
             : new DeferredReplayer<>(
-                breaker, deferred, work, b.owner, b.lease, b.replayInterval, b.maxAttempts);
+                breaker,
+                deferred,
+                work,
+                b.owner,
+                b.lease,
+                b.replayInterval,
+                b.pendingCountInterval,
+                b.maxAttempts);
   }
 
   /** A builder for calls through {@code breaker}. */
@@ -365,6 +372,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     private String owner = "replayer-" + UUID.randomUUID().toString().substring(0, 8);
     private Duration lease = Duration.ofSeconds(30);
     private Duration replayInterval = Duration.ofSeconds(1);
+    private Duration pendingCountInterval = Duration.ofSeconds(5);
     private int maxAttempts = 3;
     private Clock clock = Clock.systemUTC();
     private Retry retry;
@@ -457,6 +465,21 @@ public final class Fallbacks<T> implements AutoCloseable {
     /** How often pending deferred requests are looked for while closed (default 1 s). */
     public Builder<T> replayInterval(Duration interval) {
       this.replayInterval = positive("replayInterval", interval);
+      return this;
+    }
+
+    /**
+     * How often the breaker's pending deferred requests are counted in the control plane, in the
+     * background, for the {@code deferred.pending} gauge (default 5 s; at least 100 ms, so the
+     * count stays a bounded load on MongoDB whatever the fleet's size).
+     */
+    public Builder<T> pendingCountInterval(Duration interval) {
+      positive("pendingCountInterval", interval);
+      if (interval.toMillis() < 100) {
+        throw new IllegalArgumentException(
+            "pendingCountInterval must be >= 100 ms but was " + interval.toMillis() + " ms");
+      }
+      this.pendingCountInterval = interval;
       return this;
     }
 

@@ -124,7 +124,10 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
   /** Counter: deferred requests finished on this node (tag {@code result}: done, failed). */
   public static final String DEFERRED_FINISHED = "breakerctl.breaker.deferred.finished";
 
-  /** Gauge: deferred requests of the breaker still pending, as last counted. */
+  /**
+   * Gauge: deferred requests of the breaker pending in the control plane, fleet-wide and uncapped,
+   * as last counted in the background (every {@code pendingCountInterval}, 5 s by default).
+   */
   public static final String DEFERRED_PENDING = "breakerctl.breaker.deferred.pending";
 
   private final CircuitBreaker breaker;

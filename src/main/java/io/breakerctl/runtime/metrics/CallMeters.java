@@ -117,7 +117,7 @@ final class CallMeters implements CallObserver {
     add(
         meters,
         Gauge.builder(BreakerMetrics.DEFERRED_PENDING, deferredPending, AtomicLong::get)
-            .description("deferred requests of the breaker still pending, as last counted")
+            .description("deferred requests of the breaker pending fleet-wide, as last counted")
             .tags(tags)
             .register(registry));
   }

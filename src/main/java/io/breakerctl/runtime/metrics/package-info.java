@@ -39,7 +39,8 @@
  *       policy names that this node has not registered)</td></tr>
  *   <tr><td>{@code breakerctl.breaker.deferred.stored}, {@code .finished}, {@code .pending}</td>
  *       <td>counter, counter, gauge</td><td>-, {@code result}, -</td>
- *       <td>deferred requests stored, replayed to the end, pending</td></tr>
+ *       <td>deferred requests stored, replayed to the end, pending fleet-wide (counted in the
+ *       control plane in the background)</td></tr>
  *   <tr><td>{@code breakerctl.redis.commands}, {@code .failures}, {@code .degraded.seconds}</td>
  *       <td>function timer, function counters</td><td>{@code node} only</td>
  *       <td>Redis latency, failed commands, degraded time ({@code BreakerRegistryMetrics})</td></tr>

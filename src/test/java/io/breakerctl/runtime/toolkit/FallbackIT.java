@@ -453,6 +453,57 @@ class FallbackIT {
     System.out.printf("deferred: 30 requests completed once each across 3 nodes%n");
   }
 
+  @Test
+  @DisplayName(
+      "the deferred-pending gauge is the fleet's count from the control plane, uncapped: 150, then"
+          + " 0")
+  void deferredPendingGaugeIsFleetWide() throws Exception {
+    BreakerId id = id("pending");
+    List<Fallbacks<String>> nodes = new ArrayList<>();
+    List<SimpleMeterRegistry> gauges = new ArrayList<>();
+    BreakerRegistry first = null;
+    for (int i = 0; i < 2; i++) {
+      BreakerRegistry r = node("pending-node-" + i, FallbackPolicy.DEFERRED);
+      first = first == null ? r : first;
+      CircuitBreaker cb = r.breaker(id);
+      SimpleMeterRegistry meters = new SimpleMeterRegistry();
+      closeLater(BreakerMetrics.bind(r, cb, meters));
+      gauges.add(meters);
+      if (i == 0) {
+        override(r, id, OverrideKind.FORCED_OPEN);
+      }
+      awaitState(cb, State.FORCED_OPEN);
+      nodes.add(
+          closeLater(
+              Fallbacks.<String>builder(cb)
+                  .deferred(new DeferredRequests(db, KEYS, Clock.systemUTC()), payload -> "done")
+                  .owner("pending-node-" + i)
+                  .replayInterval(Duration.ofMillis(100))
+                  .pendingCountInterval(Duration.ofMillis(200))
+                  .build()));
+    }
+    for (int i = 0; i < 150; i++) {
+      FallbackResult<String> r =
+          nodes.get(i % 2).submit(null, ("p-" + i).getBytes(StandardCharsets.UTF_8));
+      assertThat(r.served()).isEqualTo(Served.DEFERRED);
+    }
+    for (SimpleMeterRegistry meters : gauges) {
+      Poll.until(
+          Duration.ofSeconds(5),
+          "each node's gauge shows the fleet's 150 (75 stored by each node)",
+          () -> pending(meters) == 150);
+    }
+
+    override(first, id, OverrideKind.CLEAR);
+    for (SimpleMeterRegistry meters : gauges) {
+      Poll.until(Duration.ofSeconds(20), "the gauge drops to 0", () -> pending(meters) == 0);
+    }
+  }
+
+  private static double pending(SimpleMeterRegistry meters) {
+    return meters.get(BreakerMetrics.DEFERRED_PENDING).gauge().value();
+  }
+
   /** Counts deferred requests stored and finished, over all nodes. */
   private static final class CountingObserver implements io.breakerctl.runtime.CallObserver {
     final AtomicInteger stored = new AtomicInteger();
