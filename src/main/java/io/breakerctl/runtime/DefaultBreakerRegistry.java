@@ -56,7 +56,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private final BackgroundHealth health;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<BreakerId, Boolean> refreshQueued = new ConcurrentHashMap<>();
+
+  /** The store the breakers and background work use: {@link #raw}, timed ({@link MeteredStore}). */
   private volatile BreakerStore store;
+
+  private volatile BreakerStore raw;
+  private final MeteredStore.Counts commands = new MeteredStore.Counts();
   private volatile BreakerStore.Subscription subscription;
   private volatile boolean listening = true;
   private volatile long subscriptionClosedSince;
@@ -105,7 +110,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         cfg.controlPlane() != null && cfg.mode() != Mode.LOCAL
             ? new ControlPlaneLink(
                 cfg.controlPlane(),
-                () -> store instanceof RedisBreakerStore r ? r : null,
+                () -> raw instanceof RedisBreakerStore r ? r : null,
+                () -> store,
                 cfg.nodeId(),
                 cfg.clock(),
                 scheduler,
@@ -165,6 +171,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return store;
   }
 
+  /** The store as connected or given, untimed (test-side access, {@code RegistryInternals}). */
+  BreakerStore rawStore() {
+    return raw;
+  }
+
   @Override
   public String nodeId() {
     return cfg.nodeId();
@@ -182,7 +193,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   @Override
   public StoreStats storeStats() {
-    return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : guard.stats();
+    return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : guard.stats(commands);
   }
 
   void transitionWon(BreakerId id) {
@@ -231,6 +242,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     } catch (StoreException e) {
       return false;
     }
+    raw = s;
+    s = new MeteredStore(s, commands);
     store = s;
     if (subscribe(s)) {
       warmUp(s);
@@ -655,7 +668,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     } catch (Exception e) {
       // closing a subscription cannot fail the caller
     }
-    BreakerStore s = store;
+    BreakerStore s = raw;
     if (s != null && s != cfg.store()) {
       s.close(); // a store given to the builder belongs to its creator
     }
