@@ -242,9 +242,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     } catch (StoreException e) {
       return false;
     }
-    raw = s;
-    s = new MeteredStore(s, commands);
-    store = s;
+    BreakerStore connected = s;
+    s = new MeteredStore(connected, commands);
+    store = s; // before raw: whoever sees the connection sees its timed store
+    raw = connected;
     if (subscribe(s)) {
       warmUp(s);
     }

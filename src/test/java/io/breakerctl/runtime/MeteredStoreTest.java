@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.Reassertion;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +38,22 @@ class MeteredStoreTest {
             store.record(ID, Outcome.successes("n1", 25), P),
             store.override(
                 ID, new OverrideRequest(OverrideKind.CLEAR, "t", "test", Duration.ZERO, "")),
+            store.reassert(
+                ID,
+                "n1",
+                new Reassertion(
+                    Reassertion.Mode.DEGRADED_TRIP,
+                    State.OPEN,
+                    "",
+                    0,
+                    System.currentTimeMillis() + 1_000,
+                    1_000,
+                    null,
+                    1,
+                    "",
+                    "",
+                    ""),
+                P),
             store.warm(ID, "metered:store", 1, P, "t"),
             store.state(ID),
             store.stamps(List.of(ID)),
@@ -55,6 +73,7 @@ class MeteredStoreTest {
         List.of(
             StoreCommand.ACQUIRE,
             StoreCommand.OVERRIDE,
+            StoreCommand.REASSERT,
             StoreCommand.WARM,
             StoreCommand.STATE,
             StoreCommand.STAMPS,
@@ -62,7 +81,7 @@ class MeteredStoreTest {
             StoreCommand.WARM_UP)) {
       assertThat(s.command(k).count()).as(k.code()).isEqualTo(1);
     }
-    assertThat(s.commands()).isEqualTo(10);
+    assertThat(s.commands()).isEqualTo(11);
     assertThat(s.commandNanos()).isPositive();
     assertThat(s.failures()).as("CLEAR of no override is an answer, not a failure").isZero();
   }
@@ -74,7 +93,7 @@ class MeteredStoreTest {
     sendOneOfEach();
     StoreStats s = stats();
     assertThat(s.commands()).isZero();
-    assertThat(s.failures()).isEqualTo(10);
+    assertThat(s.failures()).isEqualTo(11);
     assertThat(s.command(StoreCommand.FLUSH).failures()).isEqualTo(1);
     assertThat(s.command(StoreCommand.PING).failures()).isEqualTo(1);
     assertThat(s.command(StoreCommand.STAMPS).failures()).isEqualTo(1);
