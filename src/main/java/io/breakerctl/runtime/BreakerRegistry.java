@@ -48,8 +48,9 @@ public interface BreakerRegistry extends AutoCloseable {
   long backgroundFailures(BackgroundTask task);
 
   /**
-   * What this node's Redis commands have cost and how often they failed, and how long the node has
-   * been degraded, since it started ({@link StoreStats#NONE} in LOCAL mode).
+   * What this node's Redis commands have cost and how often they failed, in total and by {@link
+   * StoreCommand} (every command sent through the store, timed at the store boundary), and how long
+   * the node has been degraded, since it started ({@link StoreStats#NONE} in LOCAL mode).
    */
   StoreStats storeStats();
 

@@ -33,6 +33,12 @@ public interface CallObserver {
    */
   default void fallback(FallbackPolicy kind, long ageMillis) {}
 
+  /**
+   * The fallback of {@code kind} the policy names could not serve (a static default not registered,
+   * no servable snapshot, a request not stored): the call got a controlled failure.
+   */
+  default void fallbackUnavailable(FallbackPolicy kind) {}
+
   /** A call through a fallback chain answered; {@code degraded} when a fallback answered it. */
   default void response(boolean degraded) {}
 
@@ -42,6 +48,9 @@ public interface CallObserver {
   /** A deferred request finished on this node ({@code done}: its work succeeded). */
   default void deferredFinished(boolean done) {}
 
-  /** Deferred requests of this breaker still pending, as last counted. */
+  /**
+   * Deferred requests of this breaker still pending in the control plane, fleet-wide, as last
+   * counted (in the background, every few seconds; never on a call's path).
+   */
   default void deferredPending(long count) {}
 }

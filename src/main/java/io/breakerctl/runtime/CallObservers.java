@@ -70,6 +70,13 @@ final class CallObservers {
     }
 
     @Override
+    public void fallbackUnavailable(FallbackPolicy kind) {
+      for (CallObserver o : all) {
+        o.fallbackUnavailable(kind);
+      }
+    }
+
+    @Override
     public void response(boolean degraded) {
       for (CallObserver o : all) {
         o.response(degraded);

@@ -33,6 +33,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
 
   private final ControlDatabase db;
   private final Supplier<RedisBreakerStore> store;
+  private final Supplier<BreakerStore> commands;
   private final BackgroundHealth health;
   private final String node;
   private final Clock clock;
@@ -45,6 +46,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
   ControlPlaneLink(
       ControlConfig config,
       Supplier<RedisBreakerStore> store,
+      Supplier<BreakerStore> commands,
       String node,
       Clock clock,
       ScheduledExecutorService scheduler,
@@ -52,6 +54,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
     this.health = health;
     this.db = ControlDatabase.connect(config);
     this.store = store;
+    this.commands = commands;
     this.node = node;
     this.clock = clock;
     this.worker = new Thread(this::drain, "breakerctl-history-" + node);
@@ -127,9 +130,10 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
         return Optional.empty();
       }
       PolicyVersion pv = v.get();
+      // through the registry's timed store, so the warm is one of the node's timed commands
       WarmResult w =
-          RedisBreakerStore.await(
-              s.warm(id, pv.policyId().toString(), pv.version(), pv.policy(), node));
+          BreakerStore.await(
+              commands.get().warm(id, pv.policyId().toString(), pv.version(), pv.policy(), node));
       health.succeeded(BackgroundTask.POLICY_RESOLUTION);
       return Optional.of(new WarmedPolicy(w.policyId(), w.policyVersion(), pv.policy()));
     } catch (RuntimeException e) {

@@ -56,7 +56,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private final BackgroundHealth health;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<BreakerId, Boolean> refreshQueued = new ConcurrentHashMap<>();
+
+  /** The store the breakers and background work use: {@link #raw}, timed ({@link MeteredStore}). */
   private volatile BreakerStore store;
+
+  private volatile BreakerStore raw;
+  private final MeteredStore.Counts commands = new MeteredStore.Counts();
   private volatile BreakerStore.Subscription subscription;
   private volatile boolean listening = true;
   private volatile long subscriptionClosedSince;
@@ -116,7 +121,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         cfg.controlPlane() != null && cfg.mode() != Mode.LOCAL
             ? new ControlPlaneLink(
                 cfg.controlPlane(),
-                () -> store instanceof RedisBreakerStore r ? r : null,
+                () -> raw instanceof RedisBreakerStore r ? r : null,
+                () -> store,
                 cfg.nodeId(),
                 cfg.clock(),
                 scheduler,
@@ -176,6 +182,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return store;
   }
 
+  /** The store as connected or given, untimed (test-side access, {@code RegistryInternals}). */
+  BreakerStore rawStore() {
+    return raw;
+  }
+
   @Override
   public String nodeId() {
     return cfg.nodeId();
@@ -193,7 +204,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   @Override
   public StoreStats storeStats() {
-    return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : guard.stats();
+    return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : guard.stats(commands);
   }
 
   void transitionWon(BreakerId id) {
@@ -242,7 +253,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     } catch (StoreException e) {
       return false;
     }
-    store = s;
+    BreakerStore connected = s;
+    s = new MeteredStore(connected, commands);
+    store = s; // before raw: whoever sees the connection sees its timed store
+    raw = connected;
     if (subscribe(s)) {
       warmUp(s);
     }
@@ -706,7 +720,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     } catch (Exception e) {
       // closing a subscription cannot fail the caller
     }
-    BreakerStore s = store;
+    BreakerStore s = raw;
     if (s != null && s != cfg.store()) {
       s.close(); // a store given to the builder belongs to its creator
     }

@@ -209,12 +209,11 @@ final class DistributedBreaker implements CircuitBreaker {
       return degradedAcquire();
     }
     AcquireResult r;
-    long sent = System.nanoTime();
     try {
       r =
           BreakerStore.await(
               store.acquire(id, node(), resolved.policy()), registry.commandTimeout());
-      registry.guard().success(System.nanoTime() - sent);
+      registry.guard().success();
     } catch (StoreException e) {
       registry.guard().failure(e);
       return registry.guard().up() ? fromView() : degradedAcquire();
@@ -549,7 +548,6 @@ final class DistributedBreaker implements CircuitBreaker {
 
   private void record(Outcome o, CircuitEvent.Type probeEvent) {
     State before = acting();
-    long sent = System.nanoTime();
     registry
         .store()
         .record(id, o, resolved.policy())
@@ -563,7 +561,7 @@ final class DistributedBreaker implements CircuitBreaker {
                 pendingSuccesses.add(o.successes());
                 return;
               }
-              registry.guard().success(System.nanoTime() - sent);
+              registry.guard().success();
               if (probeEvent != null) {
                 emit(probeEvent, before, r.state(), r.reason().code());
               }

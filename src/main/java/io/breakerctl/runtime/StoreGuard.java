@@ -4,7 +4,6 @@ import io.breakerctl.runtime.redis.StoreUnavailableException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The small breaker around the coordinator: the node is degraded when Redis does not answer, and no
@@ -29,9 +28,6 @@ final class StoreGuard {
   private final AtomicBoolean confirming = new AtomicBoolean();
   private final AtomicInteger consecutive = new AtomicInteger();
   private final AtomicLong degradations = new AtomicLong();
-  private final LongAdder commands = new LongAdder();
-  private final LongAdder commandNanos = new LongAdder();
-  private final LongAdder failures = new LongAdder();
   private final AtomicLong degradedNanos = new AtomicLong();
   private volatile long downSince;
   private final Runnable onDown;
@@ -55,24 +51,18 @@ final class StoreGuard {
     consecutive.set(0);
   }
 
-  /** A command that answered after {@code nanos} (timed for {@link #stats()}). */
-  void success(long nanos) {
-    commands.increment();
-    commandNanos.add(nanos);
-    success();
-  }
-
-  /** The cumulative figures of the registry-level meters. */
-  StoreStats stats() {
+  /**
+   * The registry-level meters' figures: the commands' counts (timed at the store boundary, {@link
+   * MeteredStore}) with the time this node has been degraded, the current degradation included.
+   */
+  StoreStats stats(MeteredStore.Counts commands) {
     long since = downSince;
     boolean isDown = down.get();
     long current = isDown && since != 0 ? System.nanoTime() - since : 0;
-    return new StoreStats(
-        commands.sum(), commandNanos.sum(), failures.sum(), degradedNanos.get() + current, isDown);
+    return commands.stats(degradedNanos.get() + current, isDown);
   }
 
   void failure(Throwable t) {
-    failures.increment();
     Throwable e = t;
     while (e != null && !(e instanceof StoreUnavailableException)) {
       e = e.getCause();

@@ -93,7 +93,11 @@
  * in-process fleets). Results carry typed vocabularies ({@code AdmissionReason}, {@code
  * RecordOutcome}, ...) whose names are the scripts' wire codes. Background work that fails
  * (refresh, flush, forwarding, policy resolution, subscription, messages) is counted per {@link
- * io.breakerctl.runtime.BackgroundTask} and logged once per change of condition.
+ * io.breakerctl.runtime.BackgroundTask} and logged once per change of condition. The registry wraps
+ * its store in one timing point ({@code MeteredStore}): every command its breakers and background
+ * work send is timed and its failures counted by {@link io.breakerctl.runtime.StoreCommand}, which
+ * {@link io.breakerctl.runtime.BreakerRegistry#storeStats} reports and {@code
+ * BreakerRegistryMetrics} publishes.
  *
  * <h2>Classification, async calls, retries, fallbacks</h2>
  *

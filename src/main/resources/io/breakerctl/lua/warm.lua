@@ -2,7 +2,8 @@
 -- policyVersion) and publishes it so running nodes adopt it without restart.
 --
 -- ARGV[3] the policy (prelude header)   ARGV[4] policy id   ARGV[5] version (integer >= 1)
--- ARGV[6] storeFailureMode   ARGV[7] fallbackPolicy
+-- ARGV[6] storeFailureMode   ARGV[7] fallbackPolicy   ARGV[8] staticDefault (a name; empty or
+-- absent: none named, the field is removed)
 --
 -- Returns {written 0|1, outcome, policyId, policyVersion, epoch}; outcome WARMED | UNCHANGED |
 -- STALE. For the same policy id an older or equal version never overwrites a newer one (appliers
@@ -36,6 +37,7 @@ end
 set('policy', ARGV[3] or '')
 set('p.storeFailureMode', ARGV[6] or 'LOCAL_ONLY')
 set('p.fallbackPolicy', ARGV[7] or 'NONE')
+if (ARGV[8] or '') == '' then set('p.staticDefault', false) else set('p.staticDefault', ARGV[8]) end
 set('policyId', id)
 set('policyVersion', tostring(version))
 flush()

@@ -59,7 +59,14 @@ class PolicyCliIT extends WithCliServers {
   @DisplayName("validate is offline; an invalid file among valid ones: 2 and nothing applied")
   void validateAndInvalidApply() throws Exception {
     write("set/a.yaml", policy("val:a", 5));
-    write("set/b.yaml", policy("val:b", 0) + "---\n" + policy("Bad Id", 3));
+    write(
+        "set/b.yaml",
+        policy("val:b", 0)
+            + "---\n"
+            + policy("Bad Id", 3)
+            + "---\n"
+            + policy("val:c", 3)
+            + "  staticDefault: Premium Plan\n");
     Map<String, String> noServers =
         Map.of(
             "BREAKERCTL_REDIS", "redis://127.0.0.1:1", "BREAKERCTL_MONGO", "mongodb://127.0.0.1:1");
@@ -75,6 +82,9 @@ class PolicyCliIT extends WithCliServers {
         .contains("b.yaml: document 1: spec.failureThreshold must be >= 1 but was 0")
         .contains("b.yaml: document 2: metadata.id")
         .contains("'Bad Id'")
+        .contains(
+            "b.yaml: document 3: spec.staticDefault must be a name matching"
+                + " [a-z0-9][a-z0-9._-]{0,62} but was \"Premium Plan\"")
         .doesNotContain("Exception");
 
     CliProcess.Result apply =
@@ -82,6 +92,24 @@ class PolicyCliIT extends WithCliServers {
     assertThat(apply.code()).as(apply.toString()).isEqualTo(2);
     assertThat(apply.err()).contains("nothing was applied");
     assertThat(versions("val:a")).isEmpty();
+  }
+
+  @Test
+  @DisplayName("a policy naming its static default: applied, and policy get shows the name")
+  void staticDefaultIsAppliedAndShown() throws Exception {
+    Path f =
+        write(
+            "named.yaml",
+            policy("named:dep", 4) + "  fallbackPolicy: STATIC_DEFAULT\n  staticDefault: basic\n");
+    CliProcess.Result apply =
+        cli.run("policy", "apply", "-f", f.toString(), "--reason", "r", "--yes");
+    assertThat(apply.code()).as(apply.toString()).isZero();
+    CliProcess.Result got = cli.run("policy", "get", "named:dep", "-o", "yaml");
+    assertThat(got.code()).as(got.toString()).isZero();
+    assertThat(got.out())
+        .contains("staticDefault: basic")
+        .contains("fallbackPolicy: STATIC_DEFAULT");
+    assertThat(versions("named:dep").get(0).policy().staticDefault()).contains("basic");
   }
 
   @Test

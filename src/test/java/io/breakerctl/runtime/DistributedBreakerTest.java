@@ -10,6 +10,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.testing.MutableClock;
@@ -560,7 +561,11 @@ class DistributedBreakerTest {
                   OverrideKind.FORCED_OPEN, "oncall", "report", Duration.ZERO, "")));
       await(
           "the heartbeat reports FORCED_OPEN",
-          () -> shared().nodes().get(0).state() == State.FORCED_OPEN);
+          () -> {
+            // the store counts a command before it runs it: the heartbeat may not be there yet
+            List<NodeHeartbeat> nodes = shared().nodes();
+            return !nodes.isEmpty() && nodes.get(0).state() == State.FORCED_OPEN;
+          });
       assertEquals(State.FORCED_OPEN, a.acting());
     }
 

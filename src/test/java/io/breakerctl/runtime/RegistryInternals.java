@@ -11,6 +11,6 @@ public final class RegistryInternals {
 
   /** The store (and so the connection) a registry's breakers use; null while never connected. */
   public static RedisBreakerStore store(BreakerRegistry registry) {
-    return (RedisBreakerStore) ((DefaultBreakerRegistry) registry).store();
+    return (RedisBreakerStore) ((DefaultBreakerRegistry) registry).rawStore();
   }
 }

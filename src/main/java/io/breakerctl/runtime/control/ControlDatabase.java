@@ -163,6 +163,11 @@ public final class ControlDatabase implements AutoCloseable {
             database
                 .getCollection(NOTES)
                 .createIndex(Indexes.ascending("breakerId", "at"), new IndexOptions().name("at"));
+            database
+                .getCollection(DEFERRED)
+                .createIndex(
+                    Indexes.ascending("breakerId", "status", "createdAt"),
+                    new IndexOptions().name("breakerId_status_createdAt"));
             return null;
           });
       indexed = true;

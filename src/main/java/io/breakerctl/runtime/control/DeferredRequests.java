@@ -88,6 +88,21 @@ public final class DeferredRequests {
   }
 
   /**
+   * How many requests of a breaker are pending, fleet-wide (every node's, uncapped): one {@code
+   * countDocuments}, for the pending gauge's background refresh, never for a call.
+   */
+  public long pendingCount(BreakerId id) {
+    return db.call(
+        "count deferred of " + id,
+        () ->
+            db.collection(ControlDatabase.DEFERRED)
+                .countDocuments(
+                    and(
+                        eq("breakerId", id.toString()),
+                        eq("status", DeferredStatus.PENDING.name()))));
+  }
+
+  /**
    * Records a replay attempt of a pending request: {@code done} finishes it, otherwise it stays
    * pending until {@code maxAttempts} attempts, then fails.
    *

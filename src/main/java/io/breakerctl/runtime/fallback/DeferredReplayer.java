@@ -16,6 +16,11 @@ import java.util.concurrent.TimeUnit;
  * every {@code interval} while it is closed. Each request runs under its replay lease in MongoDB
  * ({@link DeferredRequests#claim}), through the breaker, so at most one node runs it; its result is
  * recorded for {@link Fallbacks#deferred}.
+ *
+ * <p>In every state, every {@code countInterval}, it counts the breaker's pending requests in the
+ * control plane (the whole fleet's, uncapped) and reports the count to the breaker's observer: the
+ * {@code deferred.pending} gauge reads that cached figure, so no call and no meter poll waits on
+ * MongoDB.
  */
 final class DeferredReplayer<T> implements AutoCloseable {
   static final int BATCH = 100;
@@ -36,6 +41,7 @@ final class DeferredReplayer<T> implements AutoCloseable {
       String owner,
       Duration lease,
       Duration interval,
+      Duration countInterval,
       int maxAttempts) {
     this.breaker = breaker;
     this.requests = requests;
@@ -53,6 +59,8 @@ final class DeferredReplayer<T> implements AutoCloseable {
             });
     long every = interval.toMillis();
     scheduler.scheduleWithFixedDelay(this::drain, every, every, TimeUnit.MILLISECONDS);
+    long count = countInterval.toMillis();
+    scheduler.scheduleWithFixedDelay(this::countPending, 0, count, TimeUnit.MILLISECONDS);
     this.listener =
         breaker.onEvent(
             e -> {
@@ -69,7 +77,6 @@ final class DeferredReplayer<T> implements AutoCloseable {
     }
     try {
       List<DeferredRequest> pending = requests.pending(breaker.id(), BATCH);
-      breaker.observer().deferredPending(pending.size());
       for (DeferredRequest r : pending) {
         if (requests.claim(r.trackingId(), owner, lease) && !replay(r)) {
           return;
@@ -77,6 +84,15 @@ final class DeferredReplayer<T> implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       // MongoDB unavailable or a payload that no longer decrypts: the next round tries again
+    }
+  }
+
+  /** Counts the breaker's pending requests fleet-wide; MongoDB being down keeps the last count. */
+  void countPending() {
+    try {
+      breaker.observer().deferredPending(requests.pendingCount(breaker.id()));
+    } catch (RuntimeException e) {
+      // MongoDB unavailable: the gauge keeps its last count until the next round
     }
   }
 

@@ -11,7 +11,8 @@ import java.util.Optional;
  * @param value the answer; null for {@link Served#DEFERRED}
  * @param served who answered
  * @param trigger why a fallback ran ({@link FallbackTrigger#NONE} for the dependency's answer)
- * @param source where cached data came from (the snapshot's source), else empty
+ * @param source where cached data came from (the snapshot's source), the name of the static default
+ *     that served (empty: the one registered without a name), else empty
  * @param capturedAt when cached data was captured, else empty
  * @param age how old cached data was when served, else empty
  * @param trackingId the deferred request's tracking id, else empty

@@ -11,6 +11,7 @@ import io.breakerctl.runtime.control.FallbackSnapshots;
 import io.breakerctl.runtime.control.SnapshotApproval;
 import io.breakerctl.runtime.control.SnapshotRead;
 import io.breakerctl.runtime.model.FallbackPolicy;
+import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.retry.Retry;
 import java.time.Clock;
@@ -35,7 +36,12 @@ import java.util.function.Supplier;
  *       fresh; an expired, pending, revoked or undecryptable snapshot is never served (a controlled
  *       failure says which). While the policy says CACHED, every fresh answer is captured as the
  *       key's new snapshot, off the caller's thread (a bounded queue; dropped when full);
- *   <li>{@code STATIC_DEFAULT}: the default registered with {@link Builder#staticDefault};
+ *   <li>{@code STATIC_DEFAULT}: the default registered in code under the name the policy's {@code
+ *       staticDefault} names ({@link Builder#staticDefault(String, Supplier)}), or the one
+ *       registered without a name ({@link Builder#staticDefault(Supplier)}) while it names none;
+ *       read per call, so a node serves a newly named default as soon as it adopts the policy. A
+ *       name this node has not registered is a controlled failure naming the breaker and the name
+ *       (logged once, counted as {@code fallbackUnavailable}), never a null;
  *   <li>{@code DEFERRED}: for {@link #submit}, the request's payload is stored in the control plane
  *       and the caller gets its tracking id ({@link Served#DEFERRED}); after the breaker closes,
  *       one node runs it with the {@link DeferredWork} under a lease and records the result, read
@@ -45,15 +51,16 @@ import java.util.function.Supplier;
  *   <li>{@code NONE}: the rejection or the failure itself.
  * </ul>
  *
- * A fallback that cannot serve (none configured, MongoDB unavailable, no servable snapshot) ends in
- * a {@link ControlledFailureException} that says why. Every answer is reported to the breaker's
+ * A fallback that cannot serve (none configured, MongoDB unavailable, no servable snapshot, a
+ * static default not registered) ends in a {@link ControlledFailureException} that says why, and is
+ * reported to the observer ({@code fallbackUnavailable}). Every answer is reported to the breaker's
  * observer ({@code fallback}, {@code response}), so metrics show fallbacks by kind, the age of
  * cached data served and the share of degraded answers.
  */
 public final class Fallbacks<T> implements AutoCloseable {
   private final CircuitBreaker breaker;
   private final boolean onFailure;
-  private final Supplier<T> staticDefault;
+  private final StaticDefaults<T> staticDefaults;
   private final FallbackSnapshots snapshots;
   private final SnapshotCodec<T> codec;
   private final Duration captureTtl;
@@ -69,7 +76,7 @@ public final class Fallbacks<T> implements AutoCloseable {
   private Fallbacks(Builder<T> b) {
     this.breaker = b.breaker;
     this.onFailure = b.onFailure;
-    this.staticDefault = b.staticDefault;
+    this.staticDefaults = b.staticDefaults.build(b.breaker.id());
     this.snapshots = b.snapshots;
     this.codec = b.codec;
     this.captureTtl = b.captureTtl;
@@ -84,7 +91,14 @@ public final class Fallbacks<T> implements AutoCloseable {
         deferred == null || work == null
             ? null
             : new DeferredReplayer<>(
-                breaker, deferred, work, b.owner, b.lease, b.replayInterval, b.maxAttempts);
+                breaker,
+                deferred,
+                work,
+                b.owner,
+                b.lease,
+                b.replayInterval,
+                b.pendingCountInterval,
+                b.maxAttempts);
   }
 
   /** A builder for calls through {@code breaker}. */
@@ -163,6 +177,32 @@ public final class Fallbacks<T> implements AutoCloseable {
     return breaker.view().policy().fallbackPolicy();
   }
 
+  private FallbackResult<T> staticDefault(
+      Policy policy, FallbackTrigger trigger, State state, String reason, Exception original) {
+    Optional<String> name = policy.staticDefault();
+    Optional<Supplier<T>> value = staticDefaults.lookup(name);
+    if (value.isEmpty()) {
+      throw unserved(
+          FallbackPolicy.STATIC_DEFAULT,
+          trigger,
+          state,
+          reason,
+          staticDefaults.missing(name),
+          original);
+    }
+    return answer(
+        FallbackPolicy.STATIC_DEFAULT,
+        new FallbackResult<>(
+            value.get().get(),
+            Served.STATIC_DEFAULT,
+            trigger,
+            name.orElse(""),
+            Optional.empty(),
+            Optional.empty(),
+            ""),
+        -1);
+  }
+
   private FallbackResult<T> fallback(
       FallbackTrigger trigger,
       State state,
@@ -171,7 +211,8 @@ public final class Fallbacks<T> implements AutoCloseable {
       byte[] payload,
       Exception original)
       throws Exception {
-    FallbackPolicy kind = policy();
+    Policy policy = breaker.view().policy();
+    FallbackPolicy kind = policy.fallbackPolicy();
     switch (kind) {
       case NONE -> {
         if (original == null) {
@@ -180,27 +221,15 @@ public final class Fallbacks<T> implements AutoCloseable {
         throw original;
       }
       case STATIC_DEFAULT -> {
-        if (staticDefault == null) {
-          throw refuse(trigger, state, reason, "no static default registered", original);
-        }
-        return answer(
-            kind,
-            new FallbackResult<>(
-                staticDefault.get(),
-                Served.STATIC_DEFAULT,
-                trigger,
-                "",
-                Optional.empty(),
-                Optional.empty(),
-                ""),
-            -1);
+        return staticDefault(policy, trigger, state, reason, original);
       }
       case CACHED -> {
         return cached(trigger, state, reason, key, original);
       }
       case DEFERRED -> {
         if (deferred == null || payload == null) {
-          throw refuse(
+          throw unserved(
+              kind,
               trigger,
               state,
               reason,
@@ -211,7 +240,8 @@ public final class Fallbacks<T> implements AutoCloseable {
         try {
           tracking = deferred.defer(breaker.id(), payload);
         } catch (ControlException e) {
-          throw refuse(trigger, state, reason, "request not deferred: " + e.getMessage(), original);
+          throw unserved(
+              kind, trigger, state, reason, "request not deferred: " + e.getMessage(), original);
         }
         breaker.observer().deferredStored();
         return answer(
@@ -230,7 +260,8 @@ public final class Fallbacks<T> implements AutoCloseable {
   private FallbackResult<T> cached(
       FallbackTrigger trigger, State state, String reason, String key, Exception original) {
     if (snapshots == null || key == null) {
-      throw refuse(
+      throw unserved(
+          FallbackPolicy.CACHED,
           trigger,
           state,
           reason,
@@ -241,10 +272,22 @@ public final class Fallbacks<T> implements AutoCloseable {
     try {
       read = snapshots.serve(breaker.id(), key);
     } catch (ControlException e) {
-      throw refuse(trigger, state, reason, "snapshot not read: " + e.getMessage(), original);
+      throw unserved(
+          FallbackPolicy.CACHED,
+          trigger,
+          state,
+          reason,
+          "snapshot not read: " + e.getMessage(),
+          original);
     }
     if (read.outcome() != SnapshotRead.Outcome.SERVED) {
-      throw refuse(trigger, state, reason, "no snapshot served (" + read.outcome() + ")", original);
+      throw unserved(
+          FallbackPolicy.CACHED,
+          trigger,
+          state,
+          reason,
+          "no snapshot served (" + read.outcome() + ")",
+          original);
     }
     FallbackSnapshot s = read.snapshot().orElseThrow();
     Duration age = Duration.between(s.capturedAt(), clock.instant());
@@ -266,6 +309,18 @@ public final class Fallbacks<T> implements AutoCloseable {
     breaker.observer().fallback(kind, ageMillis);
     breaker.observer().response(true);
     return r;
+  }
+
+  /** A fallback of {@code kind} that could not serve: reported, then a controlled failure. */
+  private ControlledFailureException unserved(
+      FallbackPolicy kind,
+      FallbackTrigger trigger,
+      State state,
+      String reason,
+      String why,
+      Exception cause) {
+    breaker.observer().fallbackUnavailable(kind);
+    return refuse(trigger, state, reason, why, cause);
   }
 
   private ControlledFailureException refuse(
@@ -306,7 +361,7 @@ public final class Fallbacks<T> implements AutoCloseable {
   public static final class Builder<T> {
     private final CircuitBreaker breaker;
     private boolean onFailure;
-    private Supplier<T> staticDefault;
+    private final StaticDefaults.Builder<T> staticDefaults = new StaticDefaults.Builder<>();
     private FallbackSnapshots snapshots;
     private SnapshotCodec<T> codec;
     private Duration captureTtl = Duration.ofHours(1);
@@ -317,6 +372,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     private String owner = "replayer-" + UUID.randomUUID().toString().substring(0, 8);
     private Duration lease = Duration.ofSeconds(30);
     private Duration replayInterval = Duration.ofSeconds(1);
+    private Duration pendingCountInterval = Duration.ofSeconds(5);
     private int maxAttempts = 3;
     private Clock clock = Clock.systemUTC();
     private Retry retry;
@@ -332,9 +388,24 @@ public final class Fallbacks<T> implements AutoCloseable {
       return this;
     }
 
-    /** The static safe default, for a STATIC_DEFAULT policy. */
+    /**
+     * The static safe default registered without a name: what a STATIC_DEFAULT policy serves while
+     * its {@code staticDefault} names none.
+     */
     public Builder<T> staticDefault(Supplier<T> value) {
-      this.staticDefault = Objects.requireNonNull(value, "staticDefault");
+      staticDefaults.unnamed(value);
+      return this;
+    }
+
+    /**
+     * A static safe default registered under {@code name} ({@code [a-z0-9][a-z0-9._-]{0,62}}): what
+     * a STATIC_DEFAULT policy whose {@code staticDefault} is {@code name} serves. Register every
+     * default the fleet's policies may name; the policy picks one without a restart.
+     *
+     * @throws IllegalArgumentException for a name of another syntax or one registered twice
+     */
+    public Builder<T> staticDefault(String name, Supplier<T> value) {
+      staticDefaults.named(name, value);
       return this;
     }
 
@@ -394,6 +465,21 @@ public final class Fallbacks<T> implements AutoCloseable {
     /** How often pending deferred requests are looked for while closed (default 1 s). */
     public Builder<T> replayInterval(Duration interval) {
       this.replayInterval = positive("replayInterval", interval);
+      return this;
+    }
+
+    /**
+     * How often the breaker's pending deferred requests are counted in the control plane, in the
+     * background, for the {@code deferred.pending} gauge (default 5 s; at least 100 ms, so the
+     * count stays a bounded load on MongoDB whatever the fleet's size).
+     */
+    public Builder<T> pendingCountInterval(Duration interval) {
+      positive("pendingCountInterval", interval);
+      if (interval.toMillis() < 100) {
+        throw new IllegalArgumentException(
+            "pendingCountInterval must be >= 100 ms but was " + interval.toMillis() + " ms");
+      }
+      this.pendingCountInterval = interval;
       return this;
     }
 

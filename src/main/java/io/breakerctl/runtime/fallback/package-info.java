@@ -3,8 +3,10 @@
  * io.breakerctl.runtime.fallback.Fallbacks} answers a rejected (or failed) call with a cached
  * snapshot, a static default, a deferred request's tracking id, or a {@link
  * io.breakerctl.runtime.fallback.ControlledFailureException}; every answer says who gave it ({@link
- * io.breakerctl.runtime.fallback.FallbackResult#served()}). Snapshots and deferred requests live in
- * the control plane ({@code snapshots}, {@code deferred}); a deferred request is replayed by one
- * node under a MongoDB lease after the breaker closes ({@code FallbackIT}).
+ * io.breakerctl.runtime.fallback.FallbackResult#served()}). Static defaults are registered in code,
+ * by name, and the policy's {@code staticDefault} names the one that serves; a name the node has
+ * not registered is a controlled failure naming breaker and name. Snapshots and deferred requests
+ * live in the control plane ({@code snapshots}, {@code deferred}); a deferred request is replayed
+ * by one node under a MongoDB lease after the breaker closes ({@code FallbackIT}).
  */
 package io.breakerctl.runtime.fallback;

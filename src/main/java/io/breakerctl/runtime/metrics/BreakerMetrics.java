@@ -106,6 +106,12 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
   /** Counter: fallback answers (tag {@code kind}: cached, static_default, deferred, ...). */
   public static final String FALLBACKS = "breakerctl.breaker.fallbacks";
 
+  /**
+   * Counter: calls whose fallback could not serve (tag {@code kind}; e.g. a static default the
+   * policy names that is not registered on the node), answered with a controlled failure.
+   */
+  public static final String FALLBACK_UNAVAILABLE = "breakerctl.breaker.fallback.unavailable";
+
   /** Timer: the age of the cached data a fallback served. */
   public static final String FALLBACK_AGE = "breakerctl.breaker.fallback.age";
 
@@ -118,7 +124,10 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
   /** Counter: deferred requests finished on this node (tag {@code result}: done, failed). */
   public static final String DEFERRED_FINISHED = "breakerctl.breaker.deferred.finished";
 
-  /** Gauge: deferred requests of the breaker still pending, as last counted. */
+  /**
+   * Gauge: deferred requests of the breaker pending in the control plane, fleet-wide and uncapped,
+   * as last counted in the background (every {@code pendingCountInterval}, 5 s by default).
+   */
   public static final String DEFERRED_PENDING = "breakerctl.breaker.deferred.pending";
 
   private final CircuitBreaker breaker;

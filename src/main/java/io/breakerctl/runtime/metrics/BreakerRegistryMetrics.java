@@ -3,6 +3,7 @@ package io.breakerctl.runtime.metrics;
 import io.breakerctl.runtime.BackgroundTask;
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
+import io.breakerctl.runtime.StoreCommand;
 import io.breakerctl.runtime.model.BreakerId;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -27,20 +28,23 @@ import java.util.concurrent.TimeUnit;
  * CircuitBreaker members = metrics.breaker("claims-service:member-service");
  * }</pre>
  *
- * <p>The node's Redis connection gets three meters, tagged {@code node}: {@value #REDIS_COMMANDS}
- * (a function timer: the commands a call waited on or sent, and their round-trip time), {@value
- * #REDIS_FAILURES} (commands that failed or timed out) and {@value #REDIS_DEGRADED} (seconds the
- * node has been degraded, the current degradation included).
+ * <p>The node's Redis connection gets, tagged {@code node} and {@code command} (a {@link
+ * StoreCommand} code: {@code acquire}, {@code record}, {@code flush}, {@code override}, {@code
+ * reassert}, {@code warm}, {@code state}, {@code stamps}, {@code ping}, {@code warm_up}), {@value
+ * #REDIS_COMMANDS} (a function timer: every command the node sent through its store that answered,
+ * and its round-trip time) and {@value #REDIS_FAILURES} (those that failed or timed out), and,
+ * tagged {@code node} only, {@value #REDIS_DEGRADED} (seconds the node has been degraded, the
+ * current degradation included).
  *
  * <p>A breaker taken from the {@link BreakerRegistry} directly is not bound until it is also asked
  * for here. {@link #close()} removes every bound meter; it does not close the breaker registry.
  */
 public final class BreakerRegistryMetrics implements AutoCloseable {
 
-  /** Function timer: Redis commands this node's calls waited on or sent, and their latency. */
+  /** Function timer: Redis commands this node sent, by {@code command}, and their latency. */
   public static final String REDIS_COMMANDS = "breakerctl.redis.commands";
 
-  /** Function counter: Redis commands that failed or timed out. */
+  /** Function counter: Redis commands that failed or timed out, by {@code command}. */
   public static final String REDIS_FAILURES = "breakerctl.redis.failures";
 
   /** Function counter: seconds this node has been degraded (Redis unreachable). */
@@ -68,25 +72,33 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
               .register(meters));
     }
     Tags t = this.tags.and("node", node.nodeId());
-    this.storeMeters =
-        List.of(
-            FunctionTimer.builder(
-                    REDIS_COMMANDS,
-                    node,
-                    n -> n.storeStats().commands(),
-                    n -> n.storeStats().commandNanos(),
-                    TimeUnit.NANOSECONDS)
-                .description("Redis commands this node's calls waited on or sent")
-                .tags(t)
-                .register(meters),
-            FunctionCounter.builder(REDIS_FAILURES, node, n -> n.storeStats().failures())
-                .description("Redis commands that failed or timed out")
-                .tags(t)
-                .register(meters),
-            FunctionCounter.builder(REDIS_DEGRADED, node, n -> n.storeStats().degradedNanos() / 1e9)
-                .description("seconds this node has been degraded (Redis unreachable)")
-                .tags(t)
-                .register(meters));
+    List<Meter> store = new ArrayList<>();
+    for (StoreCommand kind : StoreCommand.values()) {
+      Tags k = t.and("command", kind.code());
+      store.add(
+          FunctionTimer.builder(
+                  REDIS_COMMANDS,
+                  node,
+                  n -> n.storeStats().command(kind).count(),
+                  n -> n.storeStats().command(kind).nanos(),
+                  TimeUnit.NANOSECONDS)
+              .description(
+                  "Redis commands this node sent that answered, by kind, and their latency")
+              .tags(k)
+              .register(meters));
+      store.add(
+          FunctionCounter.builder(
+                  REDIS_FAILURES, node, n -> n.storeStats().command(kind).failures())
+              .description("Redis commands this node sent that failed or timed out, by kind")
+              .tags(k)
+              .register(meters));
+    }
+    store.add(
+        FunctionCounter.builder(REDIS_DEGRADED, node, n -> n.storeStats().degradedNanos() / 1e9)
+            .description("seconds this node has been degraded (Redis unreachable)")
+            .tags(t)
+            .register(meters));
+    this.storeMeters = List.copyOf(store);
   }
 
   /** The registry-level counter of failed background attempts (tags {@code node}, {@code task}). */

@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class CallMeters implements CallObserver {
   private final Timer[] calls = new Timer[CallOutcome.values().length];
   private final Counter[] fallbacks = new Counter[FallbackPolicy.values().length];
+  private final Counter[] unavailable = new Counter[FallbackPolicy.values().length];
   private final Counter retries;
   private final Counter budgetExhausted;
   private final Timer fallbackAge;
@@ -58,6 +59,13 @@ final class CallMeters implements CallObserver {
                 meters,
                 BreakerMetrics.FALLBACKS,
                 "fallback answers by kind",
+                tags.and("kind", k.name().toLowerCase(Locale.ROOT)));
+        unavailable[k.ordinal()] =
+            counter(
+                registry,
+                meters,
+                BreakerMetrics.FALLBACK_UNAVAILABLE,
+                "calls whose fallback could not serve, by kind",
                 tags.and("kind", k.name().toLowerCase(Locale.ROOT)));
       }
     }
@@ -109,7 +117,7 @@ final class CallMeters implements CallObserver {
     add(
         meters,
         Gauge.builder(BreakerMetrics.DEFERRED_PENDING, deferredPending, AtomicLong::get)
-            .description("deferred requests of the breaker still pending, as last counted")
+            .description("deferred requests of the breaker pending fleet-wide, as last counted")
             .tags(tags)
             .register(registry));
   }
@@ -161,6 +169,14 @@ final class CallMeters implements CallObserver {
     }
     if (ageMillis >= 0) {
       fallbackAge.record(ageMillis, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  @Override
+  public void fallbackUnavailable(FallbackPolicy kind) {
+    Counter c = unavailable[kind.ordinal()];
+    if (c != null) {
+      c.increment();
     }
   }
 

@@ -34,12 +34,21 @@
  *   <tr><td>{@code breakerctl.breaker.fallbacks}, {@code .fallback.age}, {@code .responses}</td>
  *       <td>counter, timer, counter</td><td>{@code kind}, -, {@code degraded}</td>
  *       <td>fallback answers, age of cached data served, answers by who gave them</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.fallback.unavailable}</td><td>counter</td>
+ *       <td>{@code kind}</td><td>fallbacks that could not serve (e.g. a static default the
+ *       policy names that this node has not registered)</td></tr>
  *   <tr><td>{@code breakerctl.breaker.deferred.stored}, {@code .finished}, {@code .pending}</td>
  *       <td>counter, counter, gauge</td><td>-, {@code result}, -</td>
- *       <td>deferred requests stored, replayed to the end, pending</td></tr>
- *   <tr><td>{@code breakerctl.redis.commands}, {@code .failures}, {@code .degraded.seconds}</td>
- *       <td>function timer, function counters</td><td>{@code node} only</td>
- *       <td>Redis latency, failed commands, degraded time ({@code BreakerRegistryMetrics})</td></tr>
+ *       <td>deferred requests stored, replayed to the end, pending fleet-wide (counted in the
+ *       control plane in the background)</td></tr>
+ *   <tr><td>{@code breakerctl.redis.commands}, {@code .failures}</td>
+ *       <td>function timer, function counter</td><td>{@code node}, {@code command}</td>
+ *       <td>every command the node sent through its store, by kind ({@link
+ *       io.breakerctl.runtime.StoreCommand}: acquire, record, flush, override, reassert, warm,
+ *       state, stamps, ping, warm_up): latency of those that answered, count of those that failed
+ *       ({@code BreakerRegistryMetrics})</td></tr>
+ *   <tr><td>{@code breakerctl.redis.degraded.seconds}</td><td>function counter</td>
+ *       <td>{@code node} only</td><td>time the node has been degraded</td></tr>
  * </table>
  *
  * <p>Gauges read {@link io.breakerctl.runtime.CircuitBreaker#view()} when the meter registry polls;

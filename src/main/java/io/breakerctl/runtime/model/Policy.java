@@ -2,6 +2,7 @@ package io.breakerctl.runtime.model;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 
@@ -42,6 +43,10 @@ public final class Policy {
   /** Number of buckets the sliding window is divided into (its resolution). */
   public static final int WINDOW_BUCKETS = 10;
 
+  /** The syntax of a {@code staticDefault} name (a breaker id segment's). */
+  public static final java.util.regex.Pattern NAME =
+      java.util.regex.Pattern.compile("[a-z0-9][a-z0-9._-]{0,62}");
+
   /** The policy with every field at its default. */
   public static final Policy DEFAULT = builder().build();
 
@@ -56,6 +61,7 @@ public final class Policy {
   private final Duration probeLease;
   private final StoreFailureMode storeFailureMode;
   private final FallbackPolicy fallbackPolicy;
+  private final String staticDefault;
   private final boolean enabled;
   private int hash;
 
@@ -71,6 +77,7 @@ public final class Policy {
     this.probeLease = b.probeLease;
     this.storeFailureMode = b.storeFailureMode;
     this.fallbackPolicy = b.fallbackPolicy;
+    this.staticDefault = b.staticDefault;
     this.enabled = b.enabled;
   }
 
@@ -93,6 +100,7 @@ public final class Policy {
     b.probeLease = probeLease;
     b.storeFailureMode = storeFailureMode;
     b.fallbackPolicy = fallbackPolicy;
+    b.staticDefault = staticDefault;
     b.enabled = enabled;
     return b;
   }
@@ -156,6 +164,15 @@ public final class Policy {
     return fallbackPolicy;
   }
 
+  /**
+   * The name of the static safe default a STATIC_DEFAULT fallback serves, as registered in code
+   * ({@code Fallbacks.Builder.staticDefault(name, supplier)}); empty (the default) serves the one
+   * registered without a name.
+   */
+  public Optional<String> staticDefault() {
+    return Optional.ofNullable(staticDefault);
+  }
+
   /** False turns the breaker off: every call passes (default true). */
   public boolean enabled() {
     return enabled;
@@ -177,6 +194,7 @@ public final class Policy {
         && probeLease.equals(p.probeLease)
         && storeFailureMode == p.storeFailureMode
         && fallbackPolicy == p.fallbackPolicy
+        && Objects.equals(staticDefault, p.staticDefault)
         && enabled == p.enabled;
   }
 
@@ -203,6 +221,7 @@ public final class Policy {
         probeLease,
         storeFailureMode,
         fallbackPolicy,
+        staticDefault,
         enabled);
   }
 
@@ -228,6 +247,7 @@ public final class Policy {
         + storeFailureMode
         + ", fallbackPolicy="
         + fallbackPolicy
+        + (staticDefault == null ? "" : ", staticDefault=" + staticDefault)
         + ", enabled="
         + enabled
         + "}";
@@ -255,6 +275,7 @@ public final class Policy {
     private Duration probeLease = DEFAULT_PROBE_LEASE;
     private StoreFailureMode storeFailureMode = StoreFailureMode.LOCAL_ONLY;
     private FallbackPolicy fallbackPolicy = FallbackPolicy.NONE;
+    private String staticDefault;
     private boolean enabled = true;
 
     private Builder() {}
@@ -333,6 +354,21 @@ public final class Policy {
     /** What a rejected call gets. */
     public Builder fallbackPolicy(FallbackPolicy value) {
       this.fallbackPolicy = Objects.requireNonNull(value, "fallbackPolicy");
+      return this;
+    }
+
+    /**
+     * The static safe default a STATIC_DEFAULT fallback serves, by the name code registers it
+     * under; {@code [a-z0-9][a-z0-9._-]{0,62}}; null: the one registered without a name.
+     */
+    public Builder staticDefault(String name) {
+      if (name != null && !NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException(
+            "staticDefault must be a name matching [a-z0-9][a-z0-9._-]{0,62} but was \""
+                + name
+                + "\"");
+      }
+      this.staticDefault = name;
       return this;
     }
 

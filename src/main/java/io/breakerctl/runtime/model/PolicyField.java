@@ -33,6 +33,8 @@ public enum PolicyField {
   STORE_FAILURE_MODE("storeFailureMode", Type.ENUM, "p.storeFailureMode", -1),
   /** What serves a rejected call. */
   FALLBACK_POLICY("fallbackPolicy", Type.ENUM, "p.fallbackPolicy", -1),
+  /** The static safe default a STATIC_DEFAULT fallback serves, by its name in code (optional). */
+  STATIC_DEFAULT("staticDefault", Type.NAME, "p.staticDefault", -1),
   /** Whether the breaker acts at all (false: counts, never rejects). */
   ENABLED("enabled", Type.BOOLEAN, "p.enabled", 9);
 
@@ -47,7 +49,9 @@ public enum PolicyField {
     /** An enum constant by name. */
     ENUM,
     /** true or false (1 or 0 in the scripts). */
-    BOOLEAN
+    BOOLEAN,
+    /** A name as code registers it: {@code [a-z0-9][a-z0-9._-]{0,62}}. */
+    NAME
   }
 
   private final String spec;
@@ -84,7 +88,7 @@ public enum PolicyField {
 
   /** Whether a document may set it to null (off). */
   public boolean optional() {
-    return this == FAILURE_RATE_THRESHOLD || this == SLOW_CALL_MILLIS;
+    return this == FAILURE_RATE_THRESHOLD || this == SLOW_CALL_MILLIS || this == STATIC_DEFAULT;
   }
 
   /** The spec names in document order. */

@@ -92,7 +92,7 @@ public final class PolicyEncoding {
   /**
    * The registry defaults the nodes run with while no policy is warmed, as the record script stores
    * them ({@code nodePolicy}), if any node recorded them. Only the ten script fields are known:
-   * storeFailureMode and fallbackPolicy read as their defaults.
+   * storeFailureMode, fallbackPolicy and staticDefault read as their defaults.
    */
   public static Optional<Policy> nodeDefaults(Map<String, String> f) {
     String arg = f.get("nodePolicy");
@@ -126,6 +126,7 @@ public final class PolicyEncoding {
     f.put("policy", arg);
     f.put(PolicyField.STORE_FAILURE_MODE.hashField(), w.policy().storeFailureMode().name());
     f.put(PolicyField.FALLBACK_POLICY.hashField(), w.policy().fallbackPolicy().name());
+    w.policy().staticDefault().ifPresent(n -> f.put(PolicyField.STATIC_DEFAULT.hashField(), n));
     f.put("policyId", w.policyId());
     f.put("policyVersion", Long.toString(w.version()));
     return f;
@@ -153,6 +154,7 @@ public final class PolicyEncoding {
     b.storeFailureMode(
         StoreFailureMode.valueOf(f.getOrDefault("p.storeFailureMode", "LOCAL_ONLY")));
     b.fallbackPolicy(FallbackPolicy.valueOf(f.getOrDefault("p.fallbackPolicy", "NONE")));
+    b.staticDefault(f.get(PolicyField.STATIC_DEFAULT.hashField()));
     return Optional.of(
         new WarmedPolicy(f.getOrDefault("policyId", ""), Long.parseLong(version), b.build()));
   }

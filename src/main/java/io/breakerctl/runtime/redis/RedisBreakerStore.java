@@ -650,7 +650,8 @@ public final class RedisBreakerStore implements BreakerStore {
             policyId,
             Long.toString(version),
             policy.storeFailureMode().name(),
-            policy.fallbackPolicy().name())
+            policy.fallbackPolicy().name(),
+            policy.staticDefault().orElse(""))
         .thenApply(WarmResult::of);
   }
 

@@ -43,6 +43,7 @@ class PolicyFieldTableTest {
           .probeLease(Duration.ofSeconds(4))
           .storeFailureMode(StoreFailureMode.LAST_KNOWN)
           .fallbackPolicy(FallbackPolicy.CACHED)
+          .staticDefault("basic-plan")
           .enabled(false)
           .build();
 
@@ -91,6 +92,7 @@ class PolicyFieldTableTest {
             EVERY.toBuilder()
                 .storeFailureMode(StoreFailureMode.LOCAL_ONLY)
                 .fallbackPolicy(FallbackPolicy.NONE)
+                .staticDefault(null)
                 .build());
     PolicyEncoding.WarmedPolicy w = new PolicyEncoding.WarmedPolicy("*:*", 3, EVERY);
     Map<String, String> fields = PolicyEncoding.toFields(w);
@@ -115,7 +117,8 @@ class PolicyFieldTableTest {
     String warm = lua("warm.lua");
     assertThat(warm)
         .contains("'" + PolicyField.STORE_FAILURE_MODE.hashField() + "'")
-        .contains("'" + PolicyField.FALLBACK_POLICY.hashField() + "'");
+        .contains("'" + PolicyField.FALLBACK_POLICY.hashField() + "'")
+        .contains("'" + PolicyField.STATIC_DEFAULT.hashField() + "'");
     String prelude = lua("prelude.lua");
     for (PolicyField f : PolicyField.argumentFields()) {
       assertThat(prelude).as("prelude.lua reads " + f.hashField()).contains("'" + f.hashField());

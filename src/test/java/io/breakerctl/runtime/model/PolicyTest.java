@@ -27,6 +27,7 @@ class PolicyTest {
         .probeLease(Duration.ofSeconds(4))
         .storeFailureMode(StoreFailureMode.LAST_KNOWN)
         .fallbackPolicy(FallbackPolicy.CACHED)
+        .staticDefault("basic-plan")
         .enabled(false)
         .build();
   }
@@ -61,6 +62,7 @@ class PolicyTest {
       assertThat(p.enabled()).isTrue();
       assertThat(p.storeFailureMode()).isEqualTo(StoreFailureMode.LOCAL_ONLY);
       assertThat(p.fallbackPolicy()).isEqualTo(FallbackPolicy.NONE);
+      assertThat(p.staticDefault()).isEmpty();
     }
 
     @Test
@@ -205,6 +207,23 @@ class PolicyTest {
     }
 
     @Test
+    @DisplayName("a staticDefault name is a lower-case name; the error quotes the value")
+    void staticDefaultNames() {
+      assertThat(Policy.builder().staticDefault("plan-b.v2").build().staticDefault())
+          .contains("plan-b.v2");
+      assertThat(Policy.builder().staticDefault("x").staticDefault(null).build().staticDefault())
+          .isEmpty();
+      for (String bad : new String[] {"", "Plan", "-a", "a b", "a".repeat(64), "a\nb"}) {
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> Policy.builder().staticDefault(bad))
+            .withMessage(
+                "staticDefault must be a name matching [a-z0-9][a-z0-9._-]{0,62} but was \""
+                    + bad
+                    + "\"");
+      }
+    }
+
+    @Test
     @DisplayName("a rejected value leaves the builder unchanged")
     void rejectionKeepsBuilder() {
       Policy.Builder b = Policy.builder().failureThreshold(9);
@@ -296,6 +315,8 @@ class PolicyTest {
       assertThat(base.toBuilder().storeFailureMode(StoreFailureMode.ALLOW_ALL).build())
           .isNotEqualTo(base);
       assertThat(base.toBuilder().fallbackPolicy(FallbackPolicy.NONE).build()).isNotEqualTo(base);
+      assertThat(base.toBuilder().staticDefault("other").build()).isNotEqualTo(base);
+      assertThat(base.toBuilder().staticDefault(null).build()).isNotEqualTo(base);
       assertThat(base.toBuilder().enabled(true).build()).isNotEqualTo(base);
       assertThat(base).isNotEqualTo(null).isNotEqualTo("policy");
     }

@@ -59,6 +59,7 @@ class PolicyEncodingTest {
     }
     hash.put("p.storeFailureMode", p.storeFailureMode().name());
     hash.put("p.fallbackPolicy", p.fallbackPolicy().name());
+    p.staticDefault().ifPresent(n -> hash.put("p.staticDefault", n));
     hash.put("policyId", policyId);
     hash.put("policyVersion", Long.toString(version));
     hash.put("state", "CLOSED");
@@ -156,6 +157,7 @@ class PolicyEncodingTest {
               .failureRateThreshold(33.3)
               .storeFailureMode(StoreFailureMode.ALLOW_ALL)
               .fallbackPolicy(FallbackPolicy.STATIC_DEFAULT)
+              .staticDefault("basic-plan")
               .enabled(false)
               .build();
 
@@ -172,7 +174,7 @@ class PolicyEncodingTest {
     @DisplayName("the default policy round-trips with its optional fields absent")
     void defaultRoundTrip() {
       Map<String, String> hash = warmedHash(Policy.DEFAULT, "global", 1);
-      assertThat(hash).doesNotContainKeys("p.failureRate", "p.slowCallMillis");
+      assertThat(hash).doesNotContainKeys("p.failureRate", "p.slowCallMillis", "p.staticDefault");
 
       assertThat(PolicyEncoding.fromFields(hash).map(PolicyEncoding.WarmedPolicy::policy))
           .contains(Policy.DEFAULT);

@@ -8,6 +8,7 @@ import io.breakerctl.runtime.CallNotPermittedException;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.RegistryInternals;
+import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.BusinessKeys;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.DeferredRequest;
@@ -15,9 +16,12 @@ import io.breakerctl.runtime.control.DeferredRequests;
 import io.breakerctl.runtime.control.DeferredStatus;
 import io.breakerctl.runtime.control.FallbackSnapshots;
 import io.breakerctl.runtime.control.PayloadKeys;
+import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.control.SnapshotApproval;
 import io.breakerctl.runtime.control.SnapshotRead;
 import io.breakerctl.runtime.control.TestMongo;
+import io.breakerctl.runtime.control.policy.PolicyParser;
+import io.breakerctl.runtime.control.policy.PolicySet;
 import io.breakerctl.runtime.fallback.ControlledFailureException;
 import io.breakerctl.runtime.fallback.DeferredWork;
 import io.breakerctl.runtime.fallback.FallbackResult;
@@ -290,6 +294,100 @@ class FallbackIT {
 
   @Test
   @DisplayName(
+      "the policy names the static default: a running node serves the newly named one; an"
+          + " unregistered name is a controlled failure naming breaker and name")
+  void staticDefaultNamedInThePolicy() throws Exception {
+    BreakerRegistry r = node("named-default-node", FallbackPolicy.NONE);
+    BreakerId id = id("named");
+    CircuitBreaker cb = r.breaker(id);
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    closeLater(BreakerMetrics.bind(r, cb, meters));
+    Fallbacks<String> plans =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .staticDefault("a", () -> "plan a")
+                .staticDefault("b", () -> "plan b")
+                .staticDefault(() -> "unnamed plan")
+                .build());
+    PolicyControl control = new PolicyControl(db, RegistryInternals.store(r), Clock.systemUTC());
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+
+    apply(control, id, "a");
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the node adopts the policy naming a",
+        () -> cb.view().policy().staticDefault().equals(java.util.Optional.of("a")));
+    FallbackResult<String> a = plans.call(null, () -> "never called");
+    assertThat(a.value()).isEqualTo("plan a");
+    assertThat(a.served()).isEqualTo(Served.STATIC_DEFAULT);
+    assertThat(a.source()).isEqualTo("a");
+
+    apply(control, id, "b");
+    Poll.until(
+        Duration.ofSeconds(5), "the running node serves b", () -> "plan b".equals(served(plans)));
+    assertThat(plans.call(null, () -> "never called").source()).isEqualTo("b");
+
+    apply(control, id, null);
+    Poll.until(
+        Duration.ofSeconds(5),
+        "none named: the unnamed default",
+        () -> "unnamed plan".equals(served(plans)));
+
+    apply(control, id, "premium");
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the node adopts the policy naming premium",
+        () -> cb.view().policy().staticDefault().equals(java.util.Optional.of("premium")));
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(() -> plans.call(null, () -> "never called"))
+          .isInstanceOfSatisfying(
+              ControlledFailureException.class,
+              e -> {
+                assertThat(e.breaker()).isEqualTo(id);
+                assertThat(e.state()).isEqualTo(State.FORCED_OPEN);
+                assertThat(e.getMessage())
+                    .contains(
+                        id.toString(),
+                        "static default 'premium' is not registered on this node",
+                        "registered: a, b");
+              });
+    }
+    assertThat(
+            meters
+                .get(BreakerMetrics.FALLBACK_UNAVAILABLE)
+                .tag("kind", "static_default")
+                .counter()
+                .count())
+        .isEqualTo(2);
+    Fallbacks<String> noneRegistered = closeLater(Fallbacks.<String>builder(cb).build());
+    assertThatThrownBy(() -> noneRegistered.call(null, () -> "never called"))
+        .isInstanceOfSatisfying(
+            ControlledFailureException.class,
+            e -> assertThat(e.getMessage()).contains("'premium'", "none by name"));
+  }
+
+  private static String served(Fallbacks<String> f) {
+    try {
+      return f.call(null, () -> "never called").value();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static void apply(PolicyControl control, BreakerId id, String staticDefault) {
+    String yaml =
+        "apiVersion: breakerctl/v1\nkind: Policy\nmetadata:\n  id: "
+            + id
+            + "\nspec:\n  fallbackPolicy: STATIC_DEFAULT\n"
+            + (staticDefault == null ? "" : "  staticDefault: " + staticDefault + "\n");
+    PolicySet set = PolicyParser.parse("named.yaml", yaml);
+    assertThat(set.problems()).isEmpty();
+    control.applyAll(set, ApplyOptions.by("fallback-it", "name the default"));
+  }
+
+  @Test
+  @DisplayName(
       "deferred requests run once across 3 nodes after recovery and read back by tracking id")
   void deferredExactlyOnceAcrossThreeNodes() throws Exception {
     BreakerId id = id("deferred");
@@ -353,6 +451,57 @@ class FallbackIT {
     assertThat(counted.stored.get()).isEqualTo(30);
     assertThat(counted.done.get()).isEqualTo(30);
     System.out.printf("deferred: 30 requests completed once each across 3 nodes%n");
+  }
+
+  @Test
+  @DisplayName(
+      "the deferred-pending gauge is the fleet's count from the control plane, uncapped: 150, then"
+          + " 0")
+  void deferredPendingGaugeIsFleetWide() throws Exception {
+    BreakerId id = id("pending");
+    List<Fallbacks<String>> nodes = new ArrayList<>();
+    List<SimpleMeterRegistry> gauges = new ArrayList<>();
+    BreakerRegistry first = null;
+    for (int i = 0; i < 2; i++) {
+      BreakerRegistry r = node("pending-node-" + i, FallbackPolicy.DEFERRED);
+      first = first == null ? r : first;
+      CircuitBreaker cb = r.breaker(id);
+      SimpleMeterRegistry meters = new SimpleMeterRegistry();
+      closeLater(BreakerMetrics.bind(r, cb, meters));
+      gauges.add(meters);
+      if (i == 0) {
+        override(r, id, OverrideKind.FORCED_OPEN);
+      }
+      awaitState(cb, State.FORCED_OPEN);
+      nodes.add(
+          closeLater(
+              Fallbacks.<String>builder(cb)
+                  .deferred(new DeferredRequests(db, KEYS, Clock.systemUTC()), payload -> "done")
+                  .owner("pending-node-" + i)
+                  .replayInterval(Duration.ofMillis(100))
+                  .pendingCountInterval(Duration.ofMillis(200))
+                  .build()));
+    }
+    for (int i = 0; i < 150; i++) {
+      FallbackResult<String> r =
+          nodes.get(i % 2).submit(null, ("p-" + i).getBytes(StandardCharsets.UTF_8));
+      assertThat(r.served()).isEqualTo(Served.DEFERRED);
+    }
+    for (SimpleMeterRegistry meters : gauges) {
+      Poll.until(
+          Duration.ofSeconds(5),
+          "each node's gauge shows the fleet's 150 (75 stored by each node)",
+          () -> pending(meters) == 150);
+    }
+
+    override(first, id, OverrideKind.CLEAR);
+    for (SimpleMeterRegistry meters : gauges) {
+      Poll.until(Duration.ofSeconds(20), "the gauge drops to 0", () -> pending(meters) == 0);
+    }
+  }
+
+  private static double pending(SimpleMeterRegistry meters) {
+    return meters.get(BreakerMetrics.DEFERRED_PENDING).gauge().value();
   }
 
   /** Counts deferred requests stored and finished, over all nodes. */

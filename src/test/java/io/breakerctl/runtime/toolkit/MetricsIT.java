@@ -8,10 +8,14 @@ import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.CircuitEvent;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.RegistryInternals;
+import io.breakerctl.runtime.StoreCommand;
 import io.breakerctl.runtime.metrics.BreakerMetrics;
 import io.breakerctl.runtime.metrics.BreakerRegistryMetrics;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.retry.Retry;
 import io.breakerctl.runtime.retry.RetryPolicy;
@@ -23,6 +27,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -145,7 +150,9 @@ class MetricsIT {
   }
 
   @Test
-  @DisplayName("Redis latency, command failures and degraded time of the node")
+  @DisplayName(
+      "Redis latency and command failures by command kind (flush, stamps, state, ...), degraded"
+          + " time of the node")
   void storeMeters() throws Exception {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     RedisServerProcess own = RedisServerProcess.start(RedisBinary.embedded());
@@ -155,31 +162,80 @@ class MetricsIT {
             .nodeId("store-meters")
             .mode(Mode.HYBRID)
             .flushInterval(Duration.ofMillis(100))
+            .checkInterval(Duration.ofMillis(200))
             .build()) {
       CircuitBreaker cb = BreakerRegistryMetrics.bind(registry, meters).breaker("metrics:store");
+      assertThat(commands(meters, "state").count()).as("the first read").isGreaterThan(0);
       for (int i = 0; i < 3; i++) {
         callFailing(cb);
       }
-      FunctionTimer commands = meters.get(BreakerRegistryMetrics.REDIS_COMMANDS).functionTimer();
-      Poll.until(Duration.ofSeconds(5), "3 record scripts timed", () -> commands.count() >= 3);
-      assertThat(commands.totalTime(TimeUnit.NANOSECONDS)).isPositive();
-      assertThat(commands.getId().getTag("node")).isEqualTo("store-meters");
-      FunctionCounter failures =
-          meters.get(BreakerRegistryMetrics.REDIS_FAILURES).functionCounter();
+      Poll.until(
+          Duration.ofSeconds(5),
+          "3 record scripts timed",
+          () -> commands(meters, "record").count() >= 3);
+      cb.call(() -> "ok");
+      Poll.until(
+          Duration.ofSeconds(5),
+          "the batched successes flushed",
+          () -> commands(meters, "flush").count() > 0);
+      Poll.until(
+          Duration.ofSeconds(5), "a stamp check", () -> commands(meters, "stamps").count() > 0);
+      double stateReads = commands(meters, "state").count();
+      RegistryInternals.store(registry)
+          .override(
+              cb.id(),
+              new OverrideRequest(
+                  OverrideKind.FORCED_OPEN, "test", "metrics", Duration.ofMinutes(1), ""))
+          .join();
+      Poll.until(
+          Duration.ofSeconds(5),
+          "the node refreshes after the override's message",
+          () -> commands(meters, "state").count() > stateReads);
+      for (String kind : List.of("record", "flush", "stamps", "state", "warm_up")) {
+        FunctionTimer t = commands(meters, kind);
+        assertThat(t.totalTime(TimeUnit.NANOSECONDS)).as(kind).isPositive();
+        assertThat(t.getId().getTag("node")).isEqualTo("store-meters");
+      }
+      assertThat(meters.find(BreakerRegistryMetrics.REDIS_COMMANDS).functionTimers())
+          .extracting(t -> t.getId().getTag("command"))
+          .containsExactlyInAnyOrder(
+              Arrays.stream(StoreCommand.values()).map(StoreCommand::code).toArray(String[]::new));
       FunctionCounter degraded =
           meters.get(BreakerRegistryMetrics.REDIS_DEGRADED).functionCounter();
       assertThat(degraded.count()).isZero();
+      assertThat(failures(meters)).isZero();
 
       own.close();
       Poll.until(Duration.ofSeconds(10), "the node degrades", registry::degraded);
-      callFailing(cb);
-      Poll.until(Duration.ofSeconds(5), "failed commands counted", () -> failures.count() > 0);
+      Poll.until(
+          Duration.ofSeconds(5),
+          "failed pings of the recovery check counted",
+          () -> failures(meters, "ping") > 0);
+      assertThat(failures(meters)).isGreaterThanOrEqualTo(failures(meters, "ping"));
       double first = degraded.count();
       Thread.sleep(100);
       assertThat(degraded.count()).isGreaterThan(first);
     } finally {
       own.close();
     }
+  }
+
+  private static FunctionTimer commands(SimpleMeterRegistry meters, String kind) {
+    return meters.get(BreakerRegistryMetrics.REDIS_COMMANDS).tag("command", kind).functionTimer();
+  }
+
+  private static double failures(SimpleMeterRegistry meters, String kind) {
+    return meters
+        .get(BreakerRegistryMetrics.REDIS_FAILURES)
+        .tag("command", kind)
+        .functionCounter()
+        .count();
+  }
+
+  private static double failures(SimpleMeterRegistry meters) {
+    return meters.find(BreakerRegistryMetrics.REDIS_FAILURES).functionCounters().stream()
+        .mapToDouble(FunctionCounter::count)
+        .sum();
   }
 
   private static Permission awaitProbe(CircuitBreaker cb) {

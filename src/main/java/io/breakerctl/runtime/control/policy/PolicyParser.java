@@ -468,6 +468,19 @@ public final class PolicyParser {
         b.storeFailureMode(m.get());
         return true;
       }
+      case "staticDefault" -> {
+        if (v.isNull()) {
+          b.staticDefault(null);
+          return true;
+        }
+        if (!v.isTextual()) {
+          report.accept(
+              path + " must be a name matching [a-z0-9][a-z0-9._-]{0,62} but was " + describe(v));
+          return false;
+        }
+        b.staticDefault(v.asText());
+        return true;
+      }
       case "fallbackPolicy" -> {
         Optional<FallbackPolicy> m = enumValue(FallbackPolicy.class, v);
         if (m.isEmpty()) {

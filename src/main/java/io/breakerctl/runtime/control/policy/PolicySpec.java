@@ -13,9 +13,9 @@ import java.util.Objects;
 
 /**
  * The {@code spec} of a policy document in its canonical form: every field, in a fixed order, at
- * its effective value ({@code null} for the optional {@code failureRateThreshold} and {@code
- * slowCallMillis} when off). This is what MongoDB stores and what diffs compare, so a spec that
- * spells out a default equals one that leaves it out.
+ * its effective value ({@code null} for the optional {@code failureRateThreshold}, {@code
+ * slowCallMillis} and {@code staticDefault} when off). This is what MongoDB stores and what diffs
+ * compare, so a spec that spells out a default equals one that leaves it out.
  */
 public final class PolicySpec {
 
@@ -42,6 +42,7 @@ public final class PolicySpec {
     m.put("probeLeaseSeconds", seconds(p.probeLease()));
     m.put("storeFailureMode", p.storeFailureMode().name());
     m.put("fallbackPolicy", p.fallbackPolicy().name());
+    m.put("staticDefault", p.staticDefault().orElse(null));
     m.put("enabled", p.enabled());
     return m;
   }
@@ -85,6 +86,9 @@ public final class PolicySpec {
     }
     if (m.get("fallbackPolicy") instanceof String s) {
       b.fallbackPolicy(FallbackPolicy.valueOf(s));
+    }
+    if (m.get("staticDefault") instanceof String s) {
+      b.staticDefault(s);
     }
     if (m.get("enabled") instanceof Boolean e) {
       b.enabled(e);

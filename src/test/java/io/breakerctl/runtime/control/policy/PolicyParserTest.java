@@ -67,6 +67,7 @@ class PolicyParserTest {
             probeLeaseSeconds: 0.2
             storeFailureMode: LAST_KNOWN
             fallbackPolicy: CACHED
+            staticDefault: basic-plan
             enabled: false
           """;
 
@@ -89,6 +90,7 @@ class PolicyParserTest {
       assertThat(p.probeLease()).isEqualTo(Duration.ofMillis(200));
       assertThat(p.storeFailureMode()).isEqualTo(StoreFailureMode.LAST_KNOWN);
       assertThat(p.fallbackPolicy()).isEqualTo(FallbackPolicy.CACHED);
+      assertThat(p.staticDefault()).contains("basic-plan");
       assertThat(p.enabled()).isFalse();
     }
 
@@ -174,6 +176,7 @@ class PolicyParserTest {
             probeLeaseSeconds: 7200
             storeFailureMode: sometimes
             fallbackPolicy: 3
+            staticDefault: Basic Plan
             enabled: "yes"
             timeout: 3
           """;
@@ -186,7 +189,7 @@ class PolicyParserTest {
               "p.yaml: document 1: metadata.onwer is not a known field (known: expiresAt, id, labels, owner)",
               "p.yaml: document 1: metadata.labels.tier must be a string but was a list [1,2]",
               "p.yaml: document 1: metadata.expiresAt must be an RFC 3339 time (2026-12-01T10:00:00Z) but was \"tomorrow\"",
-              "p.yaml: document 1: spec.timeout is not a known field (known: enabled, failureRateThreshold, failureThreshold, fallbackPolicy, halfOpenPermits, maxOpenSeconds, minimumCalls, openSeconds, probeLeaseSeconds, slowCallMillis, storeFailureMode, windowSeconds)",
+              "p.yaml: document 1: spec.timeout is not a known field (known: enabled, failureRateThreshold, failureThreshold, fallbackPolicy, halfOpenPermits, maxOpenSeconds, minimumCalls, openSeconds, probeLeaseSeconds, slowCallMillis, staticDefault, storeFailureMode, windowSeconds)",
               "p.yaml: document 1: spec.failureThreshold must be an integer but was \"five\"",
               "p.yaml: document 1: spec.windowSeconds must be a whole number of milliseconds but was 1.0005",
               "p.yaml: document 1: spec.failureRateThreshold must be > 0 and <= 100 but was 120.0",
@@ -197,7 +200,17 @@ class PolicyParserTest {
               "p.yaml: document 1: spec.probeLeaseSeconds must be <= 3600 but was 7200",
               "p.yaml: document 1: spec.storeFailureMode must be one of [LOCAL_ONLY, LAST_KNOWN, ALLOW_ALL] but was \"sometimes\"",
               "p.yaml: document 1: spec.fallbackPolicy must be one of [NONE, CACHED, STATIC_DEFAULT, DEFERRED, CONTROLLED_FAILURE] but was 3",
+              "p.yaml: document 1: spec.staticDefault must be a name matching [a-z0-9][a-z0-9._-]{0,62} but was \"Basic Plan\"",
               "p.yaml: document 1: spec.enabled must be true or false but was \"yes\"");
+    }
+
+    @Test
+    void staticDefaultMustBeAName() {
+      assertThat(problems("p.yaml", "metadata: {id: a:b}\nspec: {staticDefault: [a]}\n"))
+          .containsExactly(
+              "p.yaml: document 1: spec.staticDefault must be a name matching [a-z0-9][a-z0-9._-]{0,62} but was a list [\"a\"]");
+      assertThat(problems("p.yaml", "metadata: {id: a:b}\nspec: {staticDefault: null}\n"))
+          .isEmpty();
     }
 
     @Test
