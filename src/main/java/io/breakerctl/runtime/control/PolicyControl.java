@@ -215,6 +215,25 @@ public final class PolicyControl {
   }
 
   /**
+   * Checks, before a change is written, that no previewed policy that would change moved since its
+   * preview was read: one read per policy, so a set of changes is rejected whole rather than
+   * written in part.
+   *
+   * @throws PolicyConflictException naming the first policy that moved
+   */
+  public void requireLatest(List<PolicyPreview> previews) {
+    for (PolicyPreview p : previews) {
+      if (!p.changed()) {
+        continue;
+      }
+      long now = store.latestVersion(p.policyId());
+      if (now != p.latestVersion()) {
+        throw new PolicyConflictException(p.policyId(), p.latestVersion(), now);
+      }
+    }
+  }
+
+  /**
    * What {@link #delete} would do, writing nothing ({@code changed}: a tombstone would be made).
    */
   public PolicyPreview previewDelete(PolicyId id) {
@@ -389,7 +408,12 @@ public final class PolicyControl {
 
   /** The spec fields that differ between two versions of a policy. */
   public List<FieldChange> diff(PolicyId id, long from, long to) {
-    return PolicySpec.diff(require(id, from).policy(), require(id, to).policy());
+    return PolicySpec.diff(spec(require(id, from)), spec(require(id, to)));
+  }
+
+  /** The spec a version puts in force: none for a deletion. */
+  private static Policy spec(PolicyVersion v) {
+    return v.deleted() ? null : v.policy();
   }
 
   /** The spec fields a document would change against the version in force (all, when none). */
