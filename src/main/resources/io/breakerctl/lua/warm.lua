@@ -6,21 +6,22 @@
 -- ARGV[6] storeFailureMode, or UNWARM for the un-warm mode   ARGV[7] fallbackPolicy
 --
 -- Returns {written 0|1, outcome, policyId, policyVersion, epoch}; outcome WARMED | UNWARMED |
--- UNCHANGED | STALE. For the same policy id an older or equal version never overwrites a newer one
--- (appliers racing to warm cannot go backwards). A different policy id is written: the control plane
--- resolved the breaker to it (a more specific policy appeared, or the one in force was removed).
+-- UNCHANGED | STALE. For the same policy id an older or equal version never overwrites a newer
+-- one (appliers racing to warm cannot go backwards). A different policy id is written: the control
+-- plane resolved the breaker to it (a more specific policy appeared, or the one in force was
+-- removed).
 --
--- Un-warm (ARGV[6] = UNWARM; ARGV[5] = the version that removed policy ARGV[4]: its deletion, or
--- the expired temporary version nothing replaces): when nothing governs the breaker any more, the
--- control plane must take the removed policy out of the hash, or the keys would keep enforcing it
--- for ever (a node re-resolves only while no policy is warmed). It deletes every p.* field, policy,
--- policyId and policyVersion, so record.lua and acquire.lua fall back to the caller's policy (the node's
--- defaults, stored as nodePolicy), and publishes a policy message so running nodes re-read the
--- hash and go back to their defaults without restart. Monotonic both ways: a hash holding another
--- policy, or a newer version of this one (applied after the removal was read), is left alone
--- (UNCHANGED, STALE); the removal is remembered in `unwarmed` (<policyId>@<version>) so that a
--- warm of that policy at or below that version, read before the removal and arriving after it,
--- is refused as STALE instead of bringing the removed policy back.
+-- Un-warm (ARGV[6] = UNWARM; ARGV[5] = the version that removed policy ARGV[4]: its deletion by
+-- `policy apply --prune`, or the expired temporary version nothing replaces). Why: when nothing
+-- governs the breaker any more, the removed policy must leave the hash, or the keys would enforce
+-- it for ever (a node re-resolves only while no policy is warmed). It deletes every p.* field,
+-- policy, policyId and policyVersion, so record.lua and acquire.lua fall back to the caller's
+-- policy (the node's defaults, stored as nodePolicy), and publishes a policy message so running
+-- nodes re-read the hash and go back to their defaults without restart. Monotonic both ways: a
+-- hash holding another policy, or a newer version of this one (applied after the removal was
+-- read), is left alone (UNCHANGED, STALE); the removal is remembered in `unwarmed`
+-- (<policyId>@<version>) so that a warm of that policy at or below that version, read before
+-- the removal and arriving after it, is refused as STALE instead of bringing it back.
 
 clock()
 load()
