@@ -234,6 +234,12 @@ class CliRunIT {
           .contains("policy prompt:b: v1 -> v2 (deleted) [prune: in no file]")
           .contains("0 changed, 1 unchanged, 1 deleted of 2 policies");
       assertThat(run(concat(global, "policy", "get", "prompt:b")).code()).isEqualTo(7);
+      Run tombstone =
+          run(concat(global, "policy", "get", "prompt:b", "--revision", "2", "-o", "json"));
+      assertThat(tombstone.code()).as(tombstone.toString()).isZero();
+      assertThat(tombstone.out()).contains("\"deleted\" : true").contains("\"reason\" : \"gone\"");
+      Run kept = run(concat(global, "policy", "get", "prompt:a", "-o", "json"));
+      assertThat(kept.out()).as("printed only when true").doesNotContain("\"deleted\"");
     }
 
     private static String[] concat(String[] a, String... b) {
