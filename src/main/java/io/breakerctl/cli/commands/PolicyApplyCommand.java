@@ -149,7 +149,9 @@ public final class PolicyApplyCommand implements Callable<Integer> {
           : ExitCode.OK;
     }
     List<String> changing = new ArrayList<>();
-    previews.stream().filter(PolicyPreview::changed).forEach(p -> changing.add(p.policyId() + ""));
+    previews.stream()
+        .filter(PolicyPreview::changed)
+        .forEach(p -> changing.add(p.policyId().toString()));
     changing.addAll(pruning.targets());
     if (!changing.isEmpty()) {
       Confirmation.confirm(
