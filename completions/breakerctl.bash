@@ -1952,7 +1952,7 @@ function _picocli_breakerctl_policy_apply() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--prune' '--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'-f' '--filename' '--reason' '--approved-by' '--for' '--expect' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2093,7 +2093,7 @@ function _picocli_breakerctl_policy_list() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--deleted' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 

@@ -12,8 +12,9 @@ import io.breakerctl.runtime.model.TransitionCause;
  * @param from the state before (transitions), else the state at the event
  * @param to the state after (transitions), else the state at the event
  * @param detail the cause of a transition (empty when this node cannot know it), the reason code of
- *     a rejection, the policy version adopted ({@code id@version}), the storeFailureMode when
- *     degraded, the state put back when re-asserted
+ *     a rejection, the policy version adopted ({@code id@version}, or {@code node-defaults@0} when
+ *     the policy it ran was removed), the storeFailureMode when degraded, the state put back when
+ *     re-asserted
  * @param atMillis local wall-clock time of the event
  * @param cause for TRANSITION and REASSERTED: the fleet's transition cause (one of the transition
  *     table's), null when this node learned the new state without it (a state read, a script's
@@ -66,7 +67,7 @@ public record CircuitEvent(
     DEGRADED,
     /** Redis is reachable again and the node has reconciled. */
     RECOVERED,
-    /** The node adopted a new policy version. */
+    /** The node adopted a new policy version (or its defaults: the policy it ran was removed). */
     POLICY_ADOPTED,
     /**
      * This node put back a trip or an override Redis had lost (a failover to a replica that missed

@@ -135,6 +135,9 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
           BreakerStore.await(
               commands.get().warm(id, pv.policyId().toString(), pv.version(), pv.policy(), node));
       health.succeeded(BackgroundTask.POLICY_RESOLUTION);
+      if (!w.policyId().equals(pv.policyId().toString()) || w.policyVersion() != pv.version()) {
+        return Optional.empty(); // the keys hold something else (newer, or removed): read them
+      }
       return Optional.of(new WarmedPolicy(w.policyId(), w.policyVersion(), pv.policy()));
     } catch (RuntimeException e) {
       health.failed(BackgroundTask.POLICY_RESOLUTION, e);

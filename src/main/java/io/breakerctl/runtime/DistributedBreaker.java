@@ -709,7 +709,7 @@ final class DistributedBreaker implements CircuitBreaker {
   void onSnapshot(BreakerSnapshot s) {
     warmedVersion = s.fields().getOrDefault("policyVersion", "");
     apply(SharedView.of(s, now()), null, CircuitEvent.Source.READ);
-    adoptPolicy(s.warmedPolicy().orElse(null));
+    adoptPolicy(s);
   }
 
   /**
@@ -788,8 +788,17 @@ final class DistributedBreaker implements CircuitBreaker {
             });
   }
 
-  private void adoptPolicy(WarmedPolicy warmed) {
+  private void adoptPolicy(BreakerSnapshot s) {
+    WarmedPolicy warmed = s.warmedPolicy().orElse(null);
     Resolved r = resolved;
+    if (warmed == null && r.version() > 0 && unwarms(s.fields().get("unwarmed"), r)) {
+      // the control plane removed the policy this node runs (warm.lua's un-warm): its defaults
+      resolved = new Resolved(registry.defaults(), "", 0);
+      local.setPolicy(registry.defaults());
+      State st = acting();
+      emit(CircuitEvent.Type.POLICY_ADOPTED, st, st, "node-defaults@0");
+      return;
+    }
     if (warmed == null) {
       PolicySource source = registry.policySource();
       if (source != null && r.version() == 0 && now() - lastPolicyLookup > 30_000) {
@@ -806,6 +815,26 @@ final class DistributedBreaker implements CircuitBreaker {
       return;
     }
     adopt(warmed);
+  }
+
+  /**
+   * Whether the un-warm marker ({@code <policyId>@<version>}) removed the policy {@code r} names at
+   * its version or a newer one. Keys without a warmed policy but no marker (flushed, expired) keep
+   * what the node runs: the node's next record carries it to the script.
+   */
+  private static boolean unwarms(String marker, Resolved r) {
+    if (marker == null) {
+      return false;
+    }
+    int at = marker.lastIndexOf('@');
+    if (at < 0 || !marker.substring(0, at).equals(r.policyId())) {
+      return false;
+    }
+    try {
+      return Long.parseLong(marker.substring(at + 1)) >= r.version();
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   private void adopt(WarmedPolicy w) {
@@ -961,7 +990,7 @@ final class DistributedBreaker implements CircuitBreaker {
       next = SharedView.of(BreakerStore.await(store.state(id), registry.commandTimeout()), now());
       published = true;
     }
-    adoptPolicy(shared.warmedPolicy().orElse(null));
+    adoptPolicy(shared);
     trippedWhileDegraded.set(false);
     long failures = degradedFailures.getAndSet(0);
     long successes = pendingSuccesses.sumThenReset();

@@ -101,6 +101,11 @@ final class MeteredStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<String> canary() {
+    return timed(StoreCommand.CANARY, delegate::canary);
+  }
+
+  @Override
   public CompletableFuture<String> ping() {
     return timed(StoreCommand.PING, delegate::ping);
   }

@@ -23,8 +23,10 @@ public enum StoreCommand {
   WARM,
   /** A breaker's state fields read in full (a refresh, a reconcile, a first read). */
   STATE,
-  /** The change stamps of many breakers (the periodic check for missed messages). */
+  /** The change stamps of many breakers (the sweep for missed changes). */
   STAMPS,
+  /** The canary of every master (the periodic check for data lost without a message). */
+  CANARY,
   /** A health check (the degradation's confirmation, the recovery check). */
   PING,
   /** The scripts' client path run once at connect. */

@@ -15,6 +15,7 @@ import java.io.BufferedReader;
 import java.io.PrintWriter;
 import java.io.StringReader;
 import java.io.StringWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
@@ -199,5 +200,52 @@ class CliRunIT {
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .startsWith("apiVersion: breakerctl/v1\nkind: Breaker\nid: claims:members\n");
+  }
+
+  @Nested
+  @DisplayName("policy apply --prune")
+  class Prune {
+    @Test
+    @DisplayName("on a terminal the prompt lists the deletions: no cancels (5), yes deletes")
+    void promptListsDeletions(@TempDir Path dir) throws Exception {
+      Files.writeString(dir.resolve("a.yaml"), PolicyCliIT.policy("prompt:a", 3));
+      Files.writeString(dir.resolve("b.yaml"), PolicyCliIT.policy("prompt:b", 4));
+      String[] global = {"--prefix", "prompt"}; // keys apart from the breakers status lists
+      Run setup =
+          run(concat(global, "policy", "apply", "-f", dir.toString(), "--reason", "setup", "-y"));
+      assertThat(setup.code()).as(setup.toString()).isZero();
+      Files.delete(dir.resolve("b.yaml"));
+      String[] prune =
+          concat(global, "policy", "apply", "-f", dir.toString(), "--prune", "--reason", "gone");
+
+      Run declined = run("n\n", true, prune);
+
+      assertThat(declined.code()).as(declined.toString()).isEqualTo(5);
+      assertThat(declined.err())
+          .contains("delete the policies no file holds (reason: gone) on 1 policy:")
+          .contains("  prompt:b (delete)")
+          .contains("Continue? [y/N]");
+      assertThat(run(concat(global, "policy", "get", "prompt:b")).code()).isZero();
+
+      Run confirmed = run("y\n", true, prune);
+
+      assertThat(confirmed.code()).as(confirmed.toString()).isZero();
+      assertThat(confirmed.out())
+          .contains("policy prompt:b: v1 -> v2 (deleted) [prune: in no file]")
+          .contains("0 changed, 1 unchanged, 1 deleted of 2 policies");
+      assertThat(run(concat(global, "policy", "get", "prompt:b")).code()).isEqualTo(7);
+      Run tombstone =
+          run(concat(global, "policy", "get", "prompt:b", "--revision", "2", "-o", "json"));
+      assertThat(tombstone.code()).as(tombstone.toString()).isZero();
+      assertThat(tombstone.out()).contains("\"deleted\" : true").contains("\"reason\" : \"gone\"");
+      Run kept = run(concat(global, "policy", "get", "prompt:a", "-o", "json"));
+      assertThat(kept.out()).as("printed only when true").doesNotContain("\"deleted\"");
+    }
+
+    private static String[] concat(String[] a, String... b) {
+      String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+      System.arraycopy(b, 0, out, a.length, b.length);
+      return out;
+    }
   }
 }

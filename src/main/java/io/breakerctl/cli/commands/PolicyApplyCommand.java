@@ -9,10 +9,10 @@ import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.commands.PolicyViews.PolicyChange;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.control.ApplyOptions;
-import io.breakerctl.runtime.control.ApplyResult;
 import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.control.PolicyPreview;
+import io.breakerctl.runtime.control.WarmReport;
 import io.breakerctl.runtime.control.policy.PolicyDocument;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.control.policy.PolicySet;
@@ -45,7 +45,13 @@ import picocli.CommandLine.Spec;
           + " newest version is pinned when the diff is read (and by --expect): if another"
           + " change lands first, exit 3 naming the expected and actual versions; the pins of every"
           + " policy are checked before the first is written.",
-      "--dry-run prints the diff and exits 0 when nothing would change, 1 when something would."
+      "--prune also deletes every policy that no file holds: the files are the whole desired set"
+          + " (as kubectl apply --prune). Each deletion is a version of its own (a tombstone with"
+          + " author, reason, approver, correlation id), listed in the diff and confirmed like any"
+          + " change; its breakers resolve to the next more general policy, or back to their"
+          + " nodes' defaults. 'policy rollback ID --to V' brings a deleted policy back.",
+      "--dry-run prints the diff and exits 0 when nothing would change, 1 when something would"
+          + " (a deletion included)."
     })
 public final class PolicyApplyCommand implements Callable<Integer> {
 
@@ -84,9 +90,18 @@ public final class PolicyApplyCommand implements Callable<Integer> {
               + " the version a reviewed dry run showed (repeatable).")
   Map<String, Long> expect = new LinkedHashMap<>();
 
+  @Option(
+      names = "--prune",
+      description =
+          "Also delete every policy that no file holds (the files are the whole desired set)."
+              + " Refused when the files hold no policy.")
+  boolean prune;
+
   @Mixin MutationOptions mutation;
 
   @Mixin OutputOptions output;
+
+  private String actor;
 
   @Override
   public Integer call() throws IOException {
@@ -96,9 +111,13 @@ public final class PolicyApplyCommand implements Callable<Integer> {
     if (approvedBy != null) {
       Confirmation.checkText("--approved-by", approvedBy, OperatorText.MAX_ACTOR_BYTES);
     }
-    String actor = Confirmation.actor(root);
+    actor = Confirmation.actor(root);
     if (forDuration != null && forDuration.isZero()) {
       throw CliException.usage("--for must be more than 0 (leave it out for a lasting version)");
+    }
+    if (prune && forDuration != null) {
+      throw CliException.usage(
+          "--prune cannot be combined with --for: a deletion is never temporary");
     }
     PolicySet set = PolicyValidateCommand.readValid(paths, err);
     Map<PolicyId, Long> pins = pins(set);
@@ -117,35 +136,48 @@ public final class PolicyApplyCommand implements Callable<Integer> {
       }
       previews.add(p);
     }
+    PolicyPrune pruning = prune ? PolicyPrune.plan(control, set, pins) : PolicyPrune.NONE;
     if (mutation.dryRun()) {
       List<PolicyChange> rows = new ArrayList<>();
       for (int i = 0; i < previews.size(); i++) {
-        rows.add(preview(set.documents().get(i), previews.get(i)));
+        rows.add(PolicyChangeRows.preview(set.documents().get(i), previews.get(i)));
       }
-      PolicyPrinter.changes(output.format(), rows, spec.commandLine().getOut());
-      return previews.stream().anyMatch(PolicyPreview::changed)
+      rows.addAll(pruning.dryRows());
+      PolicyPrinter.changes(output.format(), rows, spec.commandLine().getOut(), prune);
+      return previews.stream().anyMatch(PolicyPreview::changed) || !pruning.previews().isEmpty()
           ? ExitCode.CHECK_FAILED
           : ExitCode.OK;
     }
-    List<String> changing =
-        previews.stream().filter(PolicyPreview::changed).map(p -> p.policyId().toString()).toList();
+    List<String> changing = new ArrayList<>();
+    previews.stream()
+        .filter(PolicyPreview::changed)
+        .forEach(p -> changing.add(p.policyId().toString()));
+    changing.addAll(pruning.targets());
     if (!changing.isEmpty()) {
       Confirmation.confirm(
           root,
           mutation.yes(),
           err,
-          "Apply new versions (reason: " + reason + ")",
+          (pruning.previews().isEmpty()
+                  ? "Apply new versions"
+                  : "Apply new versions and delete the policies no file holds")
+              + " (reason: "
+              + reason
+              + ")",
           "polic" + (changing.size() == 1 ? "y" : "ies"),
           changing);
     }
-    return apply(control, set, previews, actor, expiresAt);
+    // every pin again, right before the first write: a change that landed meanwhile writes nothing
+    control.requireLatest(previews);
+    control.requireLatest(pruning.previews());
+    return apply(control, set, previews, expiresAt, pruning);
   }
 
   private Map<PolicyId, Long> pins(PolicySet set) {
     Map<PolicyId, Long> pins = new LinkedHashMap<>();
     expect.forEach((id, v) -> pins.put(PolicyCommand.policyId(id), v));
     for (PolicyId id : pins.keySet()) {
-      if (set.documents().stream().noneMatch(d -> d.id().equals(id))) {
+      if (!prune && set.documents().stream().noneMatch(d -> d.id().equals(id))) {
         throw CliException.usage("--expect names policy " + id + ", which no file holds");
       }
       if (pins.get(id) < 0) {
@@ -159,108 +191,46 @@ public final class PolicyApplyCommand implements Callable<Integer> {
       PolicyControl control,
       PolicySet set,
       List<PolicyPreview> previews,
-      String actor,
-      Optional<Instant> expiresAt) {
+      Optional<Instant> expiresAt,
+      PolicyPrune pruning) {
     List<PolicyChange> rows = new ArrayList<>();
     PolicyConflictException conflict = null;
     for (int i = 0; i < previews.size(); i++) {
       PolicyDocument d = set.documents().get(i);
       if (conflict != null) {
-        rows.add(notApplied(d, previews.get(i), "NOT_ATTEMPTED"));
+        rows.add(PolicyChangeRows.notApplied(d, previews.get(i), "NOT_ATTEMPTED"));
         continue;
       }
-      ApplyOptions o = ApplyOptions.by(actor, reason).expecting(previews.get(i).latestVersion());
-      if (approvedBy != null) {
-        o = o.approvedBy(approvedBy);
-      }
+      ApplyOptions o = options().expecting(previews.get(i).latestVersion());
       if (expiresAt.isPresent()) {
         o = o.expiringAt(expiresAt.get());
       }
       try {
-        rows.add(result(source(d), control.apply(d, o)));
+        rows.add(PolicyChangeRows.result(PolicyChangeRows.source(d), control.apply(d, o)));
       } catch (PolicyConflictException e) {
         conflict = e;
-        rows.add(notApplied(d, previews.get(i), "CONFLICT"));
+        rows.add(PolicyChangeRows.notApplied(d, previews.get(i), "CONFLICT"));
       }
     }
-    PolicyPrinter.changes(output.format(), rows, spec.commandLine().getOut());
+    List<WarmReport> repaired = List.of();
+    if (conflict != null) {
+      rows.addAll(pruning.notAttempted());
+    } else {
+      try {
+        repaired = pruning.delete(control, this::options, rows);
+      } catch (PolicyConflictException e) {
+        conflict = e;
+      }
+    }
+    PolicyPrinter.changes(output.format(), rows, spec.commandLine().getOut(), prune);
     if (conflict != null) {
       throw conflict;
     }
-    return warmCode(rows, spec.commandLine().getErr());
+    return PolicyChangeRows.warmCode(rows, repaired, spec.commandLine().getErr());
   }
 
-  /** Exit 6 when warming failed for some breaker (the versions are recorded; apply again). */
-  static int warmCode(List<PolicyChange> rows, PrintWriter err) {
-    long failed =
-        rows.stream()
-            .flatMap(r -> r.warmed().stream())
-            .filter(w -> "FAILED".equals(w.outcome()))
-            .count();
-    if (failed == 0) {
-      return ExitCode.OK;
-    }
-    err.println(
-        "error: the versions are recorded but "
-            + failed
-            + " breaker(s) could not be warmed (see warmed[].error in -o json); running the same"
-            + " apply again warms them");
-    err.flush();
-    return ExitCode.UNAVAILABLE;
-  }
-
-  static String source(PolicyDocument d) {
-    return d.source() + "#" + d.document();
-  }
-
-  static PolicyChange result(String source, ApplyResult r) {
-    boolean created = r.outcome() == ApplyResult.Outcome.CREATED;
-    long from =
-        created
-            ? r.version().version() - 1
-            : r.previous().map(v -> v.version()).orElse(r.version().version());
-    return new PolicyChange(
-        r.policyId().toString(),
-        source,
-        r.outcome().name(),
-        from,
-        r.version().version(),
-        PolicyViews.time(r.version().expiresAt()),
-        PolicyViews.changes(r.changes()),
-        r.correlationId(),
-        false,
-        PolicyViews.warmed(r.warmed()));
-  }
-
-  static PolicyChange preview(PolicyDocument d, PolicyPreview p) {
-    return preview(source(d), p);
-  }
-
-  static PolicyChange preview(String source, PolicyPreview p) {
-    return new PolicyChange(
-        p.policyId().toString(),
-        source,
-        p.changed() ? "WOULD_CHANGE" : "WOULD_NOT_CHANGE",
-        p.latestVersion(),
-        p.changed() ? 0 : p.latestVersion(),
-        PolicyViews.time(p.expiresAt()),
-        PolicyViews.changes(p.changes()),
-        "",
-        true,
-        List.of());
-  }
-
-  private static PolicyChange notApplied(PolicyDocument d, PolicyPreview p, String outcome) {
-    return new PolicyChange(
-        p.policyId().toString(),
-        source(d),
-        outcome,
-        p.latestVersion(),
-        p.latestVersion(),
-        null,
-        PolicyViews.changes(p.changes()),
-        "",
-        false,
-        List.of());
+  private ApplyOptions options() {
+    ApplyOptions o = ApplyOptions.by(actor, reason);
+    return approvedBy == null ? o : o.approvedBy(approvedBy);
   }
 }

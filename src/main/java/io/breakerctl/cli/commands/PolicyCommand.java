@@ -12,8 +12,9 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "policy",
     description = {
-      "Versioned breaker policies: validate files offline, apply them with a field-level diff,"
-          + " read versions and their history, diff and roll back.",
+      "Versioned breaker policies: validate files offline, apply them with a field-level diff"
+          + " (--prune also deletes the policies no file holds), read versions and their history,"
+          + " diff and roll back.",
       "Every change is a new immutable version (author, approver, reason, correlation id) and an"
           + " audit record, warmed into the Redis keys of every breaker it governs; running nodes"
           + " adopt it without restart. Applying an unchanged spec creates no version."

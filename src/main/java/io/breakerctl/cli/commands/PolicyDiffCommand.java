@@ -95,7 +95,7 @@ public final class PolicyDiffCommand implements Callable<Integer> {
           new PolicyDiff(
               pid.toString(),
               inForce.map(v -> "v" + v.version()).orElse("(none)"),
-              PolicyApplyCommand.source(doc),
+              PolicyChangeRows.source(doc),
               !changes.isEmpty(),
               PolicyViews.changes(changes));
     }

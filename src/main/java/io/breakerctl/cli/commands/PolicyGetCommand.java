@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Show the version of a policy in force (or --revision N): metadata, spec and a read-only"
           + " status (version, author, reason, approver, times). -o yaml prints a document that"
-          + " 'policy apply' accepts again (status is ignored). Unknown policy or version: exit 7."
+          + " 'policy apply' accepts again (status is ignored). Unknown policy or version, or a"
+          + " deleted policy (apply --prune): exit 7; --revision N still shows its versions."
     })
 public final class PolicyGetCommand implements Callable<Integer> {
 
@@ -59,13 +60,7 @@ public final class PolicyGetCommand implements Callable<Integer> {
               .orElseThrow(
                   () -> CliException.notFound("policy " + pid + " has no version " + version));
     } else {
-      v =
-          inForce.orElseThrow(
-              () ->
-                  CliException.notFound(
-                      store.latest(pid).isPresent()
-                          ? "policy " + pid + " has no version in force (every version expired)"
-                          : "no policy " + pid));
+      v = inForce.orElseThrow(() -> CliException.notFound(noneInForce(pid, store)));
     }
     PolicyViews.PolicyView view = PolicyViews.of(v, inForce);
     PrintWriter out = spec.commandLine().getOut();
@@ -76,7 +71,14 @@ public final class PolicyGetCommand implements Callable<Integer> {
       Documents.single(format, "Policy", view, out);
     } else {
       PolicyViews.Status s = view.status();
-      line(out, "Policy", pid + " v" + s.version() + (s.inForce() ? " (in force)" : ""));
+      line(
+          out,
+          "Policy",
+          pid
+              + " v"
+              + s.version()
+              + (s.inForce() ? " (in force)" : "")
+              + (s.deleted() ? " (deleted: the spec it removed)" : ""));
       line(out, "Owner", view.metadata().owner().isEmpty() ? "-" : view.metadata().owner());
       if (!view.metadata().labels().isEmpty()) {
         line(out, "Labels", view.metadata().labels().toString());
@@ -94,6 +96,31 @@ public final class PolicyGetCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /** Why a policy has no version in force: unknown, deleted, or every version expired. */
+  static String noneInForce(PolicyId pid, PolicyStore store) {
+    Optional<PolicyVersion> latest = store.latest(pid);
+    if (latest.isEmpty()) {
+      return "no policy " + pid;
+    }
+    PolicyVersion v = latest.get();
+    if (v.deleted()) {
+      return "policy "
+          + pid
+          + " was deleted at v"
+          + v.version()
+          + " by "
+          + v.author()
+          + " ("
+          + v.reason()
+          + "); 'breakerctl policy history "
+          + pid
+          + "' lists its versions, 'breakerctl policy rollback "
+          + pid
+          + " --to V' brings one back";
+    }
+    return "policy " + pid + " has no version in force (every version expired)";
   }
 
   private static void line(PrintWriter out, String key, String value) {

@@ -25,7 +25,8 @@ import picocli.CommandLine.Spec;
     name = "history",
     description = {
       "Every version of a policy, oldest first: version, time, author, approver and change cause"
-          + " (the reason; rollbacks and reverts of expired temporary versions are named)."
+          + " (the reason; rollbacks, reverts of expired temporary versions and deletions by"
+          + " apply --prune are named)."
           + " Unknown policy: exit 7."
     })
 public final class PolicyHistoryCommand implements Callable<Integer> {

@@ -16,6 +16,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code breakerctl policy list}: every policy's version in force. */
@@ -23,11 +24,17 @@ import picocli.CommandLine.Spec;
     name = "list",
     description = {
       "List every policy with its version in force, owner, author, time and reason (a policy whose"
-          + " every version expired shows its newest, not in force)."
+          + " every version expired shows its newest, not in force). Deleted policies (apply"
+          + " --prune) are left out unless --deleted."
     })
 public final class PolicyListCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
+
+  @Option(
+      names = "--deleted",
+      description = "Also list deleted policies (their deletion version, marked deleted).")
+  boolean deleted;
 
   @Mixin OutputOptions output;
 
@@ -38,6 +45,9 @@ public final class PolicyListCommand implements Callable<Integer> {
     Instant now = root.env().clock().instant();
     Map<PolicyId, PolicyVersion> inForce = store.allInForce(now);
     Map<PolicyId, PolicyVersion> latest = store.allLatest();
+    if (!deleted) {
+      latest.values().removeIf(PolicyVersion::deleted);
+    }
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (format.isTable()) {
@@ -48,7 +58,8 @@ public final class PolicyListCommand implements Callable<Integer> {
         t.row(
             null,
             id.toString(),
-            v.version() + (inForce.containsKey(id) ? "" : " (expired)"),
+            v.version()
+                + (inForce.containsKey(id) ? "" : v.deleted() ? " (deleted)" : " (expired)"),
             v.owner().isEmpty() ? "-" : v.owner(),
             v.author(),
             root.style().time(v.createdAt().toEpochMilli(), now.toEpochMilli()),

@@ -14,6 +14,15 @@ final class PolicyPrinter {
   private PolicyPrinter() {}
 
   static void changes(OutputFormat format, List<PolicyChange> rows, PrintWriter out) {
+    changes(format, rows, out, false);
+  }
+
+  /**
+   * The changes; with {@code pruned} (apply --prune) the summary always counts the deletions, so a
+   * prune that deletes nothing says so.
+   */
+  static void changes(
+      OutputFormat format, List<PolicyChange> rows, PrintWriter out, boolean pruned) {
     if (!format.isTable()) {
       try (Documents.ListWriter w = Documents.list(format, "PolicyChangeList", out)) {
         rows.forEach(r -> w.item(r, r.policyId()));
@@ -22,6 +31,7 @@ final class PolicyPrinter {
     }
     int created = 0;
     int unchanged = 0;
+    int deleted = 0;
     for (PolicyChange r : rows) {
       out.println(Printable.escape(headline(r)));
       fields(r.changes(), out);
@@ -29,6 +39,8 @@ final class PolicyPrinter {
         created++;
       } else if (r.outcome().contains("UNCHANGED") || r.outcome().equals("WOULD_NOT_CHANGE")) {
         unchanged++;
+      } else if ("DELETED".equals(r.outcome()) || "WOULD_DELETE".equals(r.outcome())) {
+        deleted++;
       }
     }
     boolean dry = !rows.isEmpty() && rows.get(0).dryRun();
@@ -36,8 +48,11 @@ final class PolicyPrinter {
         (dry ? created + " would change, " : created + " changed, ")
             + unchanged
             + " unchanged"
-            + (rows.size() > created + unchanged
-                ? ", " + (rows.size() - created - unchanged) + " not attempted"
+            + (pruned || deleted > 0
+                ? ", " + deleted + (dry ? " would be deleted" : " deleted")
+                : "")
+            + (rows.size() > created + unchanged + deleted
+                ? ", " + (rows.size() - created - unchanged - deleted) + " not attempted"
                 : "")
             + " of "
             + rows.size()
@@ -55,6 +70,8 @@ final class PolicyPrinter {
           case "UNCHANGED" -> "unchanged at v" + r.version();
           case "WOULD_CHANGE" -> from + " -> v" + (r.fromVersion() + 1) + " (would change)";
           case "WOULD_NOT_CHANGE" -> "unchanged at v" + r.fromVersion() + " (dry run)";
+          case "DELETED" -> from + " -> v" + r.version() + " (deleted)";
+          case "WOULD_DELETE" -> from + " -> v" + (r.fromVersion() + 1) + " (would delete)";
           default -> r.outcome().toLowerCase(Locale.ROOT).replace('_', ' ');
         };
     return "policy "

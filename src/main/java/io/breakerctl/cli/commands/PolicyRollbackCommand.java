@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Roll a policy back: a new version whose spec is version V's, recorded with actor, reason"
           + " and correlation id, and warmed into Redis (running nodes adopt it without restart)."
-          + " Already in force: unchanged, no version. --dry-run shows the diff.",
+          + " Already in force: unchanged, no version. --dry-run shows the diff. A policy deleted"
+          + " by apply --prune comes back this way (V: a version before its deletion).",
       "Exit 3 when the policy moved between the diff and the write; 7 when it or V does not exist."
     })
 public final class PolicyRollbackCommand implements Callable<Integer> {
@@ -75,12 +76,20 @@ public final class PolicyRollbackCommand implements Callable<Integer> {
               ? "policy " + pid + " has no version " + to
               : "no policy " + pid);
     }
+    if (control.store().version(pid, to).get().deleted()) {
+      throw CliException.usage(
+          "version "
+              + to
+              + " of policy "
+              + pid
+              + " is its deletion; roll back to a version before it");
+    }
     PolicyPreview p = control.previewRollback(pid, to);
     String source = "rollback to v" + to;
     if (mutation.dryRun()) {
       PolicyPrinter.changes(
           output.format(),
-          List.of(PolicyApplyCommand.preview(source, p)),
+          List.of(PolicyChangeRows.preview(source, p)),
           spec.commandLine().getOut());
       return ExitCode.OK;
     }
@@ -98,8 +107,8 @@ public final class PolicyRollbackCommand implements Callable<Integer> {
       o = o.approvedBy(approvedBy);
     }
     ApplyResult r = control.rollback(pid, to, o);
-    List<PolicyViews.PolicyChange> rows = List.of(PolicyApplyCommand.result(source, r));
+    List<PolicyViews.PolicyChange> rows = List.of(PolicyChangeRows.result(source, r));
     PolicyPrinter.changes(output.format(), rows, spec.commandLine().getOut());
-    return PolicyApplyCommand.warmCode(rows, spec.commandLine().getErr());
+    return PolicyChangeRows.warmCode(rows, spec.commandLine().getErr());
   }
 }

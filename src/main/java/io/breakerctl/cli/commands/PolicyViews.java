@@ -40,6 +40,8 @@ public final class PolicyViews {
    * @param rollbackOf the version a rollback restored, else 0
    * @param revertOf the expired temporary version this reverts, else 0
    * @param correlationId its audit record
+   * @param deleted whether this version deleted the policy (a tombstone: its spec is the one it
+   *     removed); printed only when true
    */
   @JsonPropertyOrder({
     "version",
@@ -51,7 +53,8 @@ public final class PolicyViews {
     "expiresAt",
     "rollbackOf",
     "revertOf",
-    "correlationId"
+    "correlationId",
+    "deleted"
   })
   public record Status(
       long version,
@@ -63,7 +66,8 @@ public final class PolicyViews {
       @JsonInclude(JsonInclude.Include.NON_NULL) String expiresAt,
       long rollbackOf,
       long revertOf,
-      String correlationId) {}
+      String correlationId,
+      @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean deleted) {}
 
   /** One spec field that differs ({@code before}/{@code after} null when off or absent). */
   @JsonPropertyOrder({"path", "before", "after"})
@@ -82,9 +86,11 @@ public final class PolicyViews {
    * What an apply or rollback did (or would do) to one policy ({@code kind: PolicyChangeList}).
    *
    * @param policyId the policy
-   * @param source the file and document it came from ({@code file#document}), or {@code rollback}
-   * @param outcome CREATED, UNCHANGED, WOULD_CHANGE, WOULD_NOT_CHANGE, CONFLICT (this policy moved;
-   *     nothing of it written), NOT_ATTEMPTED (after a conflict)
+   * @param source the file and document it came from ({@code file#document}), {@code rollback to
+   *     vN}, or {@code prune: in no file}
+   * @param outcome CREATED, UNCHANGED, WOULD_CHANGE, WOULD_NOT_CHANGE, DELETED and WOULD_DELETE
+   *     (apply --prune), CONFLICT (this policy moved; nothing of it written), NOT_ATTEMPTED (after
+   *     a conflict)
    * @param fromVersion the newest version before (0: none)
    * @param version the version in force after (0 when not known: a dry run that would create one)
    * @param expiresAt a temporary version's end, else null
@@ -137,7 +143,8 @@ public final class PolicyViews {
             time(v.expiresAt()),
             v.rollbackOf(),
             v.revertOf(),
-            v.correlationId()));
+            v.correlationId(),
+            v.deleted()));
   }
 
   static List<Change> changes(List<FieldChange> changes) {
@@ -169,6 +176,9 @@ public final class PolicyViews {
     }
     if (v.revertOf() > 0) {
       b.append(" (revert of temporary v").append(v.revertOf()).append(')');
+    }
+    if (v.deleted()) {
+      b.append(" (deleted)");
     }
     return b.toString();
   }

@@ -9,7 +9,8 @@ import java.util.Optional;
  * What an apply, rollback or revert did.
  *
  * @param policyId the policy
- * @param outcome CREATED (a new version) or UNCHANGED (the spec in force was the same)
+ * @param outcome CREATED (a new version), DELETED (a tombstone version) or UNCHANGED (the spec in
+ *     force was the same, or the policy was already deleted)
  * @param version the version in force afterwards
  * @param previous the version in force before, empty for a new policy
  * @param changes the spec fields that changed (empty when unchanged)
@@ -29,6 +30,8 @@ public record ApplyResult(
   public enum Outcome {
     /** A new version was created. */
     CREATED,
+    /** A tombstone version was created: the policy is deleted, its breakers re-resolved. */
+    DELETED,
     /** The spec in force was the same; no version was created (Redis was re-warmed). */
     UNCHANGED
   }

@@ -10,6 +10,8 @@ public enum AuditAction {
   APPLY,
   /** A policy was rolled back to an older version's spec. */
   ROLLBACK,
+  /** A policy was deleted (a tombstone version, {@code policy apply --prune}). */
+  DELETE,
   /** A temporary policy expired and the version before it was recorded again. */
   REVERT,
   /** A breaker's state was restored from history or a snapshot. */

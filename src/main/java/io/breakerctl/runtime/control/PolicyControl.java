@@ -119,7 +119,8 @@ public final class PolicyControl {
             expiresAt,
             0,
             0,
-            options.correlationId());
+            options.correlationId(),
+            false);
     return commit(AuditAction.APPLY, expected, next, before);
   }
 
@@ -139,6 +140,14 @@ public final class PolicyControl {
                 () ->
                     new IllegalArgumentException(
                         "policy " + id + " has no version " + target + " to roll back to"));
+    if (old.deleted()) {
+      throw new IllegalArgumentException(
+          "version "
+              + target
+              + " of policy "
+              + id
+              + " is its deletion; roll back to a version before it");
+    }
     Instant now = clock.instant();
     Optional<PolicyVersion> latest = store.latest(id);
     long latestNo = latest.map(PolicyVersion::version).orElse(0L);
@@ -165,8 +174,78 @@ public final class PolicyControl {
             options.expiresAt(),
             target,
             0,
-            options.correlationId());
+            options.correlationId(),
+            false);
     return commit(AuditAction.ROLLBACK, expected, next, before);
+  }
+
+  /**
+   * Deletes a policy: creates a tombstone version N+1 ({@link PolicyVersion#deleted()}: it carries
+   * the spec it removes, recorded with actor, reason, approver and correlation id) and re-resolves
+   * every breaker the policy governed: each is warmed with the next more general policy in force,
+   * or un-warmed back to its nodes' defaults. An already deleted policy is unchanged (no version;
+   * its breakers are re-resolved again, so a deletion whose warming failed can be completed).
+   *
+   * @throws IllegalArgumentException when the policy has no version
+   * @throws PolicyConflictException when the policy moved since the expected version
+   */
+  public ApplyResult delete(PolicyId id, ApplyOptions options) {
+    Optional<PolicyVersion> latest = store.latest(id);
+    PolicyVersion last =
+        latest.orElseThrow(() -> new IllegalArgumentException("no policy " + id + " to delete"));
+    long expected = options.expectedVersion().orElse(last.version());
+    if (expected != last.version()) {
+      throw new PolicyConflictException(id, expected, last.version());
+    }
+    if (last.deleted()) {
+      return new ApplyResult(
+          id, ApplyResult.Outcome.UNCHANGED, last, latest, List.of(), warm(id), "");
+    }
+    Instant now = clock.instant();
+    Optional<PolicyVersion> before = store.inForce(id, now);
+    PolicyVersion tombstone =
+        PolicyVersion.deletionOf(
+            last,
+            options.actor(),
+            options.reason(),
+            options.approvedBy(),
+            now,
+            options.correlationId());
+    return commit(AuditAction.DELETE, expected, tombstone, before);
+  }
+
+  /**
+   * Checks, before a change is written, that no previewed policy that would change moved since its
+   * preview was read: one read per policy, so a set of changes is rejected whole rather than
+   * written in part.
+   *
+   * @throws PolicyConflictException naming the first policy that moved
+   */
+  public void requireLatest(List<PolicyPreview> previews) {
+    for (PolicyPreview p : previews) {
+      if (!p.changed()) {
+        continue;
+      }
+      long now = store.latestVersion(p.policyId());
+      if (now != p.latestVersion()) {
+        throw new PolicyConflictException(p.policyId(), p.latestVersion(), now);
+      }
+    }
+  }
+
+  /**
+   * What {@link #delete} would do, writing nothing ({@code changed}: a tombstone would be made).
+   */
+  public PolicyPreview previewDelete(PolicyId id) {
+    Optional<PolicyVersion> latest = store.latest(id);
+    Optional<PolicyVersion> inForce = store.inForce(id, clock.instant());
+    return new PolicyPreview(
+        id,
+        latest.map(PolicyVersion::version).orElse(0L),
+        inForce,
+        PolicySpec.diff(inForce.map(PolicyVersion::policy).orElse(null), null),
+        latest.isPresent() && !latest.get().deleted(),
+        Optional.empty());
   }
 
   /**
@@ -226,7 +305,7 @@ public final class PolicyControl {
   private Optional<ApplyResult> revertIfExpired(PolicyId id) {
     Instant now = clock.instant();
     Optional<PolicyVersion> latest = store.latest(id);
-    if (latest.isEmpty() || latest.get().inForceAt(now)) {
+    if (latest.isEmpty() || latest.get().deleted() || latest.get().inForceAt(now)) {
       return Optional.empty();
     }
     PolicyVersion expired = latest.get();
@@ -257,7 +336,8 @@ public final class PolicyControl {
             prior.expiresAt(),
             0,
             expired.version(),
-            "");
+            "",
+            false);
     next = withCorrelation(next, java.util.UUID.randomUUID().toString());
     try {
       return Optional.of(commit(AuditAction.REVERT, expired.version(), next, Optional.of(expired)));
@@ -280,7 +360,8 @@ public final class PolicyControl {
         v.expiresAt(),
         v.rollbackOf(),
         v.revertOf(),
-        correlationId);
+        correlationId,
+        v.deleted());
   }
 
   private ApplyResult commit(
@@ -299,10 +380,11 @@ public final class PolicyControl {
             summary(next),
             Optional.empty()));
     List<FieldChange> changes =
-        PolicySpec.diff(before.map(PolicyVersion::policy).orElse(null), next.policy());
+        PolicySpec.diff(
+            before.map(PolicyVersion::policy).orElse(null), next.deleted() ? null : next.policy());
     return new ApplyResult(
         next.policyId(),
-        ApplyResult.Outcome.CREATED,
+        next.deleted() ? ApplyResult.Outcome.DELETED : ApplyResult.Outcome.CREATED,
         next,
         before,
         changes,
@@ -313,6 +395,10 @@ public final class PolicyControl {
   private static Map<String, Object> summary(PolicyVersion v) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("version", v.version());
+    if (v.deleted()) {
+      m.put("deleted", true);
+      return m;
+    }
     m.put("spec", new LinkedHashMap<>(PolicySpec.toMap(v.policy())));
     if (!v.approvedBy().isEmpty()) {
       m.put("approvedBy", v.approvedBy());
@@ -322,7 +408,12 @@ public final class PolicyControl {
 
   /** The spec fields that differ between two versions of a policy. */
   public List<FieldChange> diff(PolicyId id, long from, long to) {
-    return PolicySpec.diff(require(id, from).policy(), require(id, to).policy());
+    return PolicySpec.diff(spec(require(id, from)), spec(require(id, to)));
+  }
+
+  /** The spec a version puts in force: none for a deletion. */
+  private static Policy spec(PolicyVersion v) {
+    return v.deleted() ? null : v.policy();
   }
 
   /** The spec fields a document would change against the version in force (all, when none). */
@@ -370,42 +461,54 @@ public final class PolicyControl {
         return List.of(new WarmReport(null, policyId.toString(), 0, "FAILED", e.getMessage()));
       }
     }
+    // not in force (deleted, or expired with nothing before it): the version that removed it
+    long removedAt = inForce.containsKey(policyId) ? 0 : store.latestVersion(policyId);
     List<WarmReport> out = new ArrayList<>();
     List<CompletableFuture<WarmResult>> pending = new ArrayList<>();
-    List<PolicyResolver.Resolved<PolicyVersion>> resolved = new ArrayList<>();
+    List<PolicyVersion> resolved = new ArrayList<>();
     List<BreakerId> warming = new ArrayList<>();
     for (BreakerId b : targets) {
       Optional<PolicyResolver.Resolved<PolicyVersion>> r =
           PolicyResolver.resolve(b, p -> Optional.ofNullable(inForce.get(p)));
       if (r.isEmpty()) {
+        if (removedAt > 0) {
+          // nothing governs it any more: take the removed policy out (its nodes' defaults apply)
+          warming.add(b);
+          resolved.add(null);
+          pending.add(redis.unwarm(b, policyId.toString(), removedAt, SYSTEM_ACTOR));
+        }
         continue;
       }
-      if (policyId.isDefault() && !r.get().policyId().equals(policyId)) {
+      List<PolicyId> order = PolicyResolver.candidates(b);
+      if (order.indexOf(r.get().policyId()) < order.indexOf(policyId)) {
         continue; // governed by a more specific policy: a default change does not touch it
       }
       PolicyVersion v = r.get().value();
       warming.add(b);
-      resolved.add(r.get());
+      resolved.add(v);
       pending.add(redis.warm(b, v.policyId().toString(), v.version(), v.policy(), SYSTEM_ACTOR));
     }
     for (int i = 0; i < warming.size(); i++) {
-      PolicyVersion v = resolved.get(i).value();
-      try {
-        WarmResult w = pending.get(i).join();
-        out.add(
-            new WarmReport(
-                warming.get(i), v.policyId().toString(), v.version(), w.outcome().code(), ""));
-      } catch (CompletionException e) {
-        Throwable cause = e.getCause() == null ? e : e.getCause();
-        out.add(
-            new WarmReport(
-                warming.get(i),
-                v.policyId().toString(),
-                v.version(),
-                "FAILED",
-                String.valueOf(cause.getMessage())));
-      }
+      out.add(report(warming.get(i), resolved.get(i), pending.get(i)));
     }
     return out;
+  }
+
+  /** What warming (or, for a null version, un-warming) one breaker did. */
+  private static WarmReport report(
+      BreakerId b, PolicyVersion v, CompletableFuture<WarmResult> pending) {
+    String policyId = v == null ? "" : v.policyId().toString();
+    long version = v == null ? 0 : v.version();
+    try {
+      WarmResult w = pending.join();
+      if (v == null) {
+        // what the breaker holds afterwards: nothing (UNWARMED), another policy, a newer version
+        return new WarmReport(b, w.policyId(), w.policyVersion(), w.outcome().code(), "");
+      }
+      return new WarmReport(b, policyId, version, w.outcome().code(), "");
+    } catch (CompletionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      return new WarmReport(b, policyId, version, "FAILED", String.valueOf(cause.getMessage()));
+    }
   }
 }

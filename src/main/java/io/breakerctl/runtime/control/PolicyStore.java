@@ -83,18 +83,13 @@ public final class PolicyStore {
   }
 
   /**
-   * The version in force at {@code now}: the newest version that has not expired. A temporary
-   * version stops being in force at its expiry and the one before it applies again; empty when no
-   * version is in force (the policy does not exist, or every version expired).
+   * The version in force at {@code now} ({@link PolicyVersion#inForce(List, Instant)}): the newest
+   * version that has not expired. A temporary version stops being in force at its expiry and the
+   * one before it applies again; empty when no version is in force (the policy does not exist, was
+   * deleted, or every version expired).
    */
   public Optional<PolicyVersion> inForce(PolicyId id, Instant now) {
-    List<PolicyVersion> all = versions(id);
-    for (int i = all.size() - 1; i >= 0; i--) {
-      if (all.get(i).inForceAt(now)) {
-        return Optional.of(all.get(i));
-      }
-    }
-    return Optional.empty();
+    return PolicyVersion.inForce(versions(id), now);
   }
 
   /** The version in force at {@code now} of every policy that has one, by policy id. */
@@ -102,16 +97,16 @@ public final class PolicyStore {
     return db.call(
         "read policies",
         () -> {
-          Map<PolicyId, PolicyVersion> out = new LinkedHashMap<>();
+          Map<PolicyId, List<PolicyVersion>> all = new LinkedHashMap<>();
           for (Document d :
               versions()
                   .find()
-                  .sort(Sorts.orderBy(Sorts.ascending("policyId"), Sorts.descending("version")))) {
+                  .sort(Sorts.orderBy(Sorts.ascending("policyId"), Sorts.ascending("version")))) {
             PolicyVersion v = PolicyVersion.fromDocument(d);
-            if (!out.containsKey(v.policyId()) && v.inForceAt(now)) {
-              out.put(v.policyId(), v);
-            }
+            all.computeIfAbsent(v.policyId(), k -> new ArrayList<>()).add(v);
           }
+          Map<PolicyId, PolicyVersion> out = new LinkedHashMap<>();
+          all.forEach((id, vs) -> PolicyVersion.inForce(vs, now).ifPresent(v -> out.put(id, v)));
           return out;
         });
   }

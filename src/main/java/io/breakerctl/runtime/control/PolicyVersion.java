@@ -6,6 +6,7 @@ import io.breakerctl.runtime.model.Policy;
 import java.time.Instant;
 import java.util.Date;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.bson.Document;
@@ -26,6 +27,9 @@ import org.bson.Document;
  * @param rollbackOf the version whose spec a rollback restored, 0 otherwise
  * @param revertOf the expired temporary version this version reverts, 0 otherwise
  * @param correlationId links the version to its audit record
+ * @param deleted whether this version is a deletion (a tombstone, written by {@code policy apply
+ *     --prune}): it carries the spec it removed, is never in force, and hides every version before
+ *     it; a later version (an apply or a rollback) brings the policy back
  */
 public record PolicyVersion(
     PolicyId policyId,
@@ -40,11 +44,64 @@ public record PolicyVersion(
     Optional<Instant> expiresAt,
     long rollbackOf,
     long revertOf,
-    String correlationId) {
+    String correlationId,
+    boolean deleted) {
 
-  /** Whether this version is in force at {@code now} (it has no expiry, or it is still ahead). */
+  /**
+   * Whether this version is in force at {@code now}: it is not a deletion and has no expiry, or its
+   * expiry is still ahead.
+   */
   public boolean inForceAt(Instant now) {
-    return expiresAt.isEmpty() || now.isBefore(expiresAt.get());
+    return !deleted && (expiresAt.isEmpty() || now.isBefore(expiresAt.get()));
+  }
+
+  /**
+   * The version in force at {@code now} among one policy's versions: the newest that is in force,
+   * looking back past expired temporary versions but never past a deletion (a deleted policy has
+   * none in force until a later version brings it back).
+   *
+   * @param oldestFirst every version of one policy, oldest first
+   * @return the version in force, empty when none is
+   */
+  public static Optional<PolicyVersion> inForce(List<PolicyVersion> oldestFirst, Instant now) {
+    for (int i = oldestFirst.size() - 1; i >= 0; i--) {
+      PolicyVersion v = oldestFirst.get(i);
+      if (v.deleted()) {
+        return Optional.empty();
+      }
+      if (v.inForceAt(now)) {
+        return Optional.of(v);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * A tombstone that deletes the policy of {@code last}: version {@code last.version() + 1} with
+   * its spec, owner and labels, recorded with the given audit fields.
+   */
+  public static PolicyVersion deletionOf(
+      PolicyVersion last,
+      String author,
+      String reason,
+      String approvedBy,
+      Instant at,
+      String correlationId) {
+    return new PolicyVersion(
+        last.policyId(),
+        last.version() + 1,
+        last.policy(),
+        last.owner(),
+        last.labels(),
+        author,
+        reason,
+        approvedBy,
+        at,
+        Optional.empty(),
+        0,
+        0,
+        correlationId,
+        true);
   }
 
   /** Whether this version is temporary. */
@@ -71,6 +128,9 @@ public record PolicyVersion(
     if (revertOf > 0) {
       d.append("revertOf", revertOf);
     }
+    if (deleted) {
+      d.append("deleted", true);
+    }
     return d;
   }
 
@@ -94,7 +154,8 @@ public record PolicyVersion(
         Optional.ofNullable(expires).map(Date::toInstant),
         number(d.get("rollbackOf")),
         number(d.get("revertOf")),
-        d.get("correlationId", ""));
+        d.get("correlationId", ""),
+        Boolean.TRUE.equals(d.get("deleted")));
   }
 
   private static long number(Object o) {

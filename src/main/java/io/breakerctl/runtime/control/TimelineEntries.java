@@ -137,7 +137,7 @@ final class TimelineEntries {
     String policyId = d.getString("policyId");
     long version = ((Number) d.get("version")).longValue();
     Map<String, String> counts = new LinkedHashMap<>();
-    for (String k : new String[] {"rollbackOf", "revertOf"}) {
+    for (String k : new String[] {"rollbackOf", "revertOf", "deleted"}) {
       if (d.get(k) != null) {
         counts.put(k, String.valueOf(d.get(k)));
       }

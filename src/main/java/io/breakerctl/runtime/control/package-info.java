@@ -5,9 +5,9 @@
  *
  * <ul>
  *   <li>{@code policy_versions}: immutable versions {@code {policyId, version, spec, owner, labels,
- *       author, reason, approvedBy, createdAt, expiresAt?, rollbackOf?, revertOf?, correlationId}};
- *       unique index {@code (policyId, version)}. {@code spec} is canonical (every field, see
- *       {@link io.breakerctl.runtime.control.policy.PolicySpec}).
+ *       author, reason, approvedBy, createdAt, expiresAt?, rollbackOf?, revertOf?, correlationId,
+ *       deleted?}}; unique index {@code (policyId, version)}. {@code spec} is canonical (every
+ *       field, see {@link io.breakerctl.runtime.control.policy.PolicySpec}).
  *   <li>{@code policies}: the current pointer {@code {_id: policyId, version, updatedAt}}.
  *   <li>{@code audit}: one record per manual action {@code {correlationId, action, target, actor,
  *       reason, at, expiresAt, before, after, transition?: {breakerId, epoch, streamId}}}; unique
@@ -48,6 +48,14 @@
  * <p>An unchanged spec (equal as a {@link io.breakerctl.runtime.model.Policy}, same expiry) creates
  * no version but is warmed again. A rollback to K is version N+1 with K's spec.
  *
+ * <h2>Deleted policies</h2>
+ *
+ * <p>A deletion ({@code policy apply --prune}, {@link
+ * io.breakerctl.runtime.control.PolicyControl#delete}) is version N+1 too, with {@code deleted:
+ * true} and the spec it removed: audited like any change, never in force, and readers never look
+ * past it to an older version ({@link io.breakerctl.runtime.control.PolicyVersion#inForce}). A
+ * later version (an apply, a rollback to a version before the deletion) brings the policy back.
+ *
  * <h2>Temporary versions</h2>
  *
  * <p>A version with {@code expiresAt} is in force until then; after it the newest older version
@@ -62,7 +70,10 @@
  * <p>A breaker is governed by its own policy, else {@code caller:*}, else {@code *:*} ({@link
  * io.breakerctl.runtime.control.policy.PolicyResolver}, the one copy of the rule). Applying a
  * breaker's policy warms that breaker; applying a default warms every breaker in Redis that
- * resolves to it (a breaker with a more specific policy is not touched).
+ * resolves to it (a breaker with a more specific policy is not touched). When a policy stops being
+ * in force (deleted, or a temporary version expired with none before it) its breakers are
+ * re-resolved: warmed with the next more general policy, or un-warmed ({@code warm.lua}'s un-warm
+ * mode) so that their nodes run their own defaults again.
  *
  * <h2>Audit when MongoDB is down</h2>
  *

@@ -4,7 +4,12 @@ package io.breakerctl.runtime.model;
 public enum WarmOutcome {
   /** Written into the breaker and published. */
   WARMED,
-  /** The same version of the same policy was already warmed. */
+  /** A removed policy was taken out of the breaker (its nodes run their defaults again). */
+  UNWARMED,
+  /**
+   * The same version of the same policy was already warmed (un-warm: the breaker holds nothing of
+   * that policy).
+   */
   UNCHANGED,
   /** A newer version of the same policy is warmed: never replaced by an older one. */
   STALE;

@@ -655,6 +655,30 @@ public final class RedisBreakerStore implements BreakerStore {
         .thenApply(WarmResult::of);
   }
 
+  /**
+   * Un-warms a removed policy (warm.lua's un-warm mode): when the breaker holds {@code policyId} at
+   * {@code removedAt} or an older version, its warmed policy is deleted (the nodes run their
+   * defaults again) and a policy message is published; a breaker holding another policy or a newer
+   * version is left alone. A later warm of {@code policyId} at or below {@code removedAt} is then
+   * refused as stale.
+   *
+   * @param removedAt the version that removed the policy (its deletion, or the expired temporary
+   *     version nothing replaces)
+   */
+  public CompletableFuture<WarmResult> unwarm(
+      BreakerId id, String policyId, long removedAt, String actor) {
+    return run(
+            BreakerScript.WARM,
+            id,
+            actor,
+            null,
+            policyId,
+            Long.toString(removedAt),
+            WarmResult.UNWARM_MODE,
+            "")
+        .thenApply(WarmResult::of);
+  }
+
   /** Marks events up to {@code streamId} of incarnation {@code epoch} as stored durably. */
   public CompletableFuture<ForwardResult> markForwarded(
       BreakerId id, String epoch, String streamId, String actor) {

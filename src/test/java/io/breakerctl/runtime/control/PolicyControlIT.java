@@ -373,4 +373,81 @@ class PolicyControlIT {
         .extracting(Object::toString)
         .containsExactlyInAnyOrder("*:*", "claims:*", "claims:billing:refunds");
   }
+
+  @Test
+  @DisplayName(
+      "delete: a tombstone version; breakers fall back to the next default, then to node defaults")
+  void deleteRewarmsOrUnwarms() {
+    touch("claims:members");
+    touch("orders:stock");
+    control.apply(doc("*:*", 7), ApplyOptions.by("alice", "fleet"));
+    control.apply(doc("claims:*", 8), ApplyOptions.by("alice", "claims"));
+    assertThat(warmed("claims:members").policyId()).isEqualTo("claims:*");
+
+    ApplyResult gone =
+        control.delete(PolicyId.parse("claims:*"), ApplyOptions.by("bob", "retired").expecting(1));
+
+    assertThat(gone.outcome()).isEqualTo(ApplyResult.Outcome.DELETED);
+    assertThat(gone.version().version()).isEqualTo(2);
+    assertThat(gone.version().deleted()).isTrue();
+    assertThat(gone.version().author()).isEqualTo("bob");
+    assertThat(gone.changes()).extracting(c -> c.after()).containsOnlyNulls();
+    assertThat(gone.warmed())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.breakerId()).hasToString("claims:members");
+              assertThat(w.policyId()).isEqualTo("*:*");
+              assertThat(w.outcome()).isEqualTo("WARMED");
+            });
+    assertThat(warmed("claims:members"))
+        .isEqualTo(new WarmedPolicy("*:*", 1, doc("a:b", 7).policy()));
+    assertThat(control.resolve(BreakerId.parse("claims:new")).orElseThrow().policyId())
+        .hasToString("*:*");
+    assertThat(new AuditLog(db).forTarget("claims:*"))
+        .extracting(AuditRecord::action)
+        .containsExactly(AuditAction.APPLY, AuditAction.DELETE);
+
+    ApplyResult fleet = control.delete(PolicyId.parse("*:*"), ApplyOptions.by("bob", "none"));
+    assertThat(fleet.warmed())
+        .extracting(WarmReport::outcome)
+        .containsExactly("UNWARMED", "UNWARMED");
+    assertThat(warmed("claims:members")).isNull();
+    assertThat(warmed("orders:stock")).isNull();
+    assertThat(control.resolve(BreakerId.parse("claims:members"))).isEmpty();
+    assertThat(control.revertExpired()).as("a tombstone is no expired version").isEmpty();
+    assertThat(control.delete(PolicyId.parse("*:*"), ApplyOptions.by("bob", "again")).outcome())
+        .isEqualTo(ApplyResult.Outcome.UNCHANGED);
+    assertThat(control.store().versions(PolicyId.parse("*:*"))).hasSize(2);
+    assertThatThrownBy(
+            () ->
+                control.delete(
+                    PolicyId.parse("claims:*"), ApplyOptions.by("bob", "x").expecting(1)))
+        .isInstanceOf(PolicyConflictException.class);
+
+    ApplyResult back =
+        control.rollback(PolicyId.parse("claims:*"), 1, ApplyOptions.by("carol", "needed"));
+    assertThat(back.version().version()).isEqualTo(3);
+    assertThat(warmed("claims:members"))
+        .isEqualTo(new WarmedPolicy("claims:*", 3, doc("a:b", 8).policy()));
+    assertThatThrownBy(
+            () -> control.rollback(PolicyId.parse("claims:*"), 2, ApplyOptions.by("carol", "x")))
+        .hasMessageContaining("is its deletion");
+  }
+
+  @Test
+  @DisplayName("a temporary version expiring with none before it: its breaker is un-warmed")
+  void expiredTemporaryWithNothingBeforeUnwarms() {
+    touch("pay:dep");
+    control.apply(
+        doc("pay:dep", 4),
+        ApplyOptions.by("alice", "incident")
+            .expiringAt(clock.instant().plus(Duration.ofMinutes(30))));
+    assertThat(warmed("pay:dep").version()).isEqualTo(1);
+
+    clock.advance(Duration.ofMinutes(31));
+
+    assertThat(control.revertExpired()).isEmpty();
+    assertThat(warmed("pay:dep")).as("nothing of pay:dep is in force any more").isNull();
+  }
 }

@@ -513,6 +513,56 @@ class ScriptContractIT {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("targets")
+  @DisplayName(
+      "un-warm: a removed policy leaves the keys (caller's policy again); never a newer one")
+  void unwarm(StoreTarget t) {
+    BreakerId id = fresh(t, "unwarm");
+    Policy two = policy().failureThreshold(2).build();
+    Policy callers = policy().failureThreshold(3).build();
+    assertThat(await(t.store.warm(id, "uw:*", 2, two, "ctl")).outcome().code()).isEqualTo("WARMED");
+
+    // stale: the hash holds v2, newer than the v1 the removal names; another policy: untouched
+    assertThat(await(t.store.unwarm(id, "uw:*", 1, "ctl")).outcome().code()).isEqualTo("STALE");
+    assertThat(await(t.store.unwarm(id, "other:*", 9, "ctl")).outcome().code())
+        .isEqualTo("UNCHANGED");
+    assertThat(await(t.store.snapshot(id, 0)).warmedPolicy().orElseThrow().version()).isEqualTo(2);
+
+    WarmResult removed = await(t.store.unwarm(id, "uw:*", 3, "ctl"));
+    assertThat(removed.outcome().code()).isEqualTo("UNWARMED");
+    assertThat(removed.written()).isTrue();
+    BreakerSnapshot s = await(t.store.snapshot(id, 0));
+    assertThat(s.warmedPolicy()).isEmpty();
+    assertThat(s.fields().keySet())
+        .noneMatch(f -> f.startsWith("p."))
+        .doesNotContain("policy", "policyId", "policyVersion")
+        .contains("epoch");
+    assertThat(s.fields()).containsEntry("unwarmed", "uw:*@3");
+    assertThat(await(t.store.unwarm(id, "uw:*", 3, "ctl")).outcome().code())
+        .as("again: nothing of it warmed")
+        .isEqualTo("UNCHANGED");
+
+    // the caller's policy governs again: threshold 3, not the removed 2
+    fail(t, id, callers);
+    assertThat(fail(t, id, callers).state()).isEqualTo(State.CLOSED);
+    assertThat(fail(t, id, callers).state()).isEqualTo(State.OPEN);
+
+    // a warm read before the removal and arriving after it is refused; a newer version is not
+    assertThat(await(t.store.warm(id, "uw:*", 2, two, "late")).outcome().code()).isEqualTo("STALE");
+    assertThat(await(t.store.warm(id, "uw:*", 3, two, "late")).outcome().code()).isEqualTo("STALE");
+    assertThat(await(t.store.snapshot(id, 0)).warmedPolicy()).isEmpty();
+    assertThat(await(t.store.warm(id, "uw:*", 4, two, "ctl")).outcome().code()).isEqualTo("WARMED");
+    BreakerSnapshot back = await(t.store.snapshot(id, 0));
+    assertThat(back.warmedPolicy().orElseThrow().version()).isEqualTo(4);
+    assertThat(back.fields()).doesNotContainKey("unwarmed");
+
+    BreakerId none = fresh(t, "unwarm-none");
+    assertThat(await(t.store.unwarm(none, "uw:*", 1, "ctl")).outcome().code())
+        .isEqualTo("UNCHANGED");
+    assertThat(await(t.store.snapshot(none, 0)).exists()).as("no keys created").isFalse();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
   @DisplayName("NOSCRIPT: a master that lost its script cache gets the body by EVAL, routed by key")
   void noScriptFallback(StoreTarget t) {
     BreakerId id = fresh(t, "noscript");

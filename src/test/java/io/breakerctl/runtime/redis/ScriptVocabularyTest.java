@@ -56,7 +56,9 @@ class ScriptVocabularyTest {
             // request modes the scripts take (OverrideKind, Reassertion.Mode)
             "CLEAR",
             "REASSERT",
-            "DEGRADED_TRIP"));
+            "DEGRADED_TRIP",
+            // warm.lua's un-warm mode (WarmResult.UNWARM_MODE)
+            "UNWARM"));
   }
 
   static Stream<Arguments> scripts() {
