@@ -445,7 +445,8 @@ class DistributedBreakerTest {
       for (int i = 0; i < 5; i++) {
         r.breaker(BreakerId.parse("push:dep" + i));
       }
-      Thread.sleep(300); // the stamp check after subscribing
+      await("each breaker's first read", () -> store.commands("state") >= 5);
+      Thread.sleep(300); // and the stamp check after subscribing
       long reads = store.commands("state");
       long stamps = store.commands("stamps");
       long canaries = store.commands("canary");
@@ -461,6 +462,9 @@ class DistributedBreakerTest {
       for (int i = 0; i < 5; i++) {
         r.breaker(BreakerId.parse("push:dep" + i));
       }
+      // the first heartbeats create the keys (a new epoch): the sweep after them reads each once
+      await("each breaker's first heartbeat", () -> store.commands("record") >= 5);
+      Thread.sleep(700);
       long reads = store.commands("state");
       long stamps = store.commands("stamps");
       Thread.sleep(1_200);
@@ -499,12 +503,15 @@ class DistributedBreakerTest {
               id,
               new OverrideRequest(OverrideKind.FORCED_OPEN, "oncall", "kept", Duration.ZERO, "")));
       await("the override arrived by push", () -> !bs.get(3).tryAcquire().allowed());
+      Thread.sleep(1_500); // the tick sends the changed heartbeat; then the node sends nothing
       long stamps = store.commands("stamps");
+      long records = store.commands("record");
       store.flushAll(); // FLUSHALL: no message, no closed connection; only the canary moves
       await(
           "the node put its override back",
           () -> "FORCED_OPEN".equals(BreakerStore.await(store.state(id)).fields().get("override")));
       assertTrue(store.commands("stamps") > stamps, "the moved canary started a stamp check");
+      assertEquals(records, store.commands("record"), "no flush of the node's told it meanwhile");
       assertFalse(bs.get(3).tryAcquire().allowed(), "the override stays in force meanwhile");
       assertTrue(bs.get(2).tryAcquire().allowed());
     }

@@ -163,6 +163,7 @@ class MetricsIT {
             .mode(Mode.HYBRID)
             .flushInterval(Duration.ofMillis(100))
             .checkInterval(Duration.ofMillis(200))
+            .sweepInterval(Duration.ofMillis(400))
             .build()) {
       CircuitBreaker cb = BreakerRegistryMetrics.bind(registry, meters).breaker("metrics:store");
       assertThat(commands(meters, "state").count()).as("the first read").isGreaterThan(0);
@@ -179,7 +180,9 @@ class MetricsIT {
           "the batched successes flushed",
           () -> commands(meters, "flush").count() > 0);
       Poll.until(
-          Duration.ofSeconds(5), "a stamp check", () -> commands(meters, "stamps").count() > 0);
+          Duration.ofSeconds(5), "a stamp sweep", () -> commands(meters, "stamps").count() > 0);
+      Poll.until(
+          Duration.ofSeconds(5), "a canary check", () -> commands(meters, "canary").count() > 0);
       double stateReads = commands(meters, "state").count();
       RegistryInternals.store(registry)
           .override(
@@ -191,7 +194,7 @@ class MetricsIT {
           Duration.ofSeconds(5),
           "the node refreshes after the override's message",
           () -> commands(meters, "state").count() > stateReads);
-      for (String kind : List.of("record", "flush", "stamps", "state", "warm_up")) {
+      for (String kind : List.of("record", "flush", "stamps", "canary", "state", "warm_up")) {
         FunctionTimer t = commands(meters, kind);
         assertThat(t.totalTime(TimeUnit.NANOSECONDS)).as(kind).isPositive();
         assertThat(t.getId().getTag("node")).isEqualTo("store-meters");
