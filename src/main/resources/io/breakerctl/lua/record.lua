@@ -80,10 +80,50 @@ if A[8] == '' then
       succ, fails = succ - 1, 1
     end
     local wf, wc = f[8] + fails, f[9] + fails + succ
-    if threshold and math.floor(now / math.max(1, math.floor(window / 10))) == tonumber(f[5])
+    local bucket = math.floor(now / math.max(1, math.floor(window / 10)))
+    local b0 = tonumber(f[5])
+    -- the bucket moved (a flush every flushInterval, a heartbeat every heartbeatInterval: both
+    -- longer than a bucket of the default window): as the full path, the buckets that left the
+    -- window are read from the ring and taken off the totals; the newest goes into the ring.
+    -- Read only; it is written below once the call is known not to trip.
+    local expired, ring_cur = nil, nil
+    if threshold and b0 and bucket > b0 then
+      wf, wc = fails, fails + succ
+      if bucket - b0 < 10 then
+        wf, wc = f[8] + fails, f[9] + fails + succ
+        expired = {}
+        for k = b0 + 1, bucket do expired[#expired + 1] = 'w' .. (k % 10) end
+        for _, v in ipairs(redis.call('HMGET', KEYS[1], unpack(expired))) do
+          if v then
+            local ef, ec = string.match(v, '^(%d+):(%d+)$')
+            if not ef then threshold = nil break end -- malformed: the full path names it
+            wf, wc = wf - tonumber(ef), wc - tonumber(ec)
+          end
+        end
+        if tonumber(f[7]) > 0 then ring_cur = 'w' .. (b0 % 10) end
+      elseif tonumber(f[9]) > 0 then
+        expired = {}
+        for k = 0, 9 do expired[#expired + 1] = 'w' .. k end
+      end
+    end
+    if threshold and b0 and bucket >= b0
         and not (enabled and fails > 0 and (wf >= threshold
           or (rate and wc >= min_calls and wf * 100 >= rate * wc))) then
-      if fails > 0 and succ > 0 then
+      if bucket > b0 then
+        if expired then redis.call('HDEL', KEYS[1], unpack(expired)) end
+        if ring_cur then redis.call('HSET', KEYS[1], ring_cur, f[6] .. ':' .. f[7]) end
+        local w = { 'winBucket', bucket, 'curFailures', fails, 'curCalls', fails + succ,
+          'winFailures', wf, 'winCalls', wc }
+        if fails > 0 then
+          w[#w + 1] = 'failuresTotal'
+          w[#w + 1] = (f[10] or 0) + fails
+        end
+        if succ > 0 then
+          w[#w + 1] = 'successesTotal'
+          w[#w + 1] = (f[11] or 0) + succ
+        end
+        redis.call('HSET', KEYS[1], unpack(w))
+      elseif fails > 0 and succ > 0 then
         redis.call('HSET', KEYS[1], 'curFailures', f[6] + fails, 'curCalls', f[7] + fails + succ,
           'winFailures', wf, 'winCalls', wc, 'failuresTotal', (f[10] or 0) + fails,
           'successesTotal', (f[11] or 0) + succ)

@@ -491,7 +491,8 @@ class DistributedBreakerTest {
     }
 
     @Test
-    void dataLostWithTheConnectionUpMovesTheCanaryAndTheNodeReassertsItsView() {
+    void dataLostWithTheConnectionUpMovesTheCanaryAndTheNodeReassertsItsView()
+        throws InterruptedException {
       BreakerRegistry r = registry(Duration.ofHours(1));
       List<CircuitBreaker> bs = new ArrayList<>();
       for (int i = 0; i < 5; i++) {

@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * path cut off, and the answers and the hashes must agree. Each step also says whether the shipped
  * script may take the fast path (no {@code HGETALL} ran: the full path always loads the hash),
  * which pins every fall-through: no keys yet, a trip, a stale generation, a lease, a heartbeat, a
- * bucket change, a due TTL refresh.
+ * bucket change (fast, also over the whole window), a trip right after one, a due TTL refresh.
  */
 @DisplayName("record.lua fast path: the same answers and hashes as the full path")
 class RecordFastPathIT {
@@ -370,15 +370,39 @@ class RecordFastPathIT {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("targets")
-  @DisplayName("a bucket change and a due TTL refresh fall through")
+  @DisplayName(
+      "a bucket change takes the fast path (the ring read, expired buckets off the totals), a trip"
+          + " after one and a due TTL refresh fall through")
   void bucketAndTtl(StoreTarget t) throws InterruptedException {
     Pair bucket = new Pair(t, "bucket");
     Policy oneSecond =
         Policy.builder().failureThreshold(1000).window(Duration.ofSeconds(1)).build();
     bucket.record(Outcome.failure("n1", ""), oneSecond, false);
     Thread.sleep(250);
-    RecordResult moved = bucket.record(Outcome.failure("n1", ""), oneSecond, false);
+    RecordResult moved = bucket.record(Outcome.failure("n1", ""), oneSecond, true);
     assertThat(moved.windowFailures()).isEqualTo(2);
+    // one bucket (100 ms) or more at a time: the ring fills, the oldest buckets leave the window
+    for (int i = 0; i < 12; i++) {
+      Thread.sleep(i % 3 == 0 ? 260 : 120);
+      bucket.record(
+          i % 2 == 0 ? Outcome.failure("n1", "") : Outcome.successes("n1", 3), oneSecond, true);
+    }
+    // the whole window went by: every bucket leaves it
+    Thread.sleep(1_200);
+    RecordResult fresh = bucket.record(Outcome.successes("n1", 2), oneSecond, true);
+    assertThat(fresh.windowFailures()).isZero();
+    assertThat(fresh.windowCalls()).isEqualTo(2);
+    Thread.sleep(150);
+    assertThat(bucket.record(Outcome.failure("n1", ""), oneSecond, true).windowFailures())
+        .isEqualTo(1);
+
+    Pair trip = new Pair(t, "bucket-trip");
+    Policy two = Policy.builder().failureThreshold(2).window(Duration.ofSeconds(1)).build();
+    trip.record(Outcome.failure("n1", ""), two, false);
+    Thread.sleep(150);
+    RecordResult tripped = trip.record(Outcome.failure("n1", ""), two, false);
+    assertThat(tripped.transitioned()).isTrue();
+    assertThat(tripped.state()).isEqualTo(State.OPEN);
 
     Pair ttl = new Pair(t, "ttl");
     ttl.idleTtl = "8000"; // refreshed at most every second
