@@ -31,10 +31,14 @@
 -- a CLOSED breaker without override counting a result in the newest bucket without tripping, and
 -- a node's batched flush with its heartbeat, take TIME + one HMGET (15 fields, not the whole
 -- hash) + one HSET (+ ZADD and HSET of the heartbeat): 14-15 us and ~16 us of Redis CPU against
--- 22-26 and ~32 on the full path (scripts/bench scripts, record and flush). Anything else (no keys yet, a lease, a stale generation, a
--- bucket change, a trip, a TTL refresh or node pruning due, bad counts or heartbeat, other node
--- defaults than the stored `nodePolicy`)
--- falls through to the full path below, which decides from scratch: the fast path changes
+-- 22-26 and ~32 on the full path (scripts/bench scripts, record and flush). A moved bucket stays
+-- on the fast path (one more HMGET of the ring fields that left the window, an HDEL, the newest
+-- bucket into the ring): a node flushes every flushInterval (10 s) and sends an idle breaker's
+-- heartbeat every heartbeatInterval (60 s), both longer than a bucket of the default window (6 s),
+-- so without it nearly every flush took the full path (scripts/bench scale: busy 9.2 us per pair
+-- and second, idle 1.9). Anything else (no keys yet, a lease, a stale generation, a bucket moved
+-- backwards, a trip, a TTL refresh or node pruning due, bad counts, ring or heartbeat, other node
+-- defaults than the stored `nodePolicy`) falls through to the full path below, which decides from scratch: the fast path changes
 -- nothing before it commits. It must stay equivalent to the full path for the cases it takes
 -- (RecordFastPathIT feeds both the same calls and pins each fall-through).
 local A = ARGV
