@@ -367,7 +367,7 @@ function _picocli_breakerctl_status() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'-w' '--watch' '--check' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-w' '--watch' '--check' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--state' '--caller' '--dependency' '--sort' '--interval' '--watch-count' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local STATE_option_args=("CLOSED" "OPEN" "HALF_OPEN" "FORCED_OPEN" "FORCED_CLOSED" "DISABLED" "METRICS_ONLY") # --state values
   local KEY_option_args=("ID" "STATE" "FAILURES" "NODES") # --sort values
@@ -451,7 +451,7 @@ function _picocli_breakerctl_describe() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--events' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -514,7 +514,7 @@ function _picocli_breakerctl_force() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="open closed disable metrics-only clear"
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -574,7 +574,7 @@ function _picocli_breakerctl_policy() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="validate apply get list history diff rollback"
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -634,7 +634,7 @@ function _picocli_breakerctl_history() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="sync prune"
-  local flag_opts="'-f' '--follow' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-f' '--follow' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--since' '--until' '--state' '--actor' '--kind' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local STATE_option_args=("CLOSED" "OPEN" "HALF_OPEN" "FORCED_OPEN" "FORCED_CLOSED" "DISABLED" "METRICS_ONLY") # --state values
   local KIND_option_args=("TRANSITION" "AUDIT" "POLICY_VERSION" "NOTE" "GAP") # --kind values
@@ -715,7 +715,7 @@ function _picocli_breakerctl_replay() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="restore"
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--at' '--from' '--to' '--speed' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -787,7 +787,7 @@ function _picocli_breakerctl_note() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -847,7 +847,7 @@ function _picocli_breakerctl_wait() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -910,7 +910,7 @@ function _picocli_breakerctl_fallback() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="list show approve revoke deferred"
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -970,7 +970,7 @@ function _picocli_breakerctl_doctor() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1030,7 +1030,7 @@ function _picocli_breakerctl_config() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="view current-context get-contexts use-context set-context"
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1090,7 +1090,7 @@ function _picocli_breakerctl_sandbox() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands="up down status"
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1150,7 +1150,7 @@ function _picocli_breakerctl_demo() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--nodes' '--threshold' '--duration' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1219,7 +1219,7 @@ function _picocli_breakerctl_console() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1279,7 +1279,7 @@ function _picocli_breakerctl_top() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--interval' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1342,7 +1342,7 @@ function _picocli_breakerctl_version() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1402,7 +1402,7 @@ function _picocli_breakerctl_help() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1462,7 +1462,7 @@ function _picocli_breakerctl_completion() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1528,7 +1528,7 @@ function _picocli_breakerctl_force_open() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1600,7 +1600,7 @@ function _picocli_breakerctl_force_closed() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1672,7 +1672,7 @@ function _picocli_breakerctl_force_disable() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1744,7 +1744,7 @@ function _picocli_breakerctl_force_metricsonly() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1816,7 +1816,7 @@ function _picocli_breakerctl_force_clear() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1885,7 +1885,7 @@ function _picocli_breakerctl_policy_validate() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1952,7 +1952,7 @@ function _picocli_breakerctl_policy_apply() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--prune' '--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--prune' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'-f' '--filename' '--reason' '--approved-by' '--for' '--expect' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2030,7 +2030,7 @@ function _picocli_breakerctl_policy_get() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--revision' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2093,7 +2093,7 @@ function _picocli_breakerctl_policy_list() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--deleted' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--deleted' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2153,7 +2153,7 @@ function _picocli_breakerctl_policy_history() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2213,7 +2213,7 @@ function _picocli_breakerctl_policy_diff() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--from' '--to' '-f' '--filename' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2285,7 +2285,7 @@ function _picocli_breakerctl_policy_rollback() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--to' '--reason' '--approved-by' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2354,7 +2354,7 @@ function _picocli_breakerctl_history_sync() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2414,7 +2414,7 @@ function _picocli_breakerctl_history_prune() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--before' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2477,7 +2477,7 @@ function _picocli_breakerctl_replay_restore() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--reason' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2540,7 +2540,7 @@ function _picocli_breakerctl_fallback_list() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2600,7 +2600,7 @@ function _picocli_breakerctl_fallback_show() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--payload' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--payload' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--key-hash' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2663,7 +2663,7 @@ function _picocli_breakerctl_fallback_approve() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--reason' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2726,7 +2726,7 @@ function _picocli_breakerctl_fallback_revoke() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--reason' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2789,7 +2789,7 @@ function _picocli_breakerctl_fallback_deferred() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--breaker' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2852,7 +2852,7 @@ function _picocli_breakerctl_config_view() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--resolved' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--resolved' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2912,7 +2912,7 @@ function _picocli_breakerctl_config_currentcontext() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2972,7 +2972,7 @@ function _picocli_breakerctl_config_getcontexts() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -3032,7 +3032,7 @@ function _picocli_breakerctl_config_usecontext() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -3092,7 +3092,7 @@ function _picocli_breakerctl_config_setcontext() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--current' '--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'--current' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -3152,7 +3152,7 @@ function _picocli_breakerctl_sandbox_up() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -3212,7 +3212,7 @@ function _picocli_breakerctl_sandbox_down() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -3272,7 +3272,7 @@ function _picocli_breakerctl_sandbox_status() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 

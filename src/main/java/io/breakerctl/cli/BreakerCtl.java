@@ -23,6 +23,9 @@ import io.breakerctl.console.ConsoleCommand;
 import io.breakerctl.console.TopCommand;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -44,27 +47,6 @@ import picocli.CommandLine.Spec;
       "Operate the distributed circuit breakers whose state lives in Redis, with the MongoDB"
           + " control plane."
     },
-    subcommands = {
-      StatusCommand.class,
-      DescribeCommand.class,
-      ForceCommand.class,
-      PolicyCommand.class,
-      HistoryCommand.class,
-      ReplayCommand.class,
-      NoteCommand.class,
-      WaitCommand.class,
-      FallbackCommand.class,
-      DoctorCommand.class,
-      ConfigCommand.class,
-      SandboxCommand.class,
-      DemoCommand.class,
-      ConsoleCommand.class,
-      TopCommand.class,
-      VersionCommand.class,
-      HelpCommand.class,
-      CompletionCommand.class,
-      CompleteCommand.class
-    },
     footerHeading = "%nEnvironment:%n",
     footer = {
       "  Settings resolve flag > environment > config file context > default. Every variable"
@@ -73,6 +55,32 @@ import picocli.CommandLine.Spec;
           + " environment'."
     })
 public final class BreakerCtl implements Callable<Integer> {
+
+  /** The subcommands, in the order help lists them. */
+  static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          StatusCommand.class,
+          DescribeCommand.class,
+          ForceCommand.class,
+          PolicyCommand.class,
+          HistoryCommand.class,
+          ReplayCommand.class,
+          NoteCommand.class,
+          WaitCommand.class,
+          FallbackCommand.class,
+          DoctorCommand.class,
+          ConfigCommand.class,
+          SandboxCommand.class,
+          DemoCommand.class,
+          ConsoleCommand.class,
+          TopCommand.class,
+          VersionCommand.class,
+          HelpCommand.class,
+          CompletionCommand.class,
+          CompleteCommand.class);
+
+  /** Subcommands that read their siblings' models: with them, every subcommand is built. */
+  private static final Set<String> NEED_ALL = Set.of("help", "completion", "__complete", "console");
 
   @Spec CommandSpec spec;
 
@@ -189,8 +197,25 @@ public final class BreakerCtl implements Callable<Integer> {
    * command (the console's); null: opened on demand and closed when the command ends.
    */
   public static CommandLine commandLine(Environment env, Sessions sessions) {
+    return commandLine(env, sessions, null);
+  }
+
+  /**
+   * The command line of one run whose first argument is {@code first}: when it names a subcommand
+   * that does not read its siblings, only that subcommand's model is built. Picocli builds every
+   * model up front by reflection (about 250 ms of CPU for all of them, most of {@code version}'s
+   * start-up); a run needs one. Anything else (no argument, an option first, a misspelled name,
+   * help) builds them all, so help and suggestions see every command.
+   */
+  public static CommandLine commandLine(Environment env, Sessions sessions, String first) {
     BreakerCtl root = new BreakerCtl(env, sessions);
     CommandLine cl = new CommandLine(root);
+    Class<?> only = first == null || NEED_ALL.contains(first) ? null : named(first);
+    for (Class<?> sub : SUBCOMMANDS) {
+      if (only == null || sub == only) {
+        cl.addSubcommand(sub);
+      }
+    }
     ErrorPolicy policy = new ErrorPolicy(root);
     cl.setExecutionExceptionHandler(policy);
     cl.setParameterExceptionHandler(policy);
@@ -209,6 +234,17 @@ public final class BreakerCtl implements Callable<Integer> {
         });
     documentExitCodes(cl);
     return cl;
+  }
+
+  /** The subcommand class named {@code name} (or one of its aliases), else null. */
+  private static Class<?> named(String name) {
+    for (Class<?> sub : SUBCOMMANDS) {
+      Command c = sub.getAnnotation(Command.class);
+      if (c.name().equals(name) || Arrays.asList(c.aliases()).contains(name)) {
+        return sub;
+      }
+    }
+    return null;
   }
 
   private static void documentExitCodes(CommandLine cl) {

@@ -20,7 +20,8 @@ public final class Main {
     Interruption.install(Thread.currentThread());
     Stdout stdout = Stdout.open();
     PrintWriter out = stdout.writer();
-    CommandLine cl = BreakerCtl.commandLine();
+    CommandLine cl =
+        BreakerCtl.commandLine(Environment.system(), null, args.length > 0 ? args[0] : null);
     cl.setOut(out);
     int code = cl.execute(args);
     if (out.checkError() && !Stdout.closedPipe(stdout.failure())) {

@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  *
  * Each phase measures over {@code --seconds S} (60: every periodic interval, heartbeats and the
  * stamp sweep, falls inside once at its own phase) after a settling time: Redis CPU from {@code
- * INFO cpu} (used_cpu_user + used_cpu_sys) divided by M x B and the time, and this JVM's CPU time
+ * INFO cpu} (used_cpu_user + used_cpu_sys, less what the server used alone in 5 s before any node
+ * connected: its cron) divided by M x B and the time, and this JVM's CPU time
  * (OperatingSystemMXBean) per node and per 1,000 breakers. Targets (issue: fleet scale): busy at
  * most 3 us of Redis CPU per (node, breaker) per second, idle at most 0.5 us; an idle node with
  * 1,000 breakers at most 1% of a core. Then one Redis core holds about 1e6 / (us per pair) pairs.
@@ -39,6 +40,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ScaleBench {
   private ScaleBench() {}
+
+  /** The server's own CPU per second before any node connects (microseconds). */
+  private static double serverIdlePerSecond;
 
   /** Runs the benchmark. */
   public static void main(String[] args) throws Exception {
@@ -75,6 +79,15 @@ public final class ScaleBench {
     List<BreakerRegistry> registries = new ArrayList<>();
     List<List<CircuitBreaker>> perNode = new ArrayList<>();
     try (RedisServerProcess server = RedisServerProcess.start(binary)) {
+      // what the server burns with no client (its cron), not a cost of any pair: subtracted below
+      double e0 = redisCpuMicros(server);
+      long t0 = System.nanoTime();
+      sleep(5);
+      serverIdlePerSecond = (redisCpuMicros(server) - e0) / ((System.nanoTime() - t0) / 1e9);
+      System.out.printf(
+          Locale.ROOT,
+          "  redis-server alone (no client): %.2f ms of CPU per second, subtracted%n",
+          serverIdlePerSecond / 1000);
       for (int i = 0; i < m; i++) {
         BreakerRegistry r =
             BreakerRegistry.builder()
@@ -198,7 +211,7 @@ public final class ScaleBench {
     double r1 = redisCpuMicros(server);
     long j1 = os.getProcessCpuTime();
     double s = (System.nanoTime() - t0) / 1e9;
-    return new Phase(r1 - r0, (j1 - j0) / 1e3, s);
+    return new Phase(Math.max(0, r1 - r0 - serverIdlePerSecond * s), (j1 - j0) / 1e3, s);
   }
 
   private static void report(String name, Phase p, int m, int b, double targetUs) {

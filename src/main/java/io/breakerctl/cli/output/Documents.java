@@ -2,6 +2,7 @@ package io.breakerctl.cli.output;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -72,15 +73,17 @@ public final class Documents {
     private final OutputFormat format;
     private final PrintWriter out;
     private final JsonGenerator gen;
-    private final ObjectMapper mapper;
+    private final ObjectWriter items;
 
     private ListWriter(OutputFormat format, String kind, PrintWriter out, boolean oneLine) {
       this.format = format;
       this.out = out;
       try {
         if (format == OutputFormat.JSON || format == OutputFormat.YAML) {
-          mapper = format == OutputFormat.JSON ? JSON : YAML;
+          ObjectMapper mapper = format == OutputFormat.JSON ? JSON : YAML;
           gen = mapper.getFactory().createGenerator(out);
+          // one flush at the end, not one per item (a write call per breaker on 100,000)
+          items = mapper.writer().without(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
           if (format == OutputFormat.JSON && !oneLine) {
             gen.useDefaultPrettyPrinter();
           }
@@ -90,8 +93,8 @@ public final class Documents {
           gen.writeFieldName("items");
           gen.writeStartArray();
         } else {
-          mapper = JSON;
           gen = null;
+          items = null;
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
@@ -102,7 +105,7 @@ public final class Documents {
     public void item(Object view, String name) {
       try {
         switch (format) {
-          case JSON, YAML -> mapper.writeValue(gen, view);
+          case JSON, YAML -> items.writeValue(gen, view);
           case JSONL -> out.println(JSON.writeValueAsString(view));
           default -> out.println(name);
         }
