@@ -564,14 +564,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    */
   private void checkCanary(BreakerStore s) {
     String seen = canary;
-    String now;
-    try {
-      now = BreakerStore.await(s.canary(), cfg.commandTimeout().multipliedBy(10));
-    } catch (StoreException e) {
-      health.failed(BackgroundTask.REFRESH, e);
+    String now = readCanary(s);
+    if (now == null) {
       return;
     }
-    canary = now;
     boolean due = System.nanoTime() - lastSweep >= cfg.sweepInterval().toNanos();
     if (due || (seen != null && !seen.equals(now))) {
       lastSweep = System.nanoTime();
@@ -626,13 +622,21 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       canary = null;
       background(
           () -> {
-            try {
-              canary = BreakerStore.await(s.canary(), cfg.commandTimeout().multipliedBy(10));
-            } catch (StoreException e) {
-              health.failed(BackgroundTask.REFRESH, e);
-            }
+            readCanary(s);
             checkStamps(s);
           });
+    }
+  }
+
+  /** Reads the canary into {@link #canary}; null (a background failure) when it cannot. */
+  private String readCanary(BreakerStore s) {
+    try {
+      String now = BreakerStore.await(s.canary(), cfg.commandTimeout().multipliedBy(10));
+      canary = now;
+      return now;
+    } catch (StoreException e) {
+      health.failed(BackgroundTask.REFRESH, e);
+      return null;
     }
   }
 

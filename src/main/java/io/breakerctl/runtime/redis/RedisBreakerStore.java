@@ -72,6 +72,7 @@ public final class RedisBreakerStore implements BreakerStore {
   private final StatefulConnection<String, String> connection;
   private final RedisClusterAsyncCommands<String, String> commands;
   private final StatefulRedisClusterConnection<String, String> cluster;
+  private final StoreCanary canary;
   private final AutoCloseable owned;
   private final AbstractRedisClient client;
   private final Duration timeout;
@@ -116,6 +117,7 @@ public final class RedisBreakerStore implements BreakerStore {
     this.cluster = cluster;
     this.owned = owned;
     this.keys = BreakerKeys.withPrefix(prefix);
+    this.canary = new StoreCanary(keys, commands, cluster);
     this.idleTtlMillis = Long.toString(idleTtl.toMillis());
   }
 
@@ -448,12 +450,12 @@ public final class RedisBreakerStore implements BreakerStore {
   /** See {@link BreakerStore#canary()} and {@link StoreCanary}. */
   @Override
   public CompletableFuture<String> canary() {
-    return guard("read the canary", new StoreCanary(keys, commands, cluster).fingerprint());
+    return guard("read the canary", canary.fingerprint());
   }
 
   /** The canary keys, one per live master (what a test checks). */
   List<String> canaryKeys() {
-    return new StoreCanary(keys, commands, cluster).canaries().stream().map(c -> c[0]).toList();
+    return canary.canaries().stream().map(c -> c[0]).toList();
   }
 
   /** Round-trips a PING (health check of the connection). */
