@@ -2,20 +2,29 @@ package io.breakerctl.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.Map;
 import picocli.CommandLine;
 
 /** Entry point of the {@code breakerctl} executable jar: the only place that exits. */
 public final class Main {
-  private static final String LETTUCE_JFR = "io.lettuce.core.jfr";
+  /**
+   * JFR switches no CLI run uses, set unless given: Lettuce registers its event types when jdk.jfr
+   * is present, and Netty 4.2's adaptive allocator registers its chunk events at the first buffer
+   * (about 100 ms of JFR metadata set-up inside the first connect).
+   */
+  private static final Map<String, String> NO_JFR =
+      Map.of("io.lettuce.core.jfr", "false", "io.netty.jfr.enabled", "false");
 
   private Main() {}
 
   /** Runs breakerctl and exits with its documented exit code. */
   public static void main(String[] args) {
-    // Lettuce registers JFR event types when jdk.jfr is present: start-up time no CLI run uses.
-    if (System.getProperty(LETTUCE_JFR) == null) {
-      System.setProperty(LETTUCE_JFR, "false");
-    }
+    NO_JFR.forEach(
+        (k, v) -> {
+          if (System.getProperty(k) == null) {
+            System.setProperty(k, v);
+          }
+        });
     Logging.configure(false);
     Interruption.install(Thread.currentThread());
     Stdout stdout = Stdout.open();

@@ -18,6 +18,7 @@ import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -304,7 +305,9 @@ public final class FleetReader {
         reads[i] =
             new Read(
                 CommandType.HGETALL,
-                new CommandArgs<>(StringCodec.UTF8).addKey(hashKeys.get(i)),
+                // the key as bytes: written as is, where addKey encodes it into a buffer of its own
+                new CommandArgs<>(StringCodec.UTF8)
+                    .add(hashKeys.get(i).getBytes(StandardCharsets.UTF_8)),
                 done);
         c.dispatch(reads[i]);
       }
@@ -527,7 +530,17 @@ public final class FleetReader {
       if (output == null) {
         output = new ArrayList<>();
       }
-      output.add(bytes == null ? null : codec.decodeKey(bytes));
+      output.add(bytes == null ? null : utf8(bytes));
+    }
+
+    /**
+     * The bulk string as UTF-8, read in place. The codec's own decode wraps each buffer in a Netty
+     * buffer first: about a third of the event loop's time on a read of 100,000 hashes.
+     */
+    private static String utf8(ByteBuffer bytes) {
+      byte[] a = new byte[bytes.remaining()];
+      bytes.get(bytes.position(), a);
+      return new String(a, StandardCharsets.UTF_8);
     }
   }
 
