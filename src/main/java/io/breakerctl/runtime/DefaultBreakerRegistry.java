@@ -641,13 +641,26 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   /** The flush tick: each breaker sends what is due (see {@link DistributedBreaker#flushIfDue}). */
+  /**
+   * The flush tick: every breaker's due successes and heartbeat, sent as one batch (one pipelined
+   * write per master, {@link BreakerStore#batch}).
+   */
   private void flushAll() {
-    breakers.values().forEach(DistributedBreaker::flushIfDue);
+    inBatch(() -> breakers.values().forEach(DistributedBreaker::flushIfDue));
   }
 
   /** Everything pending, now (close). */
   private void flushEverything() {
-    breakers.values().forEach(DistributedBreaker::flush);
+    inBatch(() -> breakers.values().forEach(DistributedBreaker::flush));
+  }
+
+  private void inBatch(Runnable work) {
+    BreakerStore s = store;
+    if (s == null) {
+      work.run();
+    } else {
+      s.batch(work);
+    }
   }
 
   private void onMessage(String message) {

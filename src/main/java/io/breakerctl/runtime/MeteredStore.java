@@ -67,6 +67,11 @@ final class MeteredStore implements BreakerStore {
   }
 
   @Override
+  public void batch(Runnable work) {
+    delegate.batch(work);
+  }
+
+  @Override
   public CompletableFuture<RecordResult> record(
       BreakerId id, Outcome outcome, Policy policy, NodeHeartbeat heartbeat) {
     return timed(

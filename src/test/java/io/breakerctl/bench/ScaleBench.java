@@ -34,9 +34,10 @@ import java.util.concurrent.TimeUnit;
  * most 3 us of Redis CPU per (node, breaker) per second, idle at most 0.5 us; an idle node with
  * 1,000 breakers at most 1% of a core. Then one Redis core holds about 1e6 / (us per pair) pairs.
  * Options: {@code --redis PATH}, {@code --nodes M}, {@code --breakers B}, {@code --rate R}, {@code
- * --seconds S}, {@code --settle S}, {@code --busy-breakers N}, {@code --command-timeout MS} (1000:
- * the nodes' Redis command timeout; the runtime's default of 50 ms degrades nodes whose callers and
- * Redis share 2 cores, and their reconciles then dominate what this measures).
+ * --seconds S}, {@code --settle S}, {@code --busy-breakers N}, {@code --flush-interval S} (the
+ * registry's flushInterval; default its own), {@code --command-timeout MS} (1000: the nodes' Redis
+ * command timeout; the runtime's default of 50 ms degrades nodes whose callers and Redis share 2
+ * cores, and their reconciles then dominate what this measures).
  */
 public final class ScaleBench {
   private ScaleBench() {}
@@ -54,6 +55,7 @@ public final class ScaleBench {
     int[] settle = {12};
     int[] busyBreakers = {100};
     int[] timeoutMs = {1000};
+    int[] flushSeconds = {0}; // 0: the registry's default
     BenchSupport.parse(
         args,
         (a, v) -> {
@@ -66,6 +68,7 @@ public final class ScaleBench {
             case "--settle" -> settle[0] = BenchSupport.positive(a, v, 0);
             case "--busy-breakers" -> busyBreakers[0] = BenchSupport.positive(a, v, 1);
             case "--command-timeout" -> timeoutMs[0] = BenchSupport.positive(a, v, 1);
+            case "--flush-interval" -> flushSeconds[0] = BenchSupport.positive(a, v, 1);
             default -> {
               return false;
             }
@@ -89,13 +92,16 @@ public final class ScaleBench {
           "  redis-server alone (no client): %.2f ms of CPU per second, subtracted%n",
           serverIdlePerSecond / 1000);
       for (int i = 0; i < m; i++) {
-        BreakerRegistry r =
+        BreakerRegistry.Builder builder =
             BreakerRegistry.builder()
                 .redisUri(server.uri())
                 .nodeId("scale-" + i)
                 .mode(Mode.HYBRID)
-                .commandTimeout(java.time.Duration.ofMillis(timeoutMs[0]))
-                .build();
+                .commandTimeout(java.time.Duration.ofMillis(timeoutMs[0]));
+        if (flushSeconds[0] > 0) {
+          builder.flushInterval(java.time.Duration.ofSeconds(flushSeconds[0]));
+        }
+        BreakerRegistry r = builder.build();
         registries.add(r);
         List<CircuitBreaker> mine = new ArrayList<>(b);
         for (int j = 0; j < b; j++) {
@@ -110,10 +116,13 @@ public final class ScaleBench {
       }
       System.out.printf(
           Locale.ROOT,
-          "  %d nodes x %d breakers = %d pairs, default intervals, command timeout %d ms%n",
+          "  %d nodes x %d breakers = %d pairs, %s, command timeout %d ms%n",
           m,
           b,
           m * b,
+          flushSeconds[0] > 0
+              ? "default intervals but flushInterval " + flushSeconds[0] + " s"
+              : "default intervals",
           timeoutMs[0]);
       long deadline = System.nanoTime() + 60_000_000_000L;
       while (registries.stream().anyMatch(BreakerRegistry::degraded)
@@ -169,6 +178,9 @@ public final class ScaleBench {
               + " these defaults%n",
           1e6 / usPerPair,
           1e6 / (idle.redisCpuMicros / ((double) m * b * idle.seconds)));
+      // before the server stops, or every node reports losing it
+      registries.forEach(BreakerRegistry::close);
+      registries.clear();
     } finally {
       registries.forEach(BreakerRegistry::close);
     }
@@ -178,27 +190,54 @@ public final class ScaleBench {
 
   private static Phase measure(RedisServerProcess server, int seconds) {
     java.util.Map<String, long[]> before = server.commandStats();
+    long reads0 = readEvents(server);
     Phase p = measureCpu(server, seconds);
+    long reads = readEvents(server) - reads0;
     java.util.Map<String, long[]> after = server.commandStats();
-    StringBuilder top = new StringBuilder("  commands/s:");
+    StringBuilder top = new StringBuilder("  commands/s (their own time per second):");
+    long[] none = new long[2];
+    double inCommands = 0;
+    for (java.util.Map.Entry<String, long[]> e : after.entrySet()) {
+      inCommands += e.getValue()[1] - before.getOrDefault(e.getKey(), none)[1];
+    }
     after.entrySet().stream()
         .sorted(
             (x, y) ->
                 Long.compare(
-                    y.getValue()[1] - before.getOrDefault(y.getKey(), new long[2])[1],
-                    x.getValue()[1] - before.getOrDefault(x.getKey(), new long[2])[1]))
+                    y.getValue()[1] - before.getOrDefault(y.getKey(), none)[1],
+                    x.getValue()[1] - before.getOrDefault(x.getKey(), none)[1]))
         .limit(6)
         .forEach(
             e ->
                 top.append(
                     String.format(
                         Locale.ROOT,
-                        " %s %.0f",
+                        " %s %.0f (%.2f ms)",
                         e.getKey(),
-                        (e.getValue()[0] - before.getOrDefault(e.getKey(), new long[2])[0])
-                            / p.seconds)));
+                        (e.getValue()[0] - before.getOrDefault(e.getKey(), none)[0]) / p.seconds,
+                        (e.getValue()[1] - before.getOrDefault(e.getKey(), none)[1])
+                            / p.seconds
+                            / 1000)));
     System.out.println(top);
+    // Redis CPU outside the commands' own time is the cost of each round trip (wake-up, read,
+    // write): what batching amortises.
+    System.out.printf(
+        Locale.ROOT,
+        "  Redis CPU %.2f ms/s, of it inside commands %.2f ms/s; %.0f read events/s%n",
+        p.redisCpuMicros / p.seconds / 1000,
+        inCommands / p.seconds / 1000,
+        reads / p.seconds);
     return p;
+  }
+
+  /** The server's read events so far ({@code INFO stats}: total_reads_processed). */
+  private static long readEvents(RedisServerProcess server) {
+    for (String line : String.valueOf(server.call("INFO", "stats")).split("\r?\n")) {
+      if (line.startsWith("total_reads_processed:")) {
+        return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+      }
+    }
+    return 0;
   }
 
   private static Phase measureCpu(RedisServerProcess server, int seconds) {

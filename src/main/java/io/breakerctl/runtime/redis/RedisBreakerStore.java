@@ -12,6 +12,7 @@ import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.RedisFuture;
@@ -33,7 +34,14 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.metrics.CommandLatencyRecorder;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -915,8 +923,10 @@ public final class RedisBreakerStore implements BreakerStore {
     // One stage on the common path: the EVALSHA answer completes the result directly; only a
     // NOSCRIPT answer (a master that has not cached the script yet) sends the body with EVAL.
     CompletableFuture<List<Object>> result = new CompletableFuture<>();
-    RedisFuture<List<Object>> first =
-        commands.evalsha(script.sha(), ScriptOutputType.MULTI, k, args);
+    CompletionStage<List<Object>> first = batched(script, k, args);
+    if (first == null) {
+      first = commands.evalsha(script.sha(), ScriptOutputType.MULTI, k, args);
+    }
     first.whenComplete(
         (v, e) -> {
           if (e == null) {
@@ -937,6 +947,98 @@ public final class RedisBreakerStore implements BreakerStore {
           }
         });
     return result;
+  }
+
+  /**
+   * The script calls of a {@link #batch} running on this thread, by the connection (the master)
+   * they go to; null outside one.
+   */
+  private final ThreadLocal<
+          Map<StatefulRedisConnection<String, String>, List<RedisCommand<String, String, ?>>>>
+      batching = new ThreadLocal<>();
+
+  /**
+   * Sends the script calls {@code work} makes from this thread in one write per master: each
+   * master's commands go to its connection together ({@code dispatch} of the list: one flush). On a
+   * Cluster they go to the node connection of their slot's master; a command answered {@code MOVED}
+   * or {@code ASK} (the slot moved meanwhile) goes again through the cluster connection, which
+   * follows the redirect. Each call is bounded by the command timeout as alone.
+   */
+  @Override
+  public void batch(Runnable work) {
+    if (batching.get() != null) {
+      work.run();
+      return;
+    }
+    Map<StatefulRedisConnection<String, String>, List<RedisCommand<String, String, ?>>> pending =
+        new LinkedHashMap<>();
+    batching.set(pending);
+    try {
+      work.run();
+    } finally {
+      batching.remove();
+      pending.forEach(
+          (c, list) -> {
+            try {
+              c.dispatch(list);
+            } catch (RuntimeException e) {
+              list.forEach(cmd -> cmd.completeExceptionally(e));
+            }
+          });
+    }
+  }
+
+  /** The call queued in the running batch, else null (no batch, or no master for its slot). */
+  private CompletionStage<List<Object>> batched(BreakerScript script, String[] k, String[] args) {
+    Map<StatefulRedisConnection<String, String>, List<RedisCommand<String, String, ?>>> pending =
+        batching.get();
+    if (pending == null) {
+      return null;
+    }
+    StatefulRedisConnection<String, String> via = masterOf(k[0]);
+    if (via == null) {
+      return null;
+    }
+    AsyncCommand<String, String, List<Object>> cmd =
+        new AsyncCommand<>(
+            new Command<>(
+                CommandType.EVALSHA,
+                new NestedMultiOutput<>(StringCodec.UTF8),
+                new CommandArgs<>(StringCodec.UTF8)
+                    .add(script.sha())
+                    .add(k.length)
+                    .addKeys(k)
+                    .addValues(args)));
+    pending.computeIfAbsent(via, x -> new ArrayList<>()).add(cmd);
+    return cmd.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .exceptionallyCompose(
+            e ->
+                cluster != null && redirected(e)
+                    ? commands.evalsha(script.sha(), ScriptOutputType.MULTI, k, args)
+                    : CompletableFuture.failedFuture(e));
+  }
+
+  /** The connection to the master holding {@code key}: the one connection when standalone. */
+  @SuppressWarnings("unchecked")
+  private StatefulRedisConnection<String, String> masterOf(String key) {
+    if (cluster == null) {
+      return (StatefulRedisConnection<String, String>) connection;
+    }
+    RedisClusterNode node = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+    if (node == null) {
+      return null;
+    }
+    try {
+      return cluster.getConnection(node.getNodeId());
+    } catch (RuntimeException e) {
+      return null; // not connected: the call goes alone, through the cluster connection
+    }
+  }
+
+  private static boolean redirected(Throwable e) {
+    Throwable t = StoreErrors.unwrap(e);
+    String m = t instanceof RedisCommandExecutionException ? t.getMessage() : null;
+    return m != null && (m.startsWith("MOVED") || m.startsWith("ASK"));
   }
 
   private static String label(BreakerScript script, String target) {
