@@ -9,8 +9,10 @@ package io.breakerctl.runtime;
 public enum BackgroundTask {
   /** The periodic and message-driven read of a breaker's shared state. */
   REFRESH,
-  /** The batched flush of successes with the node's heartbeat. */
+  /** The batched flush of successes with the node's per-breaker reports. */
   FLUSH,
+  /** The node's liveness for the fleet view, once per heartbeat interval ({@code alive.lua}). */
+  HEARTBEAT,
   /** Forwarding transition events to the control plane's history. */
   FORWARDING,
   /** Resolving a breaker's policy in the control plane and warming it. */

@@ -203,9 +203,11 @@ public interface BreakerRegistry extends AutoCloseable {
     }
 
     /**
-     * How often a node re-sends an unchanged heartbeat per breaker (default 60 s); a changed one
-     * (state, policy version, degraded) goes at the next flush tick. Nodes silent 5 minutes are
-     * pruned from the fleet view.
+     * How often a node writes its liveness for the fleet view (default 60 s; one write for all its
+     * breakers, valid for three intervals, so a dead node leaves the fleet view within three). Its
+     * report on a breaker (state, policy version, degraded) goes at the next flush tick when it
+     * changes, else every ten intervals, at most every 10 minutes; reports not renewed for 30
+     * minutes are pruned.
      */
     public Builder heartbeatInterval(Duration interval) {
       this.heartbeatInterval = positive("heartbeatInterval", interval);

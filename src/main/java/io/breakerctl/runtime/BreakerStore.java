@@ -112,6 +112,13 @@ public interface BreakerStore extends AutoCloseable {
   /** A health check of the connection. */
   CompletableFuture<String> ping();
 
+  /**
+   * This node's liveness for the fleet view ({@code alive.lua}): readers count its per-breaker
+   * reports for {@code validFor} from now; {@link java.time.Duration#ZERO} takes it out at once
+   * (the node closes). Completes with the store's time in ms.
+   */
+  CompletableFuture<Long> alive(String node, java.time.Duration validFor);
+
   /** Runs the client side of the scripts' replies once, so the first real call is not cold. */
   CompletableFuture<Void> warmUp();
 

@@ -115,6 +115,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       long flush = Math.min(cfg.flushInterval().toMillis(), FLUSH_TICK_MILLIS);
       scheduler.scheduleWithFixedDelay(this::refreshAll, refresh, refresh, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::flushAll, flush, flush, TimeUnit.MILLISECONDS);
+      long beat = cfg.heartbeatInterval().toMillis();
+      scheduler.scheduleWithFixedDelay(this::beatAlive, 0, beat, TimeUnit.MILLISECONDS);
       scheduler.scheduleWithFixedDelay(this::watchSubscription, 100, 100, TimeUnit.MILLISECONDS);
     }
     this.control =
@@ -163,10 +165,6 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   long flushIntervalNanos() {
     return cfg.flushInterval().toNanos();
-  }
-
-  long heartbeatIntervalNanos() {
-    return cfg.heartbeatInterval().toNanos();
   }
 
   BackgroundHealth health() {
@@ -649,6 +647,42 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     inBatch(() -> breakers.values().forEach(DistributedBreaker::flushIfDue));
   }
 
+  /**
+   * The node's liveness for the fleet view, once per heartbeat interval and valid for three: the
+   * one periodic write an idle node makes whatever its breaker count (its per-breaker reports go on
+   * change, see {@link #reportIntervalNanos}). Skipped while degraded: Redis does not answer.
+   */
+  private void beatAlive() {
+    BreakerStore s = store;
+    if (s == null || !guard.up()) {
+      return;
+    }
+    s.alive(cfg.nodeId(), cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS))
+        .whenComplete(
+            (v, e) -> {
+              if (e == null) {
+                health.succeeded(BackgroundTask.HEARTBEAT);
+              } else {
+                health.failed(BackgroundTask.HEARTBEAT, e);
+              }
+            });
+  }
+
+  /** How many heartbeat intervals one liveness beat is valid for. */
+  static final int ALIVE_INTERVALS = 3;
+
+  /**
+   * How often a breaker's unchanged report is sent again: ten heartbeat intervals, at most 10
+   * minutes (record.lua prunes a report not renewed in 30). Readers count reports by the node's
+   * liveness, so this only ages out the reports of breakers a node no longer holds and heals a lost
+   * one.
+   */
+  long reportIntervalNanos() {
+    return Math.min(cfg.heartbeatInterval().toNanos() * 10, REPORT_INTERVAL_CAP_NANOS);
+  }
+
+  private static final long REPORT_INTERVAL_CAP_NANOS = TimeUnit.MINUTES.toNanos(10);
+
   /** Everything pending, now (close). */
   private void flushEverything() {
     inBatch(() -> breakers.values().forEach(DistributedBreaker::flush));
@@ -724,6 +758,15 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     }
     if (cfg.mode() != Mode.LOCAL && guard.up()) {
       flushEverything();
+      BreakerStore st = store;
+      if (st != null) {
+        try {
+          // out of the fleet view now rather than when its last beat runs out
+          BreakerStore.await(st.alive(cfg.nodeId(), java.time.Duration.ZERO), cfg.commandTimeout());
+        } catch (RuntimeException e) {
+          // its last beat runs out on its own
+        }
+      }
     }
     scheduler.shutdownNow();
     if (control != null) {

@@ -80,7 +80,7 @@ final class DistributedBreaker implements CircuitBreaker {
     this.registry = registry;
     java.util.concurrent.ThreadLocalRandom random =
         java.util.concurrent.ThreadLocalRandom.current();
-    this.beatSpread = (long) (random.nextDouble() * registry.heartbeatIntervalNanos() / 5);
+    this.beatSpread = (long) (random.nextDouble() * registry.reportIntervalNanos() / 5);
     this.lastFlushAt =
         System.nanoTime() - (long) (random.nextDouble() * registry.flushIntervalNanos());
     Policy defaults = registry.defaults();
@@ -856,9 +856,10 @@ final class DistributedBreaker implements CircuitBreaker {
    * The registry's flush tick: sends only what is due (flush by need). Pending successes go when
    * the window needs them (a rate policy: every tick, since they move the failure rate), when over
    * {@link #MAX_PENDING}, or once they are {@code flushInterval} old; a count-only policy trips on
-   * failures alone, which go to Redis at once. The heartbeat goes when what this node reports
-   * (state, policy, degraded) changed, else every {@code heartbeatInterval}. An idle breaker sends
-   * nothing but that heartbeat.
+   * failures alone, which go to Redis at once. The report (record.lua's heartbeat) goes when what
+   * this node reports (state, policy, degraded) changed, else every report interval (ten heartbeat
+   * intervals, at most 10 minutes; the node's liveness goes once per heartbeat interval for all its
+   * breakers). An idle breaker sends nothing but that report.
    */
   void flushIfDue() {
     long now = System.nanoTime();
@@ -870,8 +871,7 @@ final class DistributedBreaker implements CircuitBreaker {
                 || now - lastFlushAt >= registry.flushIntervalNanos());
     NodeHeartbeat beat = heartbeat(registry.guard().up());
     boolean beatDue =
-        !beat.equals(lastBeat)
-            || now - lastBeatAt >= registry.heartbeatIntervalNanos() - beatSpread;
+        !beat.equals(lastBeat) || now - lastBeatAt >= registry.reportIntervalNanos() - beatSpread;
     if (successes || beatDue) {
       flush(successes, beatDue ? beat : null);
     }
@@ -885,9 +885,9 @@ final class DistributedBreaker implements CircuitBreaker {
   private volatile long lastFlushAt;
 
   /**
-   * Up to a fifth of the heartbeat interval earlier, fixed per breaker: breakers created together
-   * (a node's start) do not all re-send their heartbeats in the same tick, which would queue
-   * thousands of scripts at once. Successes start at a random phase of the flush interval.
+   * Up to a fifth of the report interval earlier, fixed per breaker: breakers created together (a
+   * node's start) do not all re-send their heartbeats in the same tick, which would queue thousands
+   * of scripts at once. Successes start at a random phase of the flush interval.
    */
   private final long beatSpread;
 

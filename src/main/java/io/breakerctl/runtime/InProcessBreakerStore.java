@@ -466,6 +466,26 @@ public final class InProcessBreakerStore implements BreakerStore {
     return run("ping", () -> "PONG");
   }
 
+  /** Until when (store ms) each node counts as alive; what {@link #alive} wrote. */
+  private final Map<String, Long> alive = new ConcurrentHashMap<>();
+
+  @Override
+  public CompletableFuture<Long> alive(String node, java.time.Duration validFor) {
+    return run(
+        "alive",
+        () -> {
+          long now = clock.millis();
+          alive.put(node, now + validFor.toMillis()); // ZERO: gone now
+          return now;
+        });
+  }
+
+  /** Until when (store ms) {@code node} counts as alive, empty when it never said. */
+  public java.util.OptionalLong aliveUntil(String node) {
+    Long until = alive.get(node);
+    return until == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(until);
+  }
+
   @Override
   public CompletableFuture<Void> warmUp() {
     return run("warmUp", () -> null);

@@ -116,6 +116,11 @@ final class MeteredStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<Long> alive(String node, java.time.Duration validFor) {
+    return timed(StoreCommand.ALIVE, () -> delegate.alive(node, validFor));
+  }
+
+  @Override
   public CompletableFuture<Void> warmUp() {
     return timed(StoreCommand.WARM_UP, delegate::warmUp);
   }

@@ -29,6 +29,8 @@ public enum StoreCommand {
   CANARY,
   /** A health check (the degradation's confirmation, the recovery check). */
   PING,
+  /** {@code alive.lua}: the node's liveness for the fleet view, once per heartbeat interval. */
+  ALIVE,
   /** The scripts' client path run once at connect. */
   WARM_UP;
 

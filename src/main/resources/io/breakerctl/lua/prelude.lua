@@ -41,7 +41,7 @@ local IDLE_TTL = tonumber(ARGV[2])
 local BUCKETS = 10          -- the sliding window's resolution (Policy.WINDOW_BUCKETS)
 local HARD_CAP = 10000      -- most events a stream may hold; beyond it the oldest are dropped and counted
 local RETAIN = 100          -- forwarded events kept as the stream tail for readers
-local NODE_GONE = 300000    -- a node silent this long (ms) is pruned from the heartbeat keys
+local NODE_GONE = 1800000   -- a report not renewed this long (ms) is pruned from the heartbeat keys
 
 local B = {}       -- fields as loaded (strings; nil when absent, false once deleted)
 local DIRTY = {}   -- fields to write with the final HSET

@@ -4,10 +4,13 @@
 -- ARGV[6] duration in ms of the one call reported ('' for batches): a call at least
 --         slowCallMillis slow counts as a failure
 -- ARGV[7] generation the caller was admitted in ('' unknown)   ARGV[8] probe lease id ('' none)
--- ARGV[9] the node's heartbeat as a JSON object ('' none): written with the node's batched flush
---          to KEYS[4]/KEYS[5] with the Redis time added as "at"; nodes silent for NODE_GONE are
---          pruned here (at most 10 per call, at most once a minute: nodesPrunedAt), so there are
---          no per-node keys to expire. The heartbeat keys get the hash's expiry when created and
+-- ARGV[9] the node's heartbeat (its report on this breaker) as a JSON object ('' none): written
+--          with the node's batched flush to KEYS[4]/KEYS[5] with the Redis time added as "at". A
+--          node sends it when what it reports changes and at least every 10 heartbeat intervals
+--          (at most 10 minutes); whether the node still runs is its liveness (alive.lua), which
+--          readers apply. Reports not renewed for NODE_GONE (30 minutes) are pruned here (at most
+--          10 per call, at most once a minute: nodesPrunedAt), so there are no per-node keys to
+--          expire. The heartbeat keys get the hash's expiry when created and
 --          whenever the full path refreshes or pins the breaker's keys.
 --
 -- Returns {effectiveState, windowFailures, windowCalls, transitioned 0|1, generation, eventId,

@@ -72,6 +72,14 @@ public final class BreakerKeys {
     return hash(id) + ":nodes";
   }
 
+  /**
+   * The fleet's liveness set ({@code alive.lua}): node id scored by the Redis time until which it
+   * counts as alive. One key for the fleet, outside every breaker's hash tag.
+   */
+  public String alive() {
+    return prefix + ":alive";
+  }
+
   /** The heartbeat hash: node id to its last heartbeat as JSON. */
   public String nodeInfo(BreakerId id) {
     return hash(id) + ":nodeinfo";

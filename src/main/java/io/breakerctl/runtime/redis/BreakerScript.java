@@ -30,7 +30,9 @@ public enum BreakerScript {
   /** Puts back a trip or override Redis lost; publishes a trip made while degraded. */
   REASSERT("reassert.lua"),
   /** Rebuilds a breaker's lost keys from history under a new epoch. */
-  RESTORE("restore.lua");
+  RESTORE("restore.lua"),
+  /** A node's liveness for the fleet view (one key, outside the breakers). */
+  ALIVE("alive.lua");
 
   private static final String BASE = "/io/breakerctl/lua/";
 

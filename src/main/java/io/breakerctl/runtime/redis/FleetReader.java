@@ -85,8 +85,15 @@ public final class FleetReader {
       FleetSelection selector,
       Consumer<BreakerSnapshot> sink,
       BiConsumer<BreakerId, String> unreadable) {
+    // one read for the whole run; unreadable (its master down) leaves every report counted
+    NodeLiveness liveness;
+    try {
+      liveness = RedisBreakerStore.await(store.liveness(), timeout);
+    } catch (StoreException e) {
+      liveness = NodeLiveness.UNKNOWN;
+    }
     for (StatefulRedisConnection<String, String> c : masters()) {
-      new Pipeline(c, sink, unreadable).run(selector);
+      new Pipeline(c, sink, unreadable, liveness).run(selector);
     }
   }
 
@@ -149,14 +156,17 @@ public final class FleetReader {
     private final BiConsumer<BreakerId, String> unreadable;
     private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
     private final ArrayDeque<Batch> following = new ArrayDeque<>();
+    private final NodeLiveness liveness;
 
     Pipeline(
         StatefulRedisConnection<String, String> c,
         Consumer<BreakerSnapshot> sink,
-        BiConsumer<BreakerId, String> unreadable) {
+        BiConsumer<BreakerId, String> unreadable,
+        NodeLiveness liveness) {
       this.c = c;
       this.sink = sink;
       this.unreadable = unreadable;
+      this.liveness = liveness;
     }
 
     void run(FleetSelection selector) {
@@ -237,7 +247,7 @@ public final class FleetReader {
     /** Waits for a batch's follow-up reads and hands its snapshots to the sink. */
     private void complete(Batch b) {
       b.awaitFollowUps();
-      for (BreakerSnapshot s : b.snapshots(unreadable)) {
+      for (BreakerSnapshot s : b.snapshots(unreadable, liveness)) {
         sink.accept(s);
       }
     }
@@ -398,7 +408,8 @@ public final class FleetReader {
     }
 
     /** The batch's snapshots in scan order; a breaker with a key of the wrong type is reported. */
-    List<BreakerSnapshot> snapshots(BiConsumer<BreakerId, String> unreadable) {
+    List<BreakerSnapshot> snapshots(
+        BiConsumer<BreakerId, String> unreadable, NodeLiveness liveness) {
       List<BreakerSnapshot> out = new ArrayList<>(ids.size());
       for (int i = 0; i < ids.size(); i++) {
         BreakerId id = ids.get(i);
@@ -425,7 +436,7 @@ public final class FleetReader {
             parsed.add(NodeHeartbeat.parse(info.get(j), info.get(j + 1), 0));
           }
           parsed.sort(Comparator.comparingLong(NodeHeartbeat::atMillis));
-          nodes = parsed;
+          nodes = liveness.live(parsed, now);
         }
         List<ProbeLease> ls = List.of();
         if (leases[i] != null) {

@@ -471,6 +471,31 @@ public final class RedisBreakerStore implements BreakerStore {
     return guard("PING", commands.ping());
   }
 
+  @Override
+  public CompletableFuture<Long> alive(String node, Duration validFor) {
+    String[] k = {keys.alive()};
+    String[] args = {
+      node, idleTtlMillis, PolicyEncoding.NO_POLICY, Long.toString(validFor.toMillis())
+    };
+    return evalsha(BreakerScript.ALIVE, k[0], k, args).thenApply(r -> Replies.num(r, 0));
+  }
+
+  /** The fleet's liveness: every node's alive-until time (Redis ms), see {@link NodeLiveness}. */
+  public CompletableFuture<NodeLiveness> liveness() {
+    return guard(
+        "read the nodes' liveness",
+        commands
+            .zrangeWithScores(keys.alive(), 0, -1)
+            .thenApply(
+                all -> {
+                  Map<String, Long> until = new java.util.HashMap<>(all.size() * 2);
+                  for (ScoredValue<String> v : all) {
+                    until.put(v.getValue(), (long) v.getScore());
+                  }
+                  return new NodeLiveness(until);
+                }));
+  }
+
   /**
    * Where a breaker's state lives, for messages and output (its state hash's key): callers name it,
    * they never build it.
@@ -761,7 +786,9 @@ public final class RedisBreakerStore implements BreakerStore {
     CompletableFuture<Map<String, String>> info =
         commands.hgetall(keys.nodeInfo(id)).toCompletableFuture();
     CompletableFuture<Long> time = timeAt(hash);
-    return CompletableFuture.allOf(fields, leases, recent, seen, info, time)
+    // unreadable liveness (its master down) leaves every stored report counted
+    CompletableFuture<NodeLiveness> alive = liveness().exceptionally(e -> NodeLiveness.UNKNOWN);
+    return CompletableFuture.allOf(fields, leases, recent, seen, info, time, alive)
         .handle(
             (v, err) -> {
               if (err != null) {
@@ -782,7 +809,7 @@ public final class RedisBreakerStore implements BreakerStore {
                   new LinkedHashMap<>(fields.join()),
                   List.copyOf(ls),
                   toEvents(id, recent.join()),
-                  List.copyOf(nodes),
+                  List.copyOf(alive.join().live(nodes, time.join())),
                   time.join());
             });
   }

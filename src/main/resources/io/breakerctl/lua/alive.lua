@@ -1,0 +1,27 @@
+-- alive.lua: a node's liveness for the fleet view, one write per node per heartbeatInterval.
+--
+-- KEYS[1] <prefix>:alive (a sorted set outside any breaker's hash tag: one key, one slot): member
+--         the node id, score the Redis time (ms) until which the node counts as alive
+-- ARGV[1] the node   ARGV[4] how long this beat keeps it alive, in ms (the node sends three
+--         heartbeat intervals); 0 marks it gone now (it closed: kept, not removed, so readers
+--         know it left rather than take it for a node that never wrote its liveness)
+--
+-- Returns the Redis time (ms). Members whose time ran out a day ago are dropped here, so the set
+-- holds the nodes of about the last day and needs no expiry of its own.
+--
+-- Why one key per fleet and not a heartbeat per breaker: an unchanged per-breaker heartbeat every
+-- interval made an idle (node, breaker) pair cost Redis about 1 us a second (a record script per
+-- pair and minute), so an idle fleet's cost grew with nodes x breakers. Now a node sends this once
+-- per heartbeatInterval, and its per-breaker report (record.lua's heartbeat) only when it changes
+-- and at least every 10 heartbeat intervals (at most 10 minutes); readers count a node's reports
+-- only while it is alive here (FleetReader, NodeLiveness), so a dead node leaves the fleet view
+-- within three heartbeat intervals.
+
+clock()
+local valid = tonumber(ARGV[4])
+if not valid or valid < 0 then
+  return redis.error_reply('ERR breakerctl alive: ARGV[4] must be a count of ms >= 0')
+end
+redis.call('ZADD', H, NOW + valid, NODE)
+redis.call('ZREMRANGEBYSCORE', H, '-inf', NOW - 86400000)
+return { NOW }

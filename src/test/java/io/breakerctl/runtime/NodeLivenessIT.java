@@ -1,0 +1,115 @@
+package io.breakerctl.runtime;
+
+import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.FleetSelection;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.Poll;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisServerProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fleet view counts a node's per-breaker reports while the node is alive ({@code alive.lua},
+ * one write per node per heartbeat interval), so reports need not be re-sent per breaker.
+ */
+@DisplayName("node liveness: reports count while their node is alive")
+class NodeLivenessIT {
+  private static final FleetSelection ALL =
+      new FleetSelection() {
+        @Override
+        public String scanGlob(String prefix) {
+          return prefix + ":{*}";
+        }
+
+        @Override
+        public java.util.function.Predicate<BreakerId> matcher() {
+          return x -> true;
+        }
+      };
+
+  @Test
+  @DisplayName("a live node's report counts, an expired one's not, an unknown node's by its time")
+  void readersApplyLiveness() throws Exception {
+    try (RedisServerProcess redis = RedisServerProcess.start(RedisBinary.embedded());
+        RedisBreakerStore store =
+            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      BreakerId id = BreakerId.parse("live:dep");
+      for (String node : List.of("alive", "gone", "old-runtime")) {
+        await(
+            store.record(
+                id,
+                Outcome.successes(node, 1),
+                Policy.DEFAULT,
+                new NodeHeartbeat(node, State.CLOSED, "", 0, false, 0, "")));
+      }
+      await(store.alive("alive", Duration.ofMinutes(1)));
+      await(store.alive("gone", Duration.ofMillis(1)));
+      Thread.sleep(20);
+
+      assertThat(await(store.snapshot(id, 0)).nodes())
+          .extracting(NodeHeartbeat::node)
+          .containsExactlyInAnyOrder("alive", "old-runtime");
+      List<BreakerSnapshot> read = new ArrayList<>();
+      store.fleet(Duration.ofSeconds(2), 100).snapshots(ALL, read::add, (i, p) -> {});
+      assertThat(read).hasSize(1);
+      assertThat(read.get(0).nodes())
+          .extracting(NodeHeartbeat::node)
+          .containsExactlyInAnyOrder("alive", "old-runtime");
+
+      // a node that says it leaves is out at once
+      await(store.alive("alive", Duration.ZERO));
+      assertThat(await(store.snapshot(id, 0)).nodes())
+          .extracting(NodeHeartbeat::node)
+          .containsExactly("old-runtime");
+    }
+  }
+
+  @Test
+  @DisplayName("a registry beats once per heartbeat interval for all its breakers, leaves at close")
+  void registryBeatsAndLeaves() {
+    try (RedisServerProcess redis = RedisServerProcess.start(RedisBinary.embedded())) {
+      BreakerRegistry r =
+          BreakerRegistry.builder()
+              .redisUri(redis.uri())
+              .nodeId("beating")
+              .mode(Mode.HYBRID)
+              .heartbeatInterval(Duration.ofMillis(200))
+              .build();
+      try {
+        for (int i = 0; i < 20; i++) {
+          r.breaker(BreakerId.parse("beat:dep" + i)).tryAcquire().onSuccess(1_000);
+        }
+        Poll.until(
+            Duration.ofSeconds(5),
+            "the first beat",
+            () -> redis.call("ZSCORE", "cb:alive", "beating") != null);
+        long first = Long.parseLong(String.valueOf(redis.call("ZSCORE", "cb:alive", "beating")));
+        Poll.until(
+            Duration.ofSeconds(5),
+            "the next beat",
+            () ->
+                Long.parseLong(String.valueOf(redis.call("ZSCORE", "cb:alive", "beating")))
+                    > first);
+      } finally {
+        r.close();
+      }
+      long until = Long.parseLong(String.valueOf(redis.call("ZSCORE", "cb:alive", "beating")));
+      List<?> time = (List<?>) redis.call("TIME");
+      long now = Long.parseLong(String.valueOf(time.get(0))) * 1000;
+      assertThat(until).as("marked gone at close").isLessThanOrEqualTo(now + 1000);
+    }
+  }
+}
