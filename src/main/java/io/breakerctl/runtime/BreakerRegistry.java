@@ -81,7 +81,7 @@ public interface BreakerRegistry extends AutoCloseable {
     Duration refreshInterval = Duration.ofSeconds(1);
     Duration checkInterval = Duration.ofSeconds(5);
     Duration sweepInterval = Duration.ofSeconds(60);
-    Duration flushInterval = Duration.ofSeconds(10);
+    Duration flushInterval = Duration.ofSeconds(20);
     Duration heartbeatInterval = Duration.ofSeconds(60);
     Duration idleTtl = Duration.ofDays(7);
     Duration lastKnownFor = Duration.ofSeconds(30);
@@ -192,10 +192,12 @@ public interface BreakerRegistry extends AutoCloseable {
     }
 
     /**
-     * The longest a success waits on the node before it reaches the shared window (default 10 s).
+     * The longest a success waits on the node before it reaches the shared window (default 20 s).
      * Failures go at once; successes go earlier when the window needs them (a policy with a failure
      * rate: every tick of at most 1 s) or when many are pending. A count-only policy trips on
-     * failures alone, so its successes only keep the fleet view's counts current.
+     * failures alone, so its successes only keep the fleet view's counts current: the default lets
+     * them lag by up to a third of the default window for half the Redis cost of 10 s ({@code
+     * scripts/bench scale}, README).
      */
     public Builder flushInterval(Duration interval) {
       this.flushInterval = positive("flushInterval", interval);

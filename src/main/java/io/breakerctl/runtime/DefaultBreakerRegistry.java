@@ -685,7 +685,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   /** Everything pending, now (close). */
   private void flushEverything() {
-    inBatch(() -> breakers.values().forEach(DistributedBreaker::flush));
+    inBatch(() -> breakers.values().forEach(DistributedBreaker::flushAtClose));
   }
 
   private void inBatch(Runnable work) {

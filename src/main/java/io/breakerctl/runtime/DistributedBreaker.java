@@ -903,7 +903,17 @@ final class DistributedBreaker implements CircuitBreaker {
         r.policyId().isEmpty() ? r.defaultsArg() : "");
   }
 
-  /** Flushes every pending success with this node's heartbeat now (close, tests). */
+  /**
+   * At close: the pending successes, if any, without a report (the node's liveness says it left; a
+   * report per breaker would be a burst of one script per breaker for nothing).
+   */
+  void flushAtClose() {
+    if (pendingSuccesses.sum() > 0) {
+      flush(true, null);
+    }
+  }
+
+  /** Flushes every pending success with this node's heartbeat now (tests). */
   void flush() {
     flush(true, heartbeat(registry.guard().up()));
   }

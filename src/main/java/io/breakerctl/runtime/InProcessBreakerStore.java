@@ -217,7 +217,8 @@ public final class InProcessBreakerStore implements BreakerStore {
   /**
    * The commands of one kind answered or refused so far: {@code acquire}, {@code record}, {@code
    * override}, {@code reassert}, {@code warm}, {@code state}, {@code stamps}, {@code canary},
-   * {@code ping}, {@code warmUp}, {@code subscribe}, {@code publish} (what a test counts).
+   * {@code ping}, {@code alive}, {@code warmUp}, {@code subscribe}, {@code publish} (what a test
+   * counts).
    */
   public long commands(String kind) {
     AtomicLong n = commands.get(kind);

@@ -129,7 +129,9 @@ public final class ScaleBench {
           && System.nanoTime() < deadline) {
         sleep(1); // setup (B first reads per node) can time out on a loaded machine
       }
-      sleep(settle[0]);
+      // past the first flush of the setup's successes, which the idle phase must not count
+      // (the registry's default flushInterval is 20 s)
+      sleep(Math.max(settle[0], (flushSeconds[0] > 0 ? flushSeconds[0] : 20) + 2));
       long degradedNodes = registries.stream().filter(BreakerRegistry::degraded).count();
       System.out.printf(Locale.ROOT, "  degraded nodes before measuring: %d%n", degradedNodes);
       Phase idle = measure(server, seconds[0]);

@@ -587,6 +587,29 @@ class DistributedBreakerTest {
     }
 
     @Test
+    void oneLivenessBeatForTheNodeAndGoneAtClose() {
+      node(POLICY);
+      await("the start's liveness beat", () -> store.aliveUntil("need").isPresent());
+      assertEquals(
+          clock.millis() + Duration.ofHours(3).toMillis(),
+          store.aliveUntil("need").getAsLong(),
+          "valid for three heartbeat intervals");
+      long beats = store.commands("alive");
+      registries.remove(registries.size() - 1).close();
+      assertEquals(beats + 1, store.commands("alive"), "one more at close");
+      assertEquals(clock.millis(), store.aliveUntil("need").getAsLong(), "gone at close");
+    }
+
+    @Test
+    void closeSendsNoReportWhereNothingIsPending() {
+      node(POLICY);
+      await("first report", () -> store.commands("record") >= 1);
+      long records = store.commands("record");
+      registries.remove(registries.size() - 1).close();
+      assertEquals(records, store.commands("record"), "nothing pending: nothing sent at close");
+    }
+
+    @Test
     void closeFlushesEverySuccess() {
       DistributedBreaker a = node(POLICY);
       succeed(a, 42);
