@@ -12,11 +12,16 @@
  *       call, ~19 µs of Redis CPU, for no decision: {@code scripts/bench runtime}).
  *   <li>{@code HYBRID} (default): admission from a {@code SharedView} of the breaker's hash kept
  *       fresh by the {@code <prefix>:events} pub/sub channel (a full re-read after every
- *       (re)subscription) and a periodic refresh (1 s); time-based changes are computed at Redis
- *       time with {@link io.breakerctl.runtime.model.EffectiveState} using the offset measured at
- *       the last read. Failures go to the record script asynchronously, carrying the successes
- *       pending on this node; successes are flushed in batches with the node's heartbeat (1 s);
- *       probe leases come from the acquire script. A closed-state call touches no network.
+ *       (re)subscription; while the subscription works, a canary per master every 5 s and a stamp
+ *       sweep every 60 s cover data lost without a message, else a full refresh every second);
+ *       time-based changes are computed at Redis time with {@link
+ *       io.breakerctl.runtime.model.EffectiveState} using the offset measured at the last read.
+ *       Failures go to the record script asynchronously, carrying the successes pending on this
+ *       node; successes wait until the window needs them (every 1 s tick for a failure-rate policy,
+ *       else within {@code flushInterval}, 20 s); what a tick sends goes as one pipelined write per
+ *       master ({@code BreakerStore.batch}). The node's liveness is one {@code alive.lua} write per
+ *       {@code heartbeatInterval} for all its breakers; a breaker's report goes when it changes.
+ *       Probe leases come from the acquire script. A closed-state call touches no network.
  * </ul>
  *
  * <h2>Redis is never a reason to fail a call</h2>

@@ -19,7 +19,7 @@ import java.util.Map;
  * @param leases live probe leases
  * @param override the live override, else null
  * @param policy the policy in force (warmed), else null
- * @param nodes every node's last heartbeat
+ * @param nodes the last report (heartbeat) of every node that is alive
  * @param events the newest events, newest first
  * @param eventsDropped events lost to the stream's hard cap
  * @param redisTime the Redis time of the read
@@ -86,14 +86,15 @@ public record BreakerDetailView(
   public record PolicyView(String id, long version, Map<String, Object> spec, String source) {}
 
   /**
-   * A node's last heartbeat.
+   * A live node's last report on the breaker (its heartbeat: sent when what it reports changes, and
+   * at least every 10 minutes; the node counts while its liveness beat holds).
    *
    * @param node the node id
    * @param state its local view
    * @param policyId the policy it runs
    * @param policyVersion the version it runs
    * @param degraded whether it lost Redis
-   * @param lastSeen its last heartbeat
+   * @param lastSeen when it last sent this report
    * @param disagrees whether its state differs from the shared state
    * @param oldPolicy whether it runs an older version than the warmed one
    * @param policyDrift with no policy warmed, whether its registry defaults differ from the ones
