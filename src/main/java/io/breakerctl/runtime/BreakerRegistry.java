@@ -59,9 +59,9 @@ public interface BreakerRegistry extends AutoCloseable {
   void close();
 
   /**
-   * A builder with defaults: HYBRID, 50 ms command timeout, changes by push with a 5 s stamp check
-   * (1 s full refresh without pub/sub), successes flushed within 10 s, heartbeats on change or
-   * every 60 s.
+   * A builder with defaults: HYBRID, 50 ms command timeout, changes by push with a 5 s canary check
+   * and a 60 s stamp sweep (1 s full refresh without pub/sub), successes flushed within 20 s, the
+   * node's liveness every 60 s, a breaker's report on change or every 10 minutes.
    */
   static Builder builder() {
     return new Builder();

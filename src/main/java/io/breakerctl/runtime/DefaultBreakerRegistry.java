@@ -438,6 +438,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
           System.currentTimeMillis() - degradedAt,
           breakers.size());
       breakers.values().forEach(DistributedBreaker::recovered);
+      beatAlive(); // back in the fleet view now, not at the next beat
       return;
     }
     long delay = jitter(recoveryDelay);
@@ -650,7 +651,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   /**
    * The node's liveness for the fleet view, once per heartbeat interval and valid for three: the
    * one periodic write an idle node makes whatever its breaker count (its per-breaker reports go on
-   * change, see {@link #reportIntervalNanos}). Skipped while degraded: Redis does not answer.
+   * change, see {@link #reportIntervalNanos}). Skipped while degraded, sent again at recovery.
    */
   private void beatAlive() {
     BreakerStore s = store;

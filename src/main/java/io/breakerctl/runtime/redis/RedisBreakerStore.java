@@ -1055,11 +1055,12 @@ public final class RedisBreakerStore implements BreakerStore {
     if (node == null) {
       return null;
     }
-    try {
-      return cluster.getConnection(node.getNodeId());
-    } catch (RuntimeException e) {
-      return null; // not connected: the call goes alone, through the cluster connection
-    }
+    // Never waits for a connection on the flush tick (a master down in a failover would hold it a
+    // connect timeout per call): one not open at once, or failed, sends the call alone through the
+    // cluster connection, which routes and retries it.
+    CompletableFuture<StatefulRedisConnection<String, String>> c =
+        cluster.getConnectionAsync(node.getNodeId());
+    return c.isDone() && !c.isCompletedExceptionally() ? c.join() : null;
   }
 
   private static boolean redirected(Throwable e) {
