@@ -67,6 +67,9 @@ public interface BreakerRegistry extends AutoCloseable {
     return new Builder();
   }
 
+  /** The default {@link Builder#flushInterval}. */
+  Duration DEFAULT_FLUSH_INTERVAL = Duration.ofSeconds(20);
+
   /** Builds a registry. */
   final class Builder {
     String redisUri;
@@ -81,7 +84,7 @@ public interface BreakerRegistry extends AutoCloseable {
     Duration refreshInterval = Duration.ofSeconds(1);
     Duration checkInterval = Duration.ofSeconds(5);
     Duration sweepInterval = Duration.ofSeconds(60);
-    Duration flushInterval = Duration.ofSeconds(20);
+    Duration flushInterval = DEFAULT_FLUSH_INTERVAL;
     Duration heartbeatInterval = Duration.ofSeconds(60);
     Duration idleTtl = Duration.ofDays(7);
     Duration lastKnownFor = Duration.ofSeconds(30);

@@ -90,6 +90,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   DefaultBreakerRegistry(RegistryOptions cfg) {
     this.cfg = cfg;
+    this.reportIntervalNanos =
+        Math.min(cfg.heartbeatInterval().toNanos() * 10, REPORT_INTERVAL_CAP_NANOS);
     this.lastSweep =
         System.nanoTime()
             - (long)
@@ -679,8 +681,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * one.
    */
   long reportIntervalNanos() {
-    return Math.min(cfg.heartbeatInterval().toNanos() * 10, REPORT_INTERVAL_CAP_NANOS);
+    return reportIntervalNanos;
   }
+
+  private final long reportIntervalNanos;
 
   private static final long REPORT_INTERVAL_CAP_NANOS = TimeUnit.MINUTES.toNanos(10);
 

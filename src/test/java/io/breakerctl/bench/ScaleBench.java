@@ -130,8 +130,11 @@ public final class ScaleBench {
         sleep(1); // setup (B first reads per node) can time out on a loaded machine
       }
       // past the first flush of the setup's successes, which the idle phase must not count
-      // (the registry's default flushInterval is 20 s)
-      sleep(Math.max(settle[0], (flushSeconds[0] > 0 ? flushSeconds[0] : 20) + 2));
+      long flushS =
+          flushSeconds[0] > 0
+              ? flushSeconds[0]
+              : BreakerRegistry.DEFAULT_FLUSH_INTERVAL.toSeconds();
+      sleep((int) Math.max(settle[0], flushS + 2));
       long degradedNodes = registries.stream().filter(BreakerRegistry::degraded).count();
       System.out.printf(Locale.ROOT, "  degraded nodes before measuring: %d%n", degradedNodes);
       Phase idle = measure(server, seconds[0]);

@@ -71,13 +71,10 @@ class StoreBatchIT {
       RedisServerProcess from = cluster.masterFor(key);
       RedisServerProcess to = cluster.nodes().stream().filter(n -> n != from).findFirst().get();
       String toId = String.valueOf(to.call("CLUSTER", "MYID"));
-      for (RedisServerProcess n : List.of(to, from)) {
+      List<RedisServerProcess> order = new ArrayList<>(List.of(to, from)); // the new owner first
+      cluster.nodes().stream().filter(n -> !order.contains(n)).forEach(order::add);
+      for (RedisServerProcess n : order) {
         n.call("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
-      }
-      for (RedisServerProcess n : cluster.nodes()) {
-        if (n != to && n != from) {
-          n.call("CLUSTER", "SETSLOT", Integer.toString(slot), "NODE", toId);
-        }
       }
       CompletableFuture<RecordResult>[] moved = new CompletableFuture[1];
       store.batch(
