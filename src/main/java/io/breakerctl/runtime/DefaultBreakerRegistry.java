@@ -381,8 +381,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
                       "cause", "FAILURE_THRESHOLD",
                       "generation", "1",
                       "epoch", "0",
-                      "until", "1",
-                      "openMillis", "1")));
+                      "until", Long.toString(System.currentTimeMillis() + 3_600_000),
+                      "openMillis", "3600000")));
       sub.publish(hello);
       warmedUp.await(Math.min(cfg.connectTimeout().toMillis(), 1_000), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
@@ -492,6 +492,32 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
           });
     }
   }
+
+  /**
+   * Schedules one state read of {@code b} (coalesced) after a pushed transition, in 50-100 ms: the
+   * message already set the view, and the read only completes it. Every node gets the same message
+   * at once, so reading at once would send the whole fleet's reads of the breaker to Redis in the
+   * same instant, and a fresh JVM would run the read's cold path while its other nodes' messages
+   * wait (on the 2-core build machine that was most of the first trip's propagation time).
+   */
+  void refreshAfterPush(DistributedBreaker b) {
+    if (refreshQueued.putIfAbsent(b.id(), Boolean.TRUE) == null) {
+      try {
+        scheduler.schedule(
+            () -> {
+              refreshQueued.remove(b.id());
+              refresh(b);
+            },
+            jitter(READ_AFTER_PUSH_MILLIS),
+            TimeUnit.MILLISECONDS);
+      } catch (RuntimeException e) {
+        refreshQueued.remove(b.id()); // rejected after close
+      }
+    }
+  }
+
+  /** The longest a node waits after a pushed transition before it reads the breaker in full. */
+  static final long READ_AFTER_PUSH_MILLIS = 100;
 
   /**
    * The first read of a new breaker, bounded by the command timeout, so a node that joins while the
@@ -709,12 +735,26 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         if (cfg.nodeId().equals(m.path("node").asText(""))
             && warmUpNonce.equals(m.path("nonce").asText(""))) {
           // the whole path a transition takes, on a breaker nobody uses, often enough that the
-          // JIT compiles it (a few ms, once): the first trip a fresh JVM sees is not interpreted
+          // JIT compiles it (a few ms, once): the first trip a fresh JVM sees is not interpreted.
+          // Trips and closes alternate, with a listener, so both states and the event a node's
+          // listeners get are compiled too (a path that only ever saw one state is recompiled,
+          // and the event classes loaded, on the first real trip's message).
           DistributedBreaker scratch = new DistributedBreaker(WARM_UP, this);
-          String transition = m.path("message").toString();
+          scratch.onEvent(e -> {});
+          // and the classes a first failure's classification loads
+          FailureClassifier.DEFAULT.classify(new java.io.IOException("warm-up"));
+          JsonNode trip = m.path("message");
+          String[] transitions = {
+            trip.toString(),
+            ((com.fasterxml.jackson.databind.node.ObjectNode) trip.deepCopy())
+                .put("from", "OPEN")
+                .put("to", "CLOSED")
+                .put("cause", "PROBES_SUCCEEDED")
+                .toString()
+          };
           try {
             for (int i = 0; i < WARM_UP_ROUNDS; i++) {
-              scratch.warmUp(FleetMessage.parse(JSON.readTree(transition)));
+              scratch.warmUp(FleetMessage.parse(JSON.readTree(transitions[i & 1])));
             }
           } finally {
             warmedUp.countDown();

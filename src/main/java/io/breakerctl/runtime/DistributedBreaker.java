@@ -547,26 +547,45 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   private void record(Outcome o, CircuitEvent.Type probeEvent) {
-    State before = acting();
     registry
         .store()
         .record(id, o, resolved.policy())
-        .whenComplete(
-            (r, e) -> {
-              if (e != null) {
-                registry.guard().failure(e);
-                if (o.failures() > 0) {
-                  degradedFailures.addAndGet(o.failures());
-                }
-                pendingSuccesses.add(o.successes());
-                return;
-              }
-              registry.guard().success();
-              if (probeEvent != null) {
-                emit(probeEvent, before, r.state(), r.reason().code());
-              }
-              learn(r);
-            });
+        .whenComplete(new Recorded(o, probeEvent, acting()));
+  }
+
+  /**
+   * What the answer to an outcome sent at once (a failure, a slow call, a probe) does. A class, not
+   * a lambda: a lambda's call site is linked when it first runs, and in a fresh JVM that took
+   * milliseconds of method-handle set-up on the caller's thread before the first failure's record
+   * could leave, on the path of the fleet's first trip.
+   */
+  private final class Recorded implements java.util.function.BiConsumer<RecordResult, Throwable> {
+    private final Outcome o;
+    private final CircuitEvent.Type probeEvent;
+    private final State before;
+
+    Recorded(Outcome o, CircuitEvent.Type probeEvent, State before) {
+      this.o = o;
+      this.probeEvent = probeEvent;
+      this.before = before;
+    }
+
+    @Override
+    public void accept(RecordResult r, Throwable e) {
+      if (e != null) {
+        registry.guard().failure(e);
+        if (o.failures() > 0) {
+          degradedFailures.addAndGet(o.failures());
+        }
+        pendingSuccesses.add(o.successes());
+        return;
+      }
+      registry.guard().success();
+      if (probeEvent != null) {
+        emit(probeEvent, before, r.state(), r.reason().code());
+      }
+      learn(r);
+    }
   }
 
   // ---- learning the shared state ------------------------------------------------------------
@@ -666,7 +685,7 @@ final class DistributedBreaker implements CircuitBreaker {
             now()),
         m.cause(),
         CircuitEvent.Source.PUSH);
-    registry.refreshSoon(this);
+    registry.refreshAfterPush(this);
   }
 
   /** Runs a message through the view update only (the registry's warm-up; no reads follow). */

@@ -13,7 +13,9 @@
  *   <li>{@code HYBRID} (default): admission from a {@code SharedView} of the breaker's hash kept
  *       fresh by the {@code <prefix>:events} pub/sub channel (a full re-read after every
  *       (re)subscription; while the subscription works, a canary per master every 5 s and a stamp
- *       sweep every 60 s cover data lost without a message, else a full refresh every second);
+ *       sweep every 60 s cover data lost without a message, else a full refresh every second; a
+ *       pushed transition sets the view at once and the breaker is read in full 50-100 ms later,
+ *       jittered, so a trip does not send the whole fleet's reads to Redis in the same instant);
  *       time-based changes are computed at Redis time with {@link
  *       io.breakerctl.runtime.model.EffectiveState} using the offset measured at the last read.
  *       Failures go to the record script asynchronously, carrying the successes pending on this
@@ -66,9 +68,13 @@
  * degraded ({@code reassert.lua}, a FAILURE_THRESHOLD event marked {@code degraded=1}). Pub/sub
  * never stays lost: a failed (re)subscription closes its connection and retries with jittered
  * backoff, and a subscription whose connection stays closed for 2 s (a Cluster node that died) is
- * replaced. A registry warms its message path (one message to itself through its own subscription
- * and the view update) before {@code build()} returns, so the first trip a fresh JVM sees arrives
- * by push.
+ * replaced. Before {@code build()} returns, a registry warms what the first trip a fresh JVM sees
+ * runs: its message path (one message to itself through its own subscription, then trips and closes
+ * of a scratch breaker alternating, with the event a listener gets), and the client side of the
+ * record script (300 pipelined record-shaped {@code EVAL}s of a script that writes nothing, on a
+ * breaker nobody uses: about 1 ms of Redis CPU per start). The answer to a failure's record is
+ * handled by a class, not a lambda, so the first failure does not link a call site before its
+ * record leaves. The first trip then arrives by push, through compiled code.
  *
  * <h2>A failover must not undo a trip</h2>
  *

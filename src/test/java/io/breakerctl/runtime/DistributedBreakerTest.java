@@ -11,6 +11,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.testing.MutableClock;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
@@ -454,6 +456,29 @@ class DistributedBreakerTest {
       assertEquals(reads, store.commands("state"), "no full read while push works");
       assertEquals(stamps, store.commands("stamps"), "no stamp read before the sweep is due");
       assertTrue(store.commands("canary") - canaries >= 3, "the canary is checked meanwhile");
+    }
+
+    @Test
+    void aPushedTripSetsTheViewAtOnceAndTheFullReadFollowsLater() throws InterruptedException {
+      BreakerRegistry r = registry(Duration.ofHours(1));
+      CircuitBreaker b = r.breaker(ID);
+      await("the first read", () -> store.commands("state") >= 1);
+      Thread.sleep(300); // and the stamp check after subscribing
+      long reads = store.commands("state");
+      long start = System.nanoTime();
+      for (int i = 0; i < 5; i++) {
+        BreakerStore.await(store.record(ID, Outcome.failure("elsewhere", ""), POLICY));
+      }
+      // the in-process store delivers the trip's message with the fifth record
+      assertEquals(State.OPEN, b.view().state(), "the push set the view");
+      assertFalse(b.tryAcquire().allowed());
+      Thread.sleep(20); // an immediate read would have run by now
+      if (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(45)) {
+        // 50-100 ms later, jittered: not in the instant every node got the message
+        assertEquals(reads, store.commands("state"), "no full read at once");
+      }
+      await("the full read after the push", () -> store.commands("state") == reads + 1);
+      assertEquals(State.OPEN, b.view().state());
     }
 
     @Test
