@@ -120,8 +120,8 @@ class FirstTripIT {
           .as("the first trip reaches a fresh fleet by pub/sub (it reached 1 of 19 before)")
           .isGreaterThanOrEqualTo(12);
       // loose regression bounds for a shared 2-core machine (in the whole suite: doomed 42, p99
-      // 162 ms; alone: 18-25, 60-130 ms); the targets (15 doomed, p99 50 ms) are reported
-      // above and in the README, not yet met here
+      // 162 ms; alone, over 22 runs: doomed 16-36, p99 28-89 ms); the targets (15 doomed,
+      // p99 50 ms) are reported above and in the README, not met reliably here
       assertThat(doomed).as("calls that reached the failing dependency").isLessThanOrEqualTo(80);
       assertThat(p99).as("first-trip propagation p99 (ms)").isLessThanOrEqualTo(500);
     }
