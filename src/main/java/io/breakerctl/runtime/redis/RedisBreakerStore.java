@@ -438,7 +438,8 @@ public final class RedisBreakerStore implements BreakerStore {
   /** How many record-shaped calls {@link #warmUp} sends: enough for the JIT to compile them. */
   static final int WARM_UP_CALLS = 300;
 
-  private static final BreakerId WARM_UP_ID = BreakerId.parse("breakerctl-warm-up:record-path");
+  /** The breaker nobody uses whose keys {@link #warmUp} sends (never written). */
+  static final BreakerId WARM_UP_ID = BreakerId.parse("breakerctl-warm-up:record-path");
 
   @Override
   public CompletableFuture<List<String>> stamps(List<BreakerId> ids) {

@@ -11,6 +11,7 @@ import io.breakerctl.testing.RedisServerProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -122,6 +123,29 @@ class KeyLifecycleIT {
     RecordResult after = await(t.store.record(id, Outcome.failure("n1", ""), p));
     assertThat(after.epoch()).isNotEqualTo(before);
     assertThat(after.state()).isEqualTo(State.OPEN);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName(
+      "a node's client warm-up runs its scripts on the master of their keys, writing nothing")
+  void warmUpWritesNothing(StoreTarget t) {
+    RedisServerProcess node = t.nodeFor(RedisBreakerStore.WARM_UP_ID);
+    Map<String, long[]> before = node.commandStats();
+    await(t.store.warmUp());
+    Map<String, long[]> after = node.commandStats();
+    long evals = after.get("eval")[0] - before.getOrDefault("eval", new long[1])[0];
+    assertThat(evals).isEqualTo(RedisBreakerStore.WARM_UP_CALLS + 1L);
+    for (String key : t.store.keys().scriptKeys(RedisBreakerStore.WARM_UP_ID)) {
+      assertThat(node.call("EXISTS", key)).as(key).isEqualTo(0L);
+    }
+    // commands run by a script count under their own names: none ran but EVAL itself
+    for (Map.Entry<String, long[]> c : after.entrySet()) {
+      long delta = c.getValue()[0] - before.getOrDefault(c.getKey(), new long[1])[0];
+      if (delta > 0) {
+        assertThat(c.getKey()).as("a command the warm-up ran").matches("eval|info|ping|cluster.*");
+      }
+    }
   }
 
   @ParameterizedTest(name = "{0}")
