@@ -169,10 +169,13 @@ class HybridRuntimeIT {
 
       await(store.warm(id, "hybrid-adopt:*", 7, two, "ctl"));
 
+      // a node's view runs the version just before its listeners hear of it: wait for both
       Poll.until(
           Duration.ofSeconds(3),
-          "every node runs version 7",
-          () -> breakers.stream().allMatch(b -> b.view().policyVersion() == 7));
+          "every node runs version 7 and said so",
+          () ->
+              breakers.stream().allMatch(b -> b.view().policyVersion() == 7)
+                  && adopted.size() >= 3);
       assertThat(breakers)
           .allSatisfy(
               b -> {
