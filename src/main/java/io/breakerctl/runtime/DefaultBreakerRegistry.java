@@ -484,13 +484,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   /** Schedules one state read of {@code b} (coalesced), e.g. after a message or a transition. */
   void refreshSoon(DistributedBreaker b) {
-    if (refreshQueued.putIfAbsent(b.id(), Boolean.TRUE) == null) {
-      background(
-          () -> {
-            refreshQueued.remove(b.id());
-            refresh(b);
-          });
-    }
+    queueRefresh(b, 0);
   }
 
   /**
@@ -501,18 +495,23 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * wait (on the 2-core build machine that was most of the first trip's propagation time).
    */
   void refreshAfterPush(DistributedBreaker b) {
-    if (refreshQueued.putIfAbsent(b.id(), Boolean.TRUE) == null) {
-      try {
-        scheduler.schedule(
-            () -> {
-              refreshQueued.remove(b.id());
-              refresh(b);
-            },
-            jitter(READ_AFTER_PUSH_MILLIS),
-            TimeUnit.MILLISECONDS);
-      } catch (RuntimeException e) {
-        refreshQueued.remove(b.id()); // rejected after close
-      }
+    queueRefresh(b, jitter(READ_AFTER_PUSH_MILLIS));
+  }
+
+  /** One read of {@code b} in {@code delayMillis} (0: now), unless one is queued already. */
+  private void queueRefresh(DistributedBreaker b, long delayMillis) {
+    if (closed.get() || refreshQueued.putIfAbsent(b.id(), Boolean.TRUE) != null) {
+      return;
+    }
+    Runnable read =
+        () -> {
+          refreshQueued.remove(b.id());
+          refresh(b);
+        };
+    try {
+      scheduler.schedule(read, delayMillis, TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      refreshQueued.remove(b.id()); // rejected after close
     }
   }
 
