@@ -2,6 +2,7 @@ package io.breakerctl.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
@@ -45,6 +46,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   /** How often the warm-up runs a transition message through the view update. */
   private static final int WARM_UP_ROUNDS = 2_000;
+
+  /**
+   * How many calls the warm-up has its scratch breaker reject: the first real rejection otherwise
+   * loads the classes of the view's switch and runs the rejection interpreted.
+   */
+  private static final int WARM_UP_REJECTIONS = 300;
 
   /** The breaker id of the message a node sends itself to warm its message path. */
   private static final BreakerId WARM_UP = BreakerId.parse("breakerctl-warm-up:message-path");
@@ -363,27 +370,13 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     try {
-      String hello =
-          JSON.writeValueAsString(
-              Map.of(
-                  "type",
-                  "hello",
-                  "node",
-                  cfg.nodeId(),
-                  "nonce",
-                  warmUpNonce,
-                  "message",
-                  Map.of(
-                      "type", "transition",
-                      "id", WARM_UP.toString(),
-                      "from", "CLOSED",
-                      "to", "OPEN",
-                      "cause", "FAILURE_THRESHOLD",
-                      "generation", "1",
-                      "epoch", "0",
-                      "until", Long.toString(System.currentTimeMillis() + 3_600_000),
-                      "openMillis", "3600000")));
-      sub.publish(hello);
+      ObjectNode hello =
+          JSON.createObjectNode()
+              .put("type", "hello")
+              .put("node", cfg.nodeId())
+              .put("nonce", warmUpNonce);
+      hello.set("message", warmUpTransitions(cfg.nodeId(), System.currentTimeMillis())[0]);
+      sub.publish(hello.toString());
       warmedUp.await(Math.min(cfg.connectTimeout().toMillis(), 1_000), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -727,6 +720,51 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     }
   }
 
+  /**
+   * The trip and the close the warm-up runs through a node's message path, shaped as {@code
+   * record.lua} publishes them (the same fields, values as long as real ones), on a breaker nobody
+   * uses, the trip open for an hour. A message with fewer fields warmed less than it seemed: the
+   * first real trip's unseen field names de-optimized the compiled JSON parser in every JVM at
+   * once, just when its 5 nodes' messages arrived ({@code WarmUpMessageIT} compares these with what
+   * the scripts publish).
+   */
+  static ObjectNode[] warmUpTransitions(String node, long now) {
+    String at = Long.toString(now);
+    ObjectNode trip =
+        transitionShape(node, at, "CLOSED", "OPEN", "FAILURE_THRESHOLD")
+            .put("failures", "5")
+            .put("calls", "5")
+            .put("threshold", "5")
+            .put("minimumCalls", "20")
+            .put("failureRate", "")
+            .put("slow", "0")
+            .put("openMillis", "3600000")
+            .put("until", Long.toString(now + 3_600_000));
+    ObjectNode close =
+        transitionShape(node, at, "HALF_OPEN", "CLOSED", "PROBES_SUCCEEDED")
+            .put("lease", "1")
+            .put("successes", "1")
+            .put("permits", "1");
+    return new ObjectNode[] {trip, close};
+  }
+
+  private static ObjectNode transitionShape(
+      String node, String at, String from, String to, String cause) {
+    return JSON.createObjectNode()
+        .put("type", "transition")
+        .put("id", WARM_UP.toString())
+        .put("streamId", at + "-0")
+        .put("epoch", "1796189124614293")
+        .put("from", from)
+        .put("to", to)
+        .put("cause", cause)
+        .put("generation", "1")
+        .put("policyId", "")
+        .put("policyVersion", "0")
+        .put("node", node)
+        .put("at", at);
+  }
+
   private void onMessage(String message) {
     try {
       JsonNode m = JSON.readTree(message);
@@ -742,18 +780,16 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
           scratch.onEvent(e -> {});
           // and the classes a first failure's classification loads
           FailureClassifier.DEFAULT.classify(new java.io.IOException("warm-up"));
-          JsonNode trip = m.path("message");
-          String[] transitions = {
-            trip.toString(),
-            ((com.fasterxml.jackson.databind.node.ObjectNode) trip.deepCopy())
-                .put("from", "OPEN")
-                .put("to", "CLOSED")
-                .put("cause", "PROBES_SUCCEEDED")
-                .toString()
-          };
+          ObjectNode[] shapes = warmUpTransitions(cfg.nodeId(), System.currentTimeMillis());
+          String[] transitions = {m.path("message").toString(), shapes[1].toString()};
           try {
             for (int i = 0; i < WARM_UP_ROUNDS; i++) {
               scratch.warmUp(FleetMessage.parse(JSON.readTree(transitions[i & 1])));
+            }
+            if (mode() == Mode.HYBRID && guard.up()) {
+              // open again, then rejected calls (the view decides them: nothing is sent)
+              scratch.warmUp(FleetMessage.parse(JSON.readTree(transitions[0])));
+              scratch.warmUpRejections(WARM_UP_REJECTIONS);
             }
           } finally {
             warmedUp.countDown();

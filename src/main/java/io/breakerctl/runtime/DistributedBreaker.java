@@ -708,6 +708,29 @@ final class DistributedBreaker implements CircuitBreaker {
     view().state();
   }
 
+  /**
+   * The registry's warm-up, on its scratch breaker whose view is open: {@code n} calls rejected by
+   * the view (nothing is sent), so a node's first real rejection runs compiled code and does not
+   * load the view switch's classes; and the class that handles a record's answer, which the first
+   * failure would load on the caller's thread.
+   */
+  void warmUpRejections(int n) {
+    SharedView v = view;
+    if (v == null || v.effective(now()) != State.OPEN) {
+      return; // only a view that rejects by itself may run calls here
+    }
+    for (int i = 0; i < n; i++) {
+      try {
+        call(WARM_UP_CALL);
+      } catch (CallNotPermittedException expected) {
+        // what an open view does
+      }
+    }
+    new Recorded(null, null, State.OPEN);
+  }
+
+  private static final Supplier<Object> WARM_UP_CALL = () -> null;
+
   /** A warmed policy or another change that needs a full read. */
   void onOtherMessage() {
     registry.refreshSoon(this);

@@ -70,11 +70,15 @@
  * backoff, and a subscription whose connection stays closed for 2 s (a Cluster node that died) is
  * replaced. Before {@code build()} returns, a registry warms what the first trip a fresh JVM sees
  * runs: its message path (one message to itself through its own subscription, then trips and closes
- * of a scratch breaker alternating, with the event a listener gets), and the client side of the
- * record script (300 pipelined record-shaped {@code EVAL}s of a script that writes nothing, on a
- * breaker nobody uses: about 1 ms of Redis CPU per start). The answer to a failure's record is
- * handled by a class, not a lambda, so the first failure does not link a call site before its
- * record leaves. The first trip then arrives by push, through compiled code.
+ * of a scratch breaker alternating, with the event a listener gets, each message with the fields
+ * the scripts publish: a thinner one left the first real trip's field names to de-optimize the
+ * compiled JSON parser in every JVM at once), a HYBRID node's rejections (300 calls its scratch
+ * breaker's open view rejects), and the client side of the record script (300 pipelined
+ * record-shaped {@code EVAL}s of a script that writes nothing and answers as the record script's
+ * fast path and its trip do, on a breaker nobody uses: about 1 ms of Redis CPU per start). The
+ * answer to a failure's record is handled by a class, not a lambda, so the first failure does not
+ * link a call site before its record leaves. The first trip then arrives by push, through compiled
+ * code.
  *
  * <h2>A failover must not undo a trip</h2>
  *

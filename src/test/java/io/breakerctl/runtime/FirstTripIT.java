@@ -96,10 +96,30 @@ class FirstTripIT {
       long allRejected = rejections.stream().mapToLong(Long::longValue).max().orElseThrow();
       long doomed = dependency.reachedBetween(failAt, allRejected + 1);
       Files.deleteIfExists(go);
+      // where the doomed calls fall: before the trip (the fleet's own 5 failures and those sent
+      // while they were recorded) and after it (nodes that had not learned it yet)
+      long beforeTrip = dependency.reachedBetween(failAt, trip.atMillis() + 1);
+      System.out.println(
+          +failAt
+              + " trip="
+              + trip.atMillis()
+              + " times="
+              + dependency.times().stream()
+                  .filter(t -> t >= failAt - 5 && t <= allRejected)
+                  .map(t -> Long.toString(t - failAt))
+                  .toList()
+              + " seen="
+              + openSeen
+              + " rej="
+              + rejections);
       System.out.printf(
-          "first trip (fresh JVMs): failuresAtTrip=%s doomed=%d propagation p50=%d p99=%d max=%d ms%n",
+          "first trip (fresh JVMs): failuresAtTrip=%s tripAfter=%d ms doomed=%d (%d before the"
+              + " trip, %d after) propagation p50=%d p99=%d max=%d ms%n",
           trip.field("failures"),
+          trip.atMillis() - failAt,
           doomed,
+          beforeTrip,
+          doomed - beforeTrip,
           lags.get(lags.size() / 2),
           p99,
           lags.get(lags.size() - 1));

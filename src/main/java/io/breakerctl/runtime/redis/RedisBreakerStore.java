@@ -405,12 +405,12 @@ public final class RedisBreakerStore implements BreakerStore {
 
   /**
    * Runs the client side of the scripts' calls: {@link #WARM_UP_CALLS} pipelined {@code EVAL}s of a
-   * script that writes nothing and answers as the record script does, with a record call's keys and
-   * arguments (on a breaker nobody uses), parsed as its answers are, and one shaped as an acquire.
-   * A fresh JVM's first failures then run compiled code through the encoder, the connection and the
-   * decoder: before, the first records ran that path interpreted (nothing else sends a script in a
-   * node's first seconds but a few flushes), on the path of the fleet's first trip. Costs Redis
-   * about 1 ms of CPU per registry start.
+   * script that writes nothing and answers as the record script does (its fast path's answer and
+   * its full one), with a record call's keys and arguments (on a breaker nobody uses), parsed as
+   * its answers are, and one shaped as an acquire. A fresh JVM's first failures then run compiled
+   * code through the encoder, the connection and the decoder: before, the first records ran that
+   * path interpreted (nothing else sends a script in a node's first seconds but a few flushes), on
+   * the path of the fleet's first trip. Costs Redis about 1 ms of CPU per registry start.
    */
   public CompletableFuture<Void> warmUp() {
     String[] k = keys.scriptKeys(WARM_UP_ID);
@@ -420,7 +420,12 @@ public final class RedisBreakerStore implements BreakerStore {
       calls.add(
           commands
               .<List<Object>>eval(
-                  "return {'OPEN', 5, 5, 1, '1', '1-0', '1', 1, 'COUNTED', 0}",
+                  // both answers record.lua gives: the fast path's (a failure counted in CLOSED,
+                  // what a fleet's first failures get) and the full one (the trip)
+                  i % 3 == 2
+                      ? "return {'OPEN', 5, 5, 1, '1', '1796189124697-0', '1796189124614293', 1,"
+                          + " 'COUNTED', 1796189154697}"
+                      : "return {4, 20, '1', '1796189124614293'}",
                   ScriptOutputType.MULTI,
                   k,
                   args)
