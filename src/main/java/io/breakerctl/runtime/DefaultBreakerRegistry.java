@@ -272,6 +272,9 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     } catch (StoreException e) {
       // a node that cannot warm its script path still works; its first call pays for it
     }
+    // the periodic check's baseline: its first run (checkInterval after the start) then compares
+    // with what Redis held at the start, and its read path is not cold at that moment
+    readCanary(s);
     return true;
   }
 
@@ -496,15 +499,29 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     if (closed.get() || refreshQueued.putIfAbsent(b.id(), Boolean.TRUE) != null) {
       return;
     }
-    Runnable read =
-        () -> {
-          refreshQueued.remove(b.id());
-          refresh(b);
-        };
     try {
-      scheduler.schedule(read, delayMillis, TimeUnit.MILLISECONDS);
+      scheduler.schedule(new QueuedRead(b), delayMillis, TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
       refreshQueued.remove(b.id()); // rejected after close
+    }
+  }
+
+  /**
+   * A queued read. A class, not a lambda: a lambda's call site is linked when it first runs, and
+   * the first one queued is a fresh JVM's first pushed trip, on the message thread while the JVM's
+   * other nodes' messages wait (the warm-up loads this class).
+   */
+  private final class QueuedRead implements Runnable {
+    private final DistributedBreaker b;
+
+    QueuedRead(DistributedBreaker b) {
+      this.b = b;
+    }
+
+    @Override
+    public void run() {
+      refreshQueued.remove(b.id());
+      refresh(b);
     }
   }
 
@@ -573,8 +590,20 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     lastStampCheck = now;
-    background(() -> checkCanary(s));
+    background(canaryCheck);
   }
+
+  /**
+   * The periodic check's task, made once: a lambda made at the first check (5 s after a start) was
+   * linked then, ms of a fresh JVM's CPU at a moment nothing else chose.
+   */
+  private final Runnable canaryCheck =
+      () -> {
+        BreakerStore s = store;
+        if (s != null) {
+          checkCanary(s);
+        }
+      };
 
   /**
    * The check every {@code checkInterval} while the subscription is up: the canary, and every stamp
@@ -608,10 +637,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       List<DistributedBreaker> batch = all.subList(from, Math.min(all.size(), from + STAMP_BATCH));
       List<String> stamps;
       try {
-        stamps =
-            BreakerStore.await(
-                s.stamps(batch.stream().map(DistributedBreaker::id).toList()),
-                cfg.commandTimeout().multipliedBy(10));
+        List<BreakerId> ids = new java.util.ArrayList<>(batch.size());
+        for (DistributedBreaker b : batch) {
+          ids.add(b.id());
+        }
+        stamps = BreakerStore.await(s.stamps(ids), cfg.commandTimeout().multipliedBy(10));
       } catch (StoreException e) {
         health.failed(BackgroundTask.REFRESH, e);
         return;
@@ -791,6 +821,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
               scratch.warmUp(FleetMessage.parse(JSON.readTree(transitions[0])));
               scratch.warmUpRejections(WARM_UP_REJECTIONS);
             }
+            new QueuedRead(scratch); // loaded, not run: what a pushed trip queues next
           } finally {
             warmedUp.countDown();
           }
