@@ -553,18 +553,32 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     if (s == null || !guard.up()) {
       return;
     }
-    s.state(b.id())
-        .whenComplete(
-            (snap, e) -> {
-              if (e != null) {
-                guard.failure(e);
-                health.failed(BackgroundTask.REFRESH, e);
-              } else {
-                guard.success();
-                health.succeeded(BackgroundTask.REFRESH);
-                b.onSnapshot(snap);
-              }
-            });
+    s.state(b.id()).whenComplete(new Refreshed(b));
+  }
+
+  /**
+   * What a read's answer does. A class, not a lambda, for the reason {@link QueuedRead} is one: the
+   * first read a fresh JVM queues follows its first trip (the warm-up loads this class).
+   */
+  private final class Refreshed
+      implements java.util.function.BiConsumer<BreakerSnapshot, Throwable> {
+    private final DistributedBreaker b;
+
+    Refreshed(DistributedBreaker b) {
+      this.b = b;
+    }
+
+    @Override
+    public void accept(BreakerSnapshot snap, Throwable e) {
+      if (e != null) {
+        guard.failure(e);
+        health.failed(BackgroundTask.REFRESH, e);
+      } else {
+        guard.success();
+        health.succeeded(BackgroundTask.REFRESH);
+        b.onSnapshot(snap);
+      }
+    }
   }
 
   /**
@@ -821,7 +835,14 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
               scratch.warmUp(FleetMessage.parse(JSON.readTree(transitions[0])));
               scratch.warmUpRejections(WARM_UP_REJECTIONS);
             }
-            new QueuedRead(scratch); // loaded, not run: what a pushed trip queues next
+            // loaded, not run: what a trip queues next, and what its answer does
+            new QueuedRead(scratch);
+            new Refreshed(scratch);
+            // the queue's table is made by its first entry: made by the first trip, that was when
+            // FirstTripIT's children saw ConcurrentHashMap.putVal's compiled code de-optimized
+            // (which the whole JVM runs), and with this they no longer do
+            refreshQueued.putIfAbsent(WARM_UP, Boolean.TRUE);
+            refreshQueued.remove(WARM_UP);
           } finally {
             warmedUp.countDown();
           }
