@@ -28,7 +28,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * failures); the calls that reached the failing dependency before every node rejected and the
  * propagation to every node's view (watched in each child) are measured and bounded. The issue's
  * targets (at most 15, p99 at most 50 ms) are printed with the figures: on the 2-core build
- * machine, with 4 fresh JVMs and their JIT threads sharing the cores, they are not met yet.
+ * machine, with 4 fresh JVMs and their JIT threads sharing the cores, the p99 is met in every run
+ * and the doomed calls in about half (median 15 over 22 runs alone).
  */
 @DisplayName("The first trip of a fresh fleet propagates by push")
 class FirstTripIT {
@@ -38,8 +39,8 @@ class FirstTripIT {
 
   @Test
   @DisplayName(
-      "20 nodes in 4 fresh JVMs, every 20 ms: every node learns by push; doomed <= 80 and p99 <="
-          + " 500 ms asserted, the targets (15, 50 ms) printed")
+      "20 nodes in 4 fresh JVMs, every 20 ms: 12+ of 20 learn it by push; doomed <= 40 and p99 <="
+          + " 150 ms asserted, the targets (15, 50 ms) printed")
   void firstTrip() throws Exception {
     BreakerId id = BreakerId.parse("first-trip:dep");
     try (LoopbackDependency dependency = new LoopbackDependency(false);
@@ -141,11 +142,11 @@ class FirstTripIT {
       assertThat(byPush)
           .as("the first trip reaches a fresh fleet by pub/sub (it reached 1 of 19 before)")
           .isGreaterThanOrEqualTo(12);
-      // loose regression bounds for a shared 2-core machine (in the whole suite: doomed 42, p99
-      // 162 ms; alone, over 22 runs: doomed 16-36, p99 28-89 ms); the targets (15 doomed,
-      // p99 50 ms) are reported above and in the README, not met reliably here
-      assertThat(doomed).as("calls that reached the failing dependency").isLessThanOrEqualTo(80);
-      assertThat(p99).as("first-trip propagation p99 (ms)").isLessThanOrEqualTo(500);
+      // regression bounds with room for a shared 2-core machine (2026-12-02, alone, over 22 runs:
+      // doomed 8-24, p99 8-34 ms; in a whole-suite run 16 and 28 ms); the targets (15
+      // doomed, p99 50 ms) are reported above and in the README
+      assertThat(doomed).as("calls that reached the failing dependency").isLessThanOrEqualTo(40);
+      assertThat(p99).as("first-trip propagation p99 (ms)").isLessThanOrEqualTo(150);
     }
   }
 
