@@ -833,7 +833,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
             if (mode() == Mode.HYBRID && guard.up()) {
               // open again, then rejected calls (the view decides them: nothing is sent)
               scratch.warmUp(FleetMessage.parse(JSON.readTree(transitions[0])));
-              scratch.warmUpRejections(WARM_UP_REJECTIONS);
+              scratch.warmUpCallPath(WARM_UP_REJECTIONS);
             }
             // loaded, not run: what a trip queues next, and what its answer does
             new QueuedRead(scratch);

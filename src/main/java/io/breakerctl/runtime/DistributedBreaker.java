@@ -709,17 +709,17 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   /**
-   * The registry's warm-up, on its scratch breaker whose view is open: {@code n} calls rejected by
-   * the view (nothing is sent), so a node's first real rejection runs compiled code and does not
-   * load the view switch's classes; and the class that handles a record's answer, which the first
-   * failure would load on the caller's thread.
+   * The registry's warm-up of the call path, on its scratch breaker whose view is open: {@code
+   * rejections} calls rejected by the view (nothing is sent), so a node's first real rejection runs
+   * compiled code and does not load the view switch's classes; and the class that handles a
+   * record's answer, which the first failure would load on the caller's thread.
    */
-  void warmUpRejections(int n) {
+  void warmUpCallPath(int rejections) {
     SharedView v = view;
     if (v == null || v.effective(now()) != State.OPEN) {
       return; // only a view that rejects by itself may run calls here
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < rejections; i++) {
       try {
         call(WARM_UP_CALL);
       } catch (CallNotPermittedException expected) {
