@@ -28,8 +28,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * failures); the calls that reached the failing dependency before every node rejected and the
  * propagation to every node's view (watched in each child) are measured and bounded. The issue's
  * targets (at most 15, p99 at most 50 ms) are printed with the figures: on the 2-core build
- * machine, with 4 fresh JVMs and their JIT threads sharing the cores, the p99 is met in every run
- * and the doomed calls in about half (median 16 over 30 runs alone).
+ * machine, with 4 fresh JVMs and their JIT threads sharing the cores, the p99 is met in 55 of 56
+ * runs alone and the doomed calls in 26 of 56 (median 16).
+ *
+ * <p>Where the time goes (2026-12-02): a scheduler trace of the 45 ms after the switch shows both
+ * cores 85-95% busy, the nodes' Lettuce I/O threads (39 woke) and the JVMs' JIT compiler threads
+ * taking about half each, so runnable threads wait up to 19 ms for a core and a failure's record
+ * reaches Redis up to 8 ms after the call failed. Compiling the I/O loop at connect (300 sequential
+ * record-shaped round trips), one I/O thread per registry and fixed-rate callers each left the
+ * figures within their run-to-run spread (README, the runtime's table).
  */
 @DisplayName("The first trip of a fresh fleet propagates by push")
 class FirstTripIT {
