@@ -32,12 +32,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * runs alone and the doomed calls in 26 of 56 (median 16).
  *
  * <p>Where the time goes (2026-12-02): a scheduler trace of the 45 ms after the switch shows both
- * cores 85-95% busy, the nodes' Lettuce I/O threads (39 woke) and the JVMs' JIT compiler threads
- * taking about half each, so runnable threads wait up to 19 ms for a core and a failure's record
- * reaches Redis up to 8 ms after the call failed. Compiling the I/O loop at connect (300 sequential
- * record-shaped round trips), one I/O thread per registry and fixed-rate callers each left the
- * figures within their run-to-run spread (README, the runtime's table), and so did failing the
- * dependency after 12 s of serving instead of 1.5 s: what is left is not the JVMs' youth.
+ * cores 85-95% busy, most of it the nodes' Lettuce I/O threads (39 woke, 20-36 ms of CPU) and the
+ * JVMs' JIT compiler threads (20-45 ms), so runnable threads wait up to 19 ms for a core and a
+ * failure's record reaches Redis up to 8 ms after the call failed. Compiling the I/O loop at
+ * connect (300 sequential record-shaped round trips), one I/O thread per registry and fixed-rate
+ * callers each left the figures within their run-to-run spread (README, the runtime's table), and
+ * so did failing the dependency after 12 s of serving instead of 1.5 s: what is left is not the
+ * JVMs' youth.
  */
 @DisplayName("The first trip of a fresh fleet propagates by push")
 class FirstTripIT {
