@@ -711,8 +711,10 @@ final class DistributedBreaker implements CircuitBreaker {
   /**
    * The registry's warm-up of the call path, on its scratch breaker whose view is open: {@code
    * rejections} calls rejected by the view (nothing is sent), so a node's first real rejection runs
-   * compiled code and does not load the view switch's classes; and the class that handles a
-   * record's answer, which the first failure would load on the caller's thread.
+   * compiled code and does not load the view switch's classes; the class that handles a record's
+   * answer, which the first failure would load on the caller's thread; and the flush tick's report
+   * (built, compared with the last one and encoded; not sent), which the node's first tick, 1 s
+   * after its start, would otherwise do cold while the fleet may be tripping.
    */
   void warmUpCallPath(int rejections) {
     SharedView v = view;
@@ -727,6 +729,10 @@ final class DistributedBreaker implements CircuitBreaker {
       }
     }
     new Recorded(null, null, State.OPEN);
+    // the report as the flush tick compares and encodes it; nothing is sent
+    NodeHeartbeat beat = heartbeat(true);
+    beat.equals(lastBeat);
+    beat.toJson();
   }
 
   private static final Supplier<Object> WARM_UP_CALL = () -> null;

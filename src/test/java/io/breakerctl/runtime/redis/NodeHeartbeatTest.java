@@ -1,0 +1,44 @@
+package io.breakerctl.runtime.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.State;
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The written-out {@code equals} and {@code hashCode} keep the record's meaning. */
+@DisplayName("NodeHeartbeat equality")
+class NodeHeartbeatTest {
+
+  private static final NodeHeartbeat BASE =
+      new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=5");
+
+  @Test
+  @DisplayName("equal components: equal, with equal hash codes")
+  void equalComponents() {
+    NodeHeartbeat same = new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=5");
+    assertThat(same).isEqualTo(BASE).hasSameHashCodeAs(BASE);
+    assertThat(new NodeHeartbeat("n1", State.OPEN, "", 0, true, 0, null))
+        .isEqualTo(new NodeHeartbeat("n1", State.OPEN, "", 0, true, 0));
+  }
+
+  @Test
+  @DisplayName("a report that differs in any one component is not equal (the tick sends it)")
+  void eachComponentCounts() {
+    List<NodeHeartbeat> others =
+        List.of(
+            new NodeHeartbeat("n2", State.CLOSED, "a:b", 3, false, 10, "t=5"),
+            new NodeHeartbeat("n1", State.OPEN, "a:b", 3, false, 10, "t=5"),
+            new NodeHeartbeat("n1", State.CLOSED, "a:c", 3, false, 10, "t=5"),
+            new NodeHeartbeat("n1", State.CLOSED, "a:b", 4, false, 10, "t=5"),
+            new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, true, 10, "t=5"),
+            new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 11, "t=5"),
+            new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=6"));
+    for (NodeHeartbeat other : others) {
+      assertThat(other).as("%s", other).isNotEqualTo(BASE);
+      assertThat(BASE).as("%s", other).isNotEqualTo(other);
+    }
+    assertThat(BASE).isNotEqualTo(null).isNotEqualTo("n1");
+  }
+}
