@@ -41,6 +41,17 @@ public interface BreakerStore extends AutoCloseable {
   CompletableFuture<AcquireResult> acquire(BreakerId id, String node, Policy policy);
 
   /**
+   * Like {@link #acquire(BreakerId, String, Policy)}, naming the probe lease a grant would carry
+   * ({@code leaseId}, no {@code '|'}): a caller whose answer is lost (a timeout) can then give the
+   * lease back with {@link Outcome#release} without having seen it. A store whose answers cannot be
+   * lost may ignore the name (the answer carries the lease's id either way); this default does.
+   */
+  default CompletableFuture<AcquireResult> acquire(
+      BreakerId id, String node, Policy policy, String leaseId) {
+    return acquire(id, node, policy);
+  }
+
+  /**
    * Records outcomes ({@code record.lua}), with this node's heartbeat when {@code heartbeat} is not
    * null. {@code policy} applies while no policy is warmed.
    */

@@ -18,6 +18,7 @@ import io.breakerctl.runtime.redis.RecordResult;
 import io.breakerctl.runtime.redis.StoreException;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,6 +53,13 @@ final class DistributedBreaker implements CircuitBreaker {
   private final AtomicLong degradedFailures = new AtomicLong();
   private final List<Consumer<CircuitEvent>> listeners = new CopyOnWriteArrayList<>();
   private final AtomicBoolean probing = new AtomicBoolean();
+  private final AtomicLong leaseNames = new AtomicLong();
+
+  /** This process's prefix of the lease names its nodes propose (see {@link #nextLeaseName}). */
+  private static final String LEASE_PREFIX =
+      Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFFFL, 36)
+          + "-";
+
   private final AtomicBoolean reasserting = new AtomicBoolean();
 
   /** Set when the local machine tripped while this node was degraded (published on recovery). */
@@ -209,12 +217,13 @@ final class DistributedBreaker implements CircuitBreaker {
       return degradedAcquire();
     }
     AcquireResult r;
+    String lease = nextLeaseName();
+    CompletableFuture<AcquireResult> pending = store.acquire(id, node(), resolved.policy(), lease);
     try {
-      r =
-          BreakerStore.await(
-              store.acquire(id, node(), resolved.policy()), registry.commandTimeout());
+      r = BreakerStore.await(pending, registry.commandTimeout());
       registry.guard().success();
     } catch (StoreException e) {
+      pending.whenComplete(new GiveBack(lease));
       registry.guard().failure(e);
       return registry.guard().up() ? fromView() : degradedAcquire();
     }
@@ -226,6 +235,47 @@ final class DistributedBreaker implements CircuitBreaker {
       return reject(r.state(), r.reason());
     }
     return new Grant(this, true, r.state(), r.reason(), parse(r.generation()), r.leaseId(), false);
+  }
+
+  /**
+   * A name for the next probe lease this node asks for: unique per breaker and process (a random
+   * prefix, then a counter), without {@code '|'}. Named by the node, a lease can be given back when
+   * the acquire's answer is lost.
+   */
+  private String nextLeaseName() {
+    return LEASE_PREFIX + Long.toString(leaseNames.incrementAndGet(), 36);
+  }
+
+  /**
+   * Gives back the lease an abandoned acquire may have been granted. The acquire timed out for this
+   * node, but Redis may still have run it (a stall, a busy machine) and granted the lease: then no
+   * node holds it, and the fleet would wait the lease's expiry (probeLeaseMillis, 10 s by default)
+   * for its next probe. Once the acquire's future completes (its answer, or the client's own
+   * timeout), the release goes out on the same connection and so runs after the acquire; a release
+   * of a lease never granted changes nothing.
+   */
+  private final class GiveBack implements java.util.function.BiConsumer<AcquireResult, Throwable> {
+    private final String lease;
+
+    GiveBack(String lease) {
+      this.lease = lease;
+    }
+
+    @Override
+    public void accept(AcquireResult late, Throwable e) {
+      if (e == null && (!late.allowed() || late.leaseId().isEmpty())) {
+        return; // answered late without a lease: nothing to give back
+      }
+      release(e == null ? late.leaseId() : lease);
+    }
+  }
+
+  /** Gives a shared probe lease back unused (fire and forget: it expires if this fails too). */
+  private void release(String lease) {
+    BreakerStore store = registry.store();
+    if (store != null) {
+      store.record(id, Outcome.release(node(), lease), resolved.policy());
+    }
   }
 
   /**
@@ -486,6 +536,10 @@ final class DistributedBreaker implements CircuitBreaker {
       breaker.observers.current().outcome(slow ? CallOutcome.SLOW : outcome, nanos);
       if (counted) {
         breaker.complete(this, outcome.failure(), nanos);
+      } else if (!local && !lease.isEmpty()) {
+        // a probe whose outcome counts neither way: its lease goes back, or the fleet would wait
+        // the lease's expiry for the next probe
+        breaker.release(lease);
       }
     }
   }
@@ -1125,9 +1179,17 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     registry.background(
         () -> {
+          String lease = nextLeaseName();
+          CompletableFuture<AcquireResult> pending =
+              registry.store().acquire(id, node(), resolved.policy(), lease);
           try {
-            AcquireResult r =
-                BreakerStore.await(registry.store().acquire(id, node(), resolved.policy()));
+            AcquireResult r;
+            try {
+              r = BreakerStore.await(pending);
+            } catch (StoreException e) {
+              pending.whenComplete(new GiveBack(lease));
+              throw e;
+            }
             if (!r.allowed()) {
               return;
             }

@@ -67,6 +67,12 @@ final class MeteredStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<AcquireResult> acquire(
+      BreakerId id, String node, Policy policy, String leaseId) {
+    return timed(StoreCommand.ACQUIRE, () -> delegate.acquire(id, node, policy, leaseId));
+  }
+
+  @Override
   public void batch(Runnable work) {
     delegate.batch(work);
   }

@@ -43,7 +43,13 @@
  *   <li><b>A command failed or timed out, the node is not (yet) degraded</b>: OPEN stays OPEN until
  *       its window ends, a live override stays in force, a half-open breaker without a lease from
  *       Redis rejects ({@code NO_LEASE}: no lease, no probe); only a view of CLOSED admits. SHARED
- *       nodes keep the view updated from every acquire answer for the same purpose.
+ *       nodes keep the view updated from every acquire answer for the same purpose. The acquire may
+ *       still run in Redis after the node gave up on it and be granted a probe lease nobody holds;
+ *       each node names the lease it asks for ({@code acquire.lua}'s lease argument) and, once the
+ *       abandoned acquire completes, gives it back ({@code Outcome.release}: a record with the
+ *       lease and no outcome, on the same connection, so it runs after the acquire). A probe whose
+ *       outcome counts neither way (IGNORED) gives its lease back too. Left alone, such a lease
+ *       kept the whole fleet half-open until its expiry ({@code probeLeaseSeconds}, 10 s).
  *   <li><b>Degraded</b>: the breaker's local machine is seeded from that view once per degradation
  *       (stored state, open window, override and its expiry converted with the measured Redis-time
  *       offset, generation). A view that is OPEN or HALF_OPEN becomes a fresh local open window

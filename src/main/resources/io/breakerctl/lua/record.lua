@@ -25,7 +25,11 @@
 -- failuresTotal counts every failure received, counted in the window or not. A result from an
 -- older generation (admitted before a trip or an override) changes no state. In HALF_OPEN only a
 -- result carrying a live lease of this generation and owner counts: halfOpenPermits successes
--- close, one failure reopens with the open window doubled up to maxOpenMillis.
+-- close, one failure reopens with the open window doubled up to maxOpenMillis. A lease with no
+-- outcome (0 failures, 0 successes) is given back unused: this owner's lease is removed in any
+-- state and generation (RELEASED; STALE_LEASE when it holds none), so another node may probe at
+-- once instead of after probeLeaseMillis. A node sends it when its acquire's answer was lost (see
+-- acquire.lua) and when the probe's call ended in an outcome that counts neither way.
 --
 -- While no policy is warmed, the caller's policy argument is stored as `nodePolicy` (the node's
 -- registry defaults, shown by status and describe); a call whose argument differs from it takes
@@ -205,7 +209,13 @@ local function open_for(om, from, cause, extra)
   state = 'OPEN'
 end
 
-if lease ~= '' then
+if lease ~= '' and failures == 0 and successes == 0 then
+  if redis.call('ZREM', LEASES, lease .. '|' .. NODE) == 1 then
+    accepted, reason = 1, 'RELEASED'
+  else
+    reason = 'STALE_LEASE'
+  end
+elseif lease ~= '' then
   local member = lease .. '|' .. NODE
   local expiry = state == 'HALF_OPEN' and seen_gen == gen and redis.call('ZSCORE', LEASES, member)
   if not expiry then

@@ -283,6 +283,9 @@ public final class LocalStateMachine {
    * are recorded:
    *
    * <ul>
+   *   <li>with a lease id and no outcome (0 failures, 0 successes): the lease is given back unused,
+   *       removed in any state and generation (RELEASED; STALE_LEASE when this owner holds no such
+   *       lease);
    *   <li>with a lease id: only a live lease of this owner and generation in HALF_OPEN counts
    *       (STALE_LEASE, LEASE_EXPIRED otherwise); a failure reopens with the open window doubled up
    *       to {@code maxOpenSeconds}, {@code halfOpenPermits} successes close and empty the window;
@@ -337,7 +340,15 @@ public final class LocalStateMachine {
       RecordOutcome reason = RecordOutcome.COUNTED;
       long wf = window.failures();
       long wc = window.calls();
-      if (leaseId != null && !leaseId.isEmpty()) {
+      if (leaseId != null && !leaseId.isEmpty() && failures == 0 && successes == 0) {
+        if (leases.expiryOf(leaseId, owner) != null) {
+          leases.remove(leaseId, owner);
+          accepted = true;
+          reason = RecordOutcome.RELEASED;
+        } else {
+          reason = RecordOutcome.STALE_LEASE;
+        }
+      } else if (leaseId != null && !leaseId.isEmpty()) {
         Long expiry =
             state == State.HALF_OPEN && generation == current
                 ? leases.expiryOf(leaseId, owner)

@@ -14,7 +14,13 @@ public enum RecordOutcome {
   /** A probe result after its lease expired. */
   LEASE_EXPIRED,
   /** Reported in a state that counts nothing in the window (open, half-open without lease). */
-  NOT_COUNTED;
+  NOT_COUNTED,
+  /**
+   * A lease given back unused (a lease with no outcome): removed so another caller may probe at
+   * once. A node sends it when its acquire's answer was lost or its probe's outcome counts neither
+   * way.
+   */
+  RELEASED;
 
   /** The stable code. */
   public String code() {

@@ -55,4 +55,15 @@ public record Outcome(
   public static Outcome probe(String node, String generation, String leaseId, boolean success) {
     return new Outcome(node, success ? 0 : 1, success ? 1 : 0, -1, generation, leaseId);
   }
+
+  /**
+   * Gives the lease {@code leaseId} back unused (no outcome): the record script removes it in any
+   * state (RELEASED), so another caller may probe at once instead of after the lease's expiry.
+   */
+  public static Outcome release(String node, String leaseId) {
+    if (leaseId == null || leaseId.isEmpty()) {
+      throw new IllegalArgumentException("a release needs the lease's id");
+    }
+    return new Outcome(node, 0, 0, -1, "", leaseId);
+  }
 }

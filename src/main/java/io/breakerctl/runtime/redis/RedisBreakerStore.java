@@ -552,9 +552,20 @@ public final class RedisBreakerStore implements BreakerStore {
    * breaker's hash.
    */
   public CompletableFuture<AcquireResult> acquire(BreakerId id, String node, Policy policy) {
+    return acquire(id, node, policy, "");
+  }
+
+  /**
+   * Asks for permission to call, naming the probe lease a grant in HALF_OPEN gets ({@code leaseId};
+   * empty: the script numbers it). The lean form never grants one, and the full form is sent only
+   * after its answer, so once this future completes, a release sent afterwards on this connection
+   * runs after whatever the acquire did.
+   */
+  public CompletableFuture<AcquireResult> acquire(
+      BreakerId id, String node, Policy policy, String leaseId) {
     Target t = target(id);
     if (!t.lastClosed) {
-      return full(t, id, node, policy);
+      return full(t, id, node, policy, leaseId);
     }
     // The lean form (acquire.lua): the hash key alone and no arguments, answered on the closed
     // fast path; a breaker that is not closed answers {-1} and gets the full form at once.
@@ -562,19 +573,22 @@ public final class RedisBreakerStore implements BreakerStore {
         .thenCompose(
             r ->
                 AcquireResult.isLeanRefusal(r)
-                    ? full(t, id, node, policy)
+                    ? full(t, id, node, policy, leaseId)
                     : CompletableFuture.completedFuture(AcquireResult.of(r)));
   }
 
   private CompletableFuture<AcquireResult> full(
-      Target t, BreakerId id, String node, Policy policy) {
-    return run(BreakerScript.ACQUIRE, id, node, policy)
-        .thenApply(
-            r -> {
-              AcquireResult a = AcquireResult.of(r);
-              t.lastClosed = a.state() == State.CLOSED;
-              return a;
-            });
+      Target t, BreakerId id, String node, Policy policy, String leaseId) {
+    CompletableFuture<List<Object>> answer =
+        leaseId.isEmpty()
+            ? run(BreakerScript.ACQUIRE, id, node, policy)
+            : run(BreakerScript.ACQUIRE, id, node, policy, leaseId);
+    return answer.thenApply(
+        r -> {
+          AcquireResult a = AcquireResult.of(r);
+          t.lastClosed = a.state() == State.CLOSED;
+          return a;
+        });
   }
 
   private Target target(BreakerId id) {

@@ -130,6 +130,7 @@ class ScenarioTableTest {
             "STALE_LEASE",
             "LEASE_EXPIRED",
             "NOT_COUNTED",
+            "RELEASED",
             "NOT_OVERRIDDEN",
             "UPDATED",
             "CLEARED",

@@ -163,9 +163,10 @@ public record Scenario(String name, String about, PolicyFields policy, List<Step
    *   <li>{@code ok}: {@code n} successes (default 1); {@code ms} the one call's duration (slow
    *       calls); {@code admittedIn}/{@code admitted} as for fail;
    *   <li>{@code acquire}: asks as {@code node} (default n1), remembered as {@code as};
-   *   <li>{@code probe}: the result ({@code result} ok or fail, {@code ms} for a slow one) of the
-   *       probe admitted by the acquire named {@code lease}, reported by that acquire's node (or
-   *       {@code node}) with its generation (or {@code admittedIn});
+   *   <li>{@code probe}: the result ({@code result} ok, fail, or release: the lease given back with
+   *       no outcome; {@code ms} for a slow one) of the probe admitted by the acquire named {@code
+   *       lease}, reported by that acquire's node (or {@code node}) with its generation (or {@code
+   *       admittedIn});
    *   <li>{@code force}: the override {@code kind} for {@code for} ms (0 or absent: until cleared);
    *       {@code clear}: clears it;
    *   <li>{@code warm}: policy {@code policyId} (default "scenario") {@code version} with {@code

@@ -116,10 +116,11 @@ public final class ScenarioRunner {
                 scenario.name() + " step " + (index + 1) + ": no acquire named " + s.lease());
           }
           boolean ok = "ok".equals(s.result());
+          boolean release = "release".equals(s.result());
           String gen = s.admittedIn() != null ? s.admittedIn().toString() : by.generation();
           return side.record(
               s.nodeOr(by.node()),
-              ok ? 0 : 1,
+              ok || release ? 0 : 1,
               ok ? 1 : 0,
               s.ms() == null ? -1 : s.ms(),
               gen,
