@@ -3,6 +3,7 @@ package io.breakerctl.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
@@ -42,6 +43,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * JVMs' youth. Nor is it Java's NIO: with Netty's native epoll transport (which Lettuce picks up
  * when it is on the class path) the figures stayed within the same spread (README).
  *
+ * <p>The same-run baseline: the dependency then recovers, the fleet must close again within 3 s
+ * after its open window (a probe lease left behind by a timed-out acquire once kept it half-open
+ * for the lease's 10 s), and the dependency fails a second time, in JVMs that have tripped before.
+ * Both trips are counted alike (failed calls in the 300 ms after the switch) and printed: over 21
+ * runs on 2026-12-02 the first trip gave a median 22 and the second 18 (at most 15 in 4 and in 6
+ * runs), so on this machine a warmed fleet misses the target of 15 too.
+ *
  * <p>The asserted bounds are regression bounds, not the targets: on a slower day of the same
  * machine (2026-12-02, third session: a whole-suite run took 811 s against 592-661 s) 16 runs alone
  * gave doomed 13-49 (median 25) and p99 17-84 ms, so a bound near the figures fails builds for the
@@ -53,6 +61,12 @@ class FirstTripIT {
 
   @RegisterExtension
   static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+
+  /** The open window: short, so the fleet closes and trips a second time within the run. */
+  private static final long OPEN_MILLIS = 2_000;
+
+  /** How long the children call: the first trip, the recovery, the second trip. */
+  private static final long RUN_MILLIS = 10_000;
 
   @Test
   @DisplayName(
@@ -78,7 +92,8 @@ class FirstTripIT {
                     "jvm" + c + "-",
                     "20",
                     "@" + go,
-                    "4500")));
+                    Long.toString(RUN_MILLIS),
+                    Long.toString(OPEN_MILLIS))));
       }
       long deadline = System.currentTimeMillis() + 45_000;
       while (children.stream().anyMatch(ch -> !ch.stdout().contains("READY"))
@@ -96,6 +111,23 @@ class FirstTripIT {
       // answered meanwhile were not doomed)
       long failAt = System.currentTimeMillis();
       dependency.failing(true);
+      // the same-run baseline: the dependency recovers, the fleet closes after its open window
+      // (a probe lease left behind by a timed-out acquire once kept it half-open for the lease's
+      // 10 s here), serves for a second, and its dependency fails again: the second trip runs in
+      // JVMs that have tripped before. Both are counted the same way: failed calls that reached
+      // the dependency in the 300 ms after its switch.
+      Fleet.sleep(failAt + 300 - System.currentTimeMillis());
+      dependency.failing(false);
+      long closedAt = awaitClosed(store, id, failAt + OPEN_MILLIS + 3_000);
+      assertThat(closedAt)
+          .as("the fleet closed again within 3 s after its open window (ms after the failure)")
+          .isPositive();
+      Fleet.sleep(1_000);
+      long failAgainAt = System.currentTimeMillis();
+      dependency.failing(true);
+      Fleet.sleep(failAgainAt + 300 - System.currentTimeMillis());
+      long firstIn300 = dependency.failedBetween(failAt, failAt + 300);
+      long secondIn300 = dependency.failedBetween(failAgainAt, failAgainAt + 300);
       List<Long> openSeen = new ArrayList<>();
       List<Long> rejections = new ArrayList<>();
       for (ChildJvm ch : children) {
@@ -155,6 +187,10 @@ class FirstTripIT {
           "first trip: %d of 20 nodes learned it by push (the others from their own failure's"
               + " answer); targets doomed <= 15 %s, p99 <= 50 ms %s%n",
           byPush, doomed <= 15 ? "met" : "NOT met", p99 <= 50 ? "met" : "NOT met");
+      System.out.printf(
+          "same JVMs, failed calls in the 300 ms after the switch: first trip %d, second trip"
+              + " (JVMs that tripped before) %d; closed again %d ms after the first failure%n",
+          firstIn300, secondIn300, closedAt - failAt);
       assertThat(trip.field("failures")).isEqualTo("5");
       assertThat(byPush)
           .as("the first trip reaches a fresh fleet by pub/sub (it reached 1 of 19 before)")
@@ -165,6 +201,17 @@ class FirstTripIT {
       assertThat(doomed).as("calls that reached the failing dependency").isLessThanOrEqualTo(80);
       assertThat(p99).as("first-trip propagation p99 (ms)").isLessThanOrEqualTo(250);
     }
+  }
+
+  /** When Redis first held the breaker CLOSED again (wall clock ms), 0 if not by {@code until}. */
+  private static long awaitClosed(RedisBreakerStore store, BreakerId id, long until) {
+    while (System.currentTimeMillis() < until) {
+      if (RedisBreakerStore.await(store.state(id)).effectiveState() == State.CLOSED) {
+        return System.currentTimeMillis();
+      }
+      Fleet.sleep(20);
+    }
+    return 0;
   }
 
   private static List<Long> values(ChildJvm ch, String prefix) {

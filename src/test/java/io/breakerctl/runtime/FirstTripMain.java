@@ -18,9 +18,10 @@ import java.util.stream.Collectors;
  * (when each node's view first showed OPEN, wall-clock ms, 0 for never) and {@code firstRejections
  * t1,t2,...}. With {@code pauseMillis} 0 the nodes do not call at all (only the view is watched).
  *
- * <p>Args: redisUri dependencyPort breakerId n nodePrefix pauseMillis startAt durationMillis;
- * {@code startAt} is wall-clock ms, or {@code @FILE}: wait (at most 60 s) until FILE exists and
- * read the start time from it, so a parent can start its children together once all are ready.
+ * <p>Args: redisUri dependencyPort breakerId n nodePrefix pauseMillis startAt durationMillis
+ * [openMillis, default 30000]; {@code startAt} is wall-clock ms, or {@code @FILE}: wait (at most 60
+ * s) until FILE exists and read the start time from it, so a parent can start its children together
+ * once all are ready.
  */
 public final class FirstTripMain {
   private FirstTripMain() {}
@@ -39,7 +40,10 @@ public final class FirstTripMain {
             Integer.parseInt(args[1]),
             new LoopbackFleet.Options(
                 Mode.HYBRID,
-                LoopbackFleetMain.policy(5, 30_000, StoreFailureMode.LOCAL_ONLY),
+                LoopbackFleetMain.policy(
+                    5,
+                    args.length > 8 ? Long.parseLong(args[8]) : 30_000,
+                    StoreFailureMode.LOCAL_ONLY),
                 null,
                 null,
                 null));
