@@ -218,12 +218,15 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     AcquireResult r;
     String lease = nextLeaseName();
-    CompletableFuture<AcquireResult> pending = store.acquire(id, node(), resolved.policy(), lease);
+    CompletableFuture<AcquireResult> pending = null;
     try {
+      pending = store.acquire(id, node(), resolved.policy(), lease);
       r = BreakerStore.await(pending, registry.commandTimeout());
       registry.guard().success();
     } catch (StoreException e) {
-      pending.whenComplete(new GiveBack(lease));
+      if (pending != null) {
+        pending.whenComplete(new GiveBack(lease));
+      }
       registry.guard().failure(e);
       return registry.guard().up() ? fromView() : degradedAcquire();
     }
@@ -270,11 +273,18 @@ final class DistributedBreaker implements CircuitBreaker {
     }
   }
 
-  /** Gives a shared probe lease back unused (fire and forget: it expires if this fails too). */
+  /**
+   * Gives a shared probe lease back unused. Fire and forget: a release that fails leaves the lease
+   * to its expiry, as before, and never fails the caller (it may run on a caller's thread).
+   */
   private void release(String lease) {
     BreakerStore store = registry.store();
     if (store != null) {
-      store.record(id, Outcome.release(node(), lease), resolved.policy());
+      try {
+        store.record(id, Outcome.release(node(), lease), resolved.policy());
+      } catch (RuntimeException e) {
+        // the lease expires after probeLeaseSeconds
+      }
     }
   }
 
@@ -1180,9 +1190,9 @@ final class DistributedBreaker implements CircuitBreaker {
     registry.background(
         () -> {
           String lease = nextLeaseName();
-          CompletableFuture<AcquireResult> pending =
-              registry.store().acquire(id, node(), resolved.policy(), lease);
           try {
+            CompletableFuture<AcquireResult> pending =
+                registry.store().acquire(id, node(), resolved.policy(), lease);
             AcquireResult r;
             try {
               r = BreakerStore.await(pending);
