@@ -579,16 +579,14 @@ public final class RedisBreakerStore implements BreakerStore {
 
   private CompletableFuture<AcquireResult> full(
       Target t, BreakerId id, String node, Policy policy, String leaseId) {
-    CompletableFuture<List<Object>> answer =
-        leaseId.isEmpty()
-            ? run(BreakerScript.ACQUIRE, id, node, policy)
-            : run(BreakerScript.ACQUIRE, id, node, policy, leaseId);
-    return answer.thenApply(
-        r -> {
-          AcquireResult a = AcquireResult.of(r);
-          t.lastClosed = a.state() == State.CLOSED;
-          return a;
-        });
+    // an empty lease id is the script's "none": it numbers the lease itself
+    return run(BreakerScript.ACQUIRE, id, node, policy, leaseId)
+        .thenApply(
+            r -> {
+              AcquireResult a = AcquireResult.of(r);
+              t.lastClosed = a.state() == State.CLOSED;
+              return a;
+            });
   }
 
   private Target target(BreakerId id) {
