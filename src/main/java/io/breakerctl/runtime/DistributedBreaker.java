@@ -324,9 +324,15 @@ final class DistributedBreaker implements CircuitBreaker {
    * admits.
    */
   private Permission degradedAcquire() {
-    seedIfNeeded();
-    if (local.activeOverride().isPresent()) {
-      return fromLocal(local.tryAcquire(node()));
+    LocalStateMachine.Admission overridden = null;
+    synchronized (this) {
+      seedIfNeeded();
+      if (local.activeOverride().isPresent()) {
+        overridden = local.tryAcquire(node());
+      }
+    }
+    if (overridden != null) {
+      return fromLocal(overridden);
     }
     StoreFailureMode m = resolved.policy().storeFailureMode();
     SharedView v = view;
@@ -352,7 +358,20 @@ final class DistributedBreaker implements CircuitBreaker {
       }
       return new Grant(this, true, s, AdmissionReason.LAST_KNOWN, -1, "", true);
     }
-    return fromLocal(local.tryAcquire(node()));
+    return fromLocal(seededAcquire());
+  }
+
+  /**
+   * The seeded local machine's decision while degraded. The seed check and the decision hold the
+   * breaker's monitor, as {@link #install} does: a recovery installs the exact shared state (a
+   * half-open breaker whose lease another node holds, or an open window that just ended) into the
+   * local machine while this node is still degraded, and a decision between that and the guard's
+   * recovery must come from a fresh seed (which rejects), never from the installed copy (which
+   * would grant a local probe beside the fleet's: two calls at a recovering dependency).
+   */
+  private synchronized LocalStateMachine.Admission seededAcquire() {
+    seedIfNeeded();
+    return local.tryAcquire(node());
   }
 
   /**
@@ -1141,11 +1160,16 @@ final class DistributedBreaker implements CircuitBreaker {
         : null;
   }
 
-  /** Takes {@code next} as the view and seeds the local machine from it exactly. */
+  /**
+   * Takes {@code next} as the view and seeds the local machine from it exactly. That copy is for a
+   * node that Redis answers; a degraded decision made before the guard recovers seeds afresh
+   * ({@link #seededAcquire}).
+   */
   private void install(SharedView next) {
     synchronized (this) {
       view = next;
       closedGrant = closedGrantFor(next);
+      seededFor = -1;
       long now = now();
       local.seed(
           next.stored(),

@@ -93,19 +93,31 @@ final class StoreGuard {
     }
   }
 
+  /**
+   * Marks Redis as down. The degradation is counted before it becomes visible: a caller that sees
+   * the node degraded also sees the new count, so its breaker seeds its local machine for this
+   * degradation and never decides from a machine left by an earlier one.
+   */
   void trip() {
-    if (down.compareAndSet(false, true)) {
+    synchronized (this) {
+      if (down.get()) {
+        return;
+      }
       downSince = System.nanoTime();
       degradations.incrementAndGet();
-      onDown.run();
+      down.set(true);
     }
+    onDown.run();
   }
 
   /** Marks Redis reachable again; true when it was down. */
   boolean recover() {
     consecutive.set(0);
-    if (!down.compareAndSet(true, false)) {
-      return false;
+    synchronized (this) {
+      if (!down.get()) {
+        return false;
+      }
+      down.set(false);
     }
     long since = downSince;
     if (since != 0) {

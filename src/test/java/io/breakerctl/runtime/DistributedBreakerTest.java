@@ -317,6 +317,88 @@ class DistributedBreakerTest {
           "b hears the trip: " + seen);
     }
 
+    /**
+     * The race behind a stall at a window's end (issue 28): a degraded node's recovery installs the
+     * exact shared state into each breaker's local machine, one breaker after another, and only
+     * then does the guard recover. A call decided in between came from that copy: a half-open
+     * breaker whose lease another node holds, copied without the lease, granted a local probe
+     * beside the fleet's. The store below runs such a call at the exact point (while the registry
+     * reads its second breaker), so the test fails every time without the fix.
+     */
+    @Test
+    void aCallDecidedDuringRecoveryNeverProbesBesideTheFleetsLease() {
+      BreakerId other = BreakerId.parse("checkout:ledger");
+      List<BreakerId> reads = new CopyOnWriteArrayList<>();
+      List<Permission> duringRecovery = new CopyOnWriteArrayList<>();
+      List<CircuitBreaker> mine = new CopyOnWriteArrayList<>();
+      java.util.concurrent.atomic.AtomicBoolean recovering =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      BreakerStore hooked =
+          new ForwardingStore(store) {
+            @Override
+            public java.util.concurrent.CompletableFuture<BreakerSnapshot> state(BreakerId id) {
+              if (recovering.get() && !reads.contains(id)) {
+                if (!reads.isEmpty()) {
+                  // the first breaker is reconciled and installed, the guard not yet recovered
+                  BreakerId first = reads.get(0);
+                  for (CircuitBreaker cb : mine) {
+                    if (cb.id().equals(first)) {
+                      duringRecovery.add(cb.tryAcquire());
+                    }
+                  }
+                }
+                reads.add(id);
+              }
+              return super.state(id);
+            }
+          };
+      BreakerRegistry r =
+          BreakerRegistry.builder()
+              .store(hooked)
+              .clock(clock)
+              .nodeId("b")
+              .mode(Mode.SHARED)
+              .defaults(POLICY)
+              .refreshInterval(Duration.ofHours(1))
+              .flushInterval(Duration.ofHours(1))
+              .build();
+      registries.add(r);
+      mine.add(r.breaker(ID));
+      mine.add(r.breaker(other));
+      for (CircuitBreaker cb : mine) {
+        fail(cb, 5);
+        assertFalse(cb.tryAcquire().allowed(), cb.id() + " tripped, b knows it");
+      }
+      clock.advanceMillis(10_001);
+      for (CircuitBreaker cb : mine) {
+        assertTrue(
+            BreakerStore.await(store.acquire(cb.id(), "a", POLICY)).allowed(),
+            "node a holds the fleet's probe lease of " + cb.id());
+      }
+      store.failing("ping", true); // b's recovery checks fail until the test is ready
+      ((DefaultBreakerRegistry) r).guard().trip();
+      await("b degraded", r::degraded);
+      for (CircuitBreaker cb : mine) {
+        assertFalse(cb.tryAcquire().allowed(), "degraded: a fresh local open window");
+      }
+      recovering.set(true);
+      store.failing("ping", false);
+      await("b recovered", () -> !r.degraded());
+      assertEquals(1, duringRecovery.size(), "one call decided between install and recovery");
+      Permission p = duringRecovery.get(0);
+      assertFalse(
+          p.allowed(),
+          "no lease, no probe: a call decided while the recovery installs the fleet's half-open"
+              + " state must not be admitted (got "
+              + p.reason()
+              + ")");
+      for (CircuitBreaker cb : mine) {
+        Permission after = cb.tryAcquire();
+        assertFalse(after.allowed(), "recovered: node a's lease is the only one");
+        assertEquals(AdmissionReason.PROBES_BUSY, after.reason());
+      }
+    }
+
     @Test
     void reconcileAdoptsWhatTheFleetDidMeanwhileExactly() {
       DistributedBreaker a = node("a");

@@ -103,16 +103,36 @@ final class LoopbackFleet implements AutoCloseable {
       int node = i;
       CircuitBreaker cb = breakers.get(i);
       LoopbackDependency.Client dep = clients.get(i);
-      java.util.function.Supplier<String> attempt =
+      Runnable attempt =
           () -> {
+            Permission p = cb.tryAcquire();
+            if (!p.allowed()) {
+              synchronized (firstRejection) {
+                if (firstRejection[node] == 0) {
+                  firstRejection[node] = System.currentTimeMillis();
+                }
+              }
+              return;
+            }
             admitted.incrementAndGet();
             admissions.add(
                 new StringBuilder()
                     .append(node)
                     .append('@')
                     .append(System.currentTimeMillis())
+                    .append(':')
+                    .append(p.reason().code())
+                    .append(p.lease().isEmpty() ? "" : ":" + p.lease())
                     .toString());
-            return dep.call();
+            long start = System.nanoTime();
+            String result;
+            try {
+              result = dep.call();
+            } catch (RuntimeException e) {
+              p.onError(e, System.nanoTime() - start);
+              return;
+            }
+            p.onResult(result, System.nanoTime() - start);
           };
       Thread t =
           new Thread(
@@ -125,17 +145,7 @@ final class LoopbackFleet implements AutoCloseable {
                 }
                 long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
                 while (running.get() && System.nanoTime() < deadline) {
-                  try {
-                    cb.call(attempt);
-                  } catch (CallNotPermittedException e) {
-                    synchronized (firstRejection) {
-                      if (firstRejection[node] == 0) {
-                        firstRejection[node] = System.currentTimeMillis();
-                      }
-                    }
-                  } catch (RuntimeException e) {
-                    // the dependency failed: expected
-                  }
+                  attempt.run(); // the dependency fails: expected
                   Fleet.sleep(pauseMillis);
                 }
               },

@@ -10,9 +10,15 @@ import java.util.stream.Collectors;
 /**
  * Child process of the degraded-decision tests: runs {@code n} nodes of a {@link LoopbackFleet} for
  * each scenario in turn. A scenario is {@code id,mode,storeFailureMode,startAtMillis,
- * stopAtMillis[,lastKnownForMillis]}; the nodes are built at once (then {@code READY id} is
- * printed), call from {@code startAt} (wall clock) every {@code pauseMillis} until {@code stopAt},
- * and print {@code firstRejections id t1,t2,...}.
+ * stopAtMillis[,lastKnownForMillis[,dependencyPort]]} (an empty lastKnownFor is the default; a
+ * scenario's own dependency port replaces the one of the arguments); the nodes are built at once
+ * (then {@code READY id} is printed), call from {@code startAt} (wall clock) every {@code
+ * pauseMillis} until {@code stopAt}, and print {@code firstRejections id t1,t2,...}.
+ *
+ * <p>A child that falls behind the schedule (a starved machine: building 5 registries can take
+ * longer than the lead it has) still runs each scenario, late. Its calls then overlap the next
+ * scenario's time, which is why each scenario of a test should have its own dependency: a call is
+ * counted against the breaker that admitted it, never against a neighbour's window.
  *
  * <p>Args: redisUri dependencyPort n nodePrefix pauseMillis threshold openMillis scenario...
  */
@@ -39,14 +45,16 @@ public final class LoopbackFleetMain {
               id,
               n,
               prefix,
-              port,
+              s.length > 6 ? Integer.parseInt(s[6]) : port,
               new LoopbackFleet.Options(
                   Mode.valueOf(s[1]),
                   policy,
                   null,
                   null,
                   null,
-                  s.length > 5 ? Duration.ofMillis(Long.parseLong(s[5])) : null));
+                  s.length > 5 && !s[5].isEmpty()
+                      ? Duration.ofMillis(Long.parseLong(s[5]))
+                      : null));
       System.out.println("READY " + id);
       Fleet.sleep(Long.parseLong(s[3]) - System.currentTimeMillis());
       fleet.start(pause);

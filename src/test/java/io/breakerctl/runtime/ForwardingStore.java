@@ -1,0 +1,109 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.redis.AcquireResult;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.redis.OverrideResult;
+import io.breakerctl.runtime.redis.ReassertResult;
+import io.breakerctl.runtime.redis.Reassertion;
+import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.WarmResult;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * A store that forwards every call to a real one (the in-process store), for tests that must act at
+ * an exact point of a node's conversation with its store: override the one method, call super.
+ */
+class ForwardingStore implements BreakerStore {
+  private final BreakerStore target;
+
+  ForwardingStore(BreakerStore target) {
+    this.target = target;
+  }
+
+  @Override
+  public CompletableFuture<AcquireResult> acquire(BreakerId id, String node, Policy policy) {
+    return target.acquire(id, node, policy);
+  }
+
+  @Override
+  public CompletableFuture<AcquireResult> acquire(
+      BreakerId id, String node, Policy policy, String leaseId) {
+    return target.acquire(id, node, policy, leaseId);
+  }
+
+  @Override
+  public CompletableFuture<RecordResult> record(
+      BreakerId id, Outcome outcome, Policy policy, NodeHeartbeat heartbeat) {
+    return target.record(id, outcome, policy, heartbeat);
+  }
+
+  @Override
+  public void batch(Runnable work) {
+    target.batch(work);
+  }
+
+  @Override
+  public CompletableFuture<OverrideResult> override(BreakerId id, OverrideRequest request) {
+    return target.override(id, request);
+  }
+
+  @Override
+  public CompletableFuture<ReassertResult> reassert(
+      BreakerId id, String node, Reassertion request, Policy policy) {
+    return target.reassert(id, node, request, policy);
+  }
+
+  @Override
+  public CompletableFuture<WarmResult> warm(
+      BreakerId id, String policyId, long version, Policy policy, String actor) {
+    return target.warm(id, policyId, version, policy, actor);
+  }
+
+  @Override
+  public CompletableFuture<BreakerSnapshot> state(BreakerId id) {
+    return target.state(id);
+  }
+
+  @Override
+  public CompletableFuture<List<String>> stamps(List<BreakerId> ids) {
+    return target.stamps(ids);
+  }
+
+  @Override
+  public CompletableFuture<String> canary() {
+    return target.canary();
+  }
+
+  @Override
+  public CompletableFuture<String> ping() {
+    return target.ping();
+  }
+
+  @Override
+  public CompletableFuture<Long> alive(String node, Duration validFor) {
+    return target.alive(node, validFor);
+  }
+
+  @Override
+  public CompletableFuture<Void> warmUp() {
+    return target.warmUp();
+  }
+
+  @Override
+  public Subscription subscribe(Consumer<String> onMessage, Runnable onSubscribed) {
+    return target.subscribe(onMessage, onSubscribed);
+  }
+
+  @Override
+  public void close() {
+    target.close();
+  }
+}
