@@ -47,11 +47,21 @@ final class LoopbackFleet implements AutoCloseable {
   final java.util.concurrent.ConcurrentLinkedQueue<String> admissions =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
 
+  /**
+   * Each node's degraded periods ({@code node@fromMillis-toMillis}, wall clock; {@code to} 0 while
+   * still degraded at close), from its breaker's DEGRADED and RECOVERED events.
+   */
+  final java.util.concurrent.ConcurrentLinkedQueue<String> degradations =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  private final long[] degradedSince;
+
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final List<Thread> threads = new ArrayList<>();
 
   LoopbackFleet(String uri, BreakerId id, int nodes, String prefix, int port, Options o) {
     firstRejection = new long[nodes];
+    degradedSince = new long[nodes];
     for (int i = 0; i < nodes; i++) {
       BreakerRegistry r =
           BreakerRegistry.builder()
@@ -65,7 +75,21 @@ final class LoopbackFleet implements AutoCloseable {
               .lastKnownFor(o.lastKnownFor())
               .build();
       registries.add(r);
-      breakers.add(r.breaker(id));
+      CircuitBreaker cb = r.breaker(id);
+      int node = i;
+      cb.onEvent(
+          e -> {
+            synchronized (degradedSince) {
+              if (e.type() == CircuitEvent.Type.DEGRADED && degradedSince[node] == 0) {
+                degradedSince[node] = System.currentTimeMillis();
+              } else if (e.type() == CircuitEvent.Type.RECOVERED && degradedSince[node] != 0) {
+                degradations.add(
+                    node + "@" + degradedSince[node] + "-" + System.currentTimeMillis());
+                degradedSince[node] = 0;
+              }
+            }
+          });
+      breakers.add(cb);
       clients.add(new LoopbackDependency.Client(port));
     }
   }
@@ -168,5 +192,13 @@ final class LoopbackFleet implements AutoCloseable {
     running.set(false);
     Fleet.stop(threads, registries);
     clients.forEach(LoopbackDependency.Client::close);
+    synchronized (degradedSince) {
+      for (int i = 0; i < degradedSince.length; i++) {
+        if (degradedSince[i] != 0) {
+          degradations.add(i + "@" + degradedSince[i] + "-0");
+          degradedSince[i] = 0;
+        }
+      }
+    }
   }
 }

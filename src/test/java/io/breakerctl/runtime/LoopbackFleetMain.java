@@ -20,7 +20,9 @@ import java.util.stream.Collectors;
  * scenario's time, which is why each scenario of a test should have its own dependency: a call is
  * counted against the breaker that admitted it, never against a neighbour's window.
  *
- * <p>Args: redisUri dependencyPort n nodePrefix pauseMillis threshold openMillis scenario...
+ * <p>Args: redisUri dependencyPort n nodePrefix pauseMillis threshold openMillis [@baseFile]
+ * scenario... (with {@code @baseFile}, scenario times are offsets from the base: {@link
+ * #awaitBase}).
  */
 public final class LoopbackFleetMain {
   private LoopbackFleetMain() {}
@@ -33,8 +35,16 @@ public final class LoopbackFleetMain {
     long pause = Long.parseLong(args[4]);
     int threshold = Integer.parseInt(args[5]);
     long openMillis = Long.parseLong(args[6]);
-    for (String scenario : Arrays.copyOfRange(args, 7, args.length)) {
+    int first = 7;
+    long base = 0;
+    if (args.length > 7 && args[7].startsWith("@")) {
+      base = awaitBase(uri, java.nio.file.Path.of(args[7].substring(1)));
+      first = 8;
+    }
+    for (String scenario : Arrays.copyOfRange(args, first, args.length)) {
       String[] s = scenario.split(",");
+      s[3] = Long.toString(base + Long.parseLong(s[3]));
+      s[4] = Long.toString(base + Long.parseLong(s[4]));
       BreakerId id = BreakerId.parse(s[0]);
       // built shortly before the start, so a Redis restarted between scenarios is up again
       Fleet.sleep(Long.parseLong(s[3]) - 2500 - System.currentTimeMillis());
@@ -72,9 +82,37 @@ public final class LoopbackFleetMain {
     System.out.println("DONE");
   }
 
-  /** Prints a fleet's admissions (node@wall-clock-ms) for a test's diagnostics. */
+  /**
+   * The schedule's base time, for a test that starts its children first: this JVM warms up (one
+   * registry built and closed), prints {@code UP}, and waits (at most 5 min) for the test to write
+   * the base (wall clock ms) to {@code file}; scenario times are then offsets from it. A child that
+   * starts slowly on a starved machine so joins the schedule instead of running it late.
+   */
+  static long awaitBase(String uri, java.nio.file.Path file) {
+    LoopbackFleet.prewarm(uri);
+    System.out.println("UP");
+    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+    while (System.nanoTime() < deadline) {
+      try {
+        String text = java.nio.file.Files.readString(file).trim();
+        if (text.endsWith(";")) {
+          return Long.parseLong(text.substring(0, text.length() - 1));
+        }
+      } catch (java.io.IOException | NumberFormatException e) {
+        // not written yet
+      }
+      Fleet.sleep(20);
+    }
+    throw new IllegalStateException("no schedule base in " + file + " within 5 min");
+  }
+
+  /**
+   * Prints a fleet's admissions ({@code node@wall-clock-ms:reason[:lease]}) and its nodes' degraded
+   * periods ({@code node@from-to}), which the tests judge every admission by.
+   */
   static void printAdmissions(BreakerId id, LoopbackFleet fleet) {
     System.out.println("admissions " + id + " " + String.join(",", fleet.admissions));
+    System.out.println("degraded " + id + " " + String.join(",", fleet.degradations));
   }
 
   /** The fleet tests' policy: a trip at {@code threshold}, one probe, open {@code openMillis}. */
