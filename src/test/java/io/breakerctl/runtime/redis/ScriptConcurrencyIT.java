@@ -8,6 +8,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.testing.ChildJvm;
+import io.breakerctl.testing.Promises;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +25,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Atomicity and probe election under real concurrency: 2 JVM processes, many threads each. */
+/**
+ * Atomicity and probe election under real concurrency: 2 JVM processes, many threads each. Each
+ * case runs {@link Promises#ROUNDS} times ({@code scripts/stress race} turns it up); no verdict
+ * depends on timing: the probe leases outlive any start-up delay of the children.
+ */
 @DisplayName("Scripts under concurrency from 2 JVM processes")
 class ScriptConcurrencyIT {
 
@@ -52,6 +57,14 @@ class ScriptConcurrencyIT {
   @MethodSource("targets")
   @DisplayName("2 processes x 8 threads: exactly one CLOSED->OPEN, failuresTotal = failures sent")
   void oneTripUnderContention(StoreTarget t) {
+    Promises promises = new Promises();
+    for (int round = 0; round < Promises.ROUNDS; round++) {
+      promises.check("race-one-trip-" + name(t), () -> oneTrip(t));
+    }
+    promises.assertHeld();
+  }
+
+  private void oneTrip(StoreTarget t) {
     BreakerId id = StoreTarget.freshId("storm");
     int perThread = 40;
     long startAt = System.currentTimeMillis() + 2000;
@@ -98,12 +111,22 @@ class ScriptConcurrencyIT {
   @DisplayName(
       "200 acquirers in 2 processes right after the window ends: exactly halfOpenPermits leases")
   void probeElection(StoreTarget t, int permits) {
+    Promises promises = new Promises();
+    for (int round = 0; round < Promises.ROUNDS; round++) {
+      promises.check("race-leases-" + permits + "-" + name(t), () -> election(t, permits));
+    }
+    promises.assertHeld();
+  }
+
+  private void election(StoreTarget t, int permits) {
     BreakerId id = StoreTarget.freshId("election");
+    // leases that outlive any start-up delay of the child JVMs: no lease expires during the race
     Policy policy =
         Policy.builder()
             .failureThreshold(1)
             .open(Duration.ofMillis(2000))
             .halfOpenPermits(permits)
+            .probeLease(Duration.ofMinutes(5))
             .build();
     assertThat(await(t.store.warm(id, id.toString(), 1, policy, "it")).written()).isTrue();
     RecordResult trip = await(t.store.record(id, Outcome.failure("n0", ""), policy));
@@ -143,6 +166,11 @@ class ScriptConcurrencyIT {
     assertThat(await(t.store.eventsAfter(id, "", 100)))
         .extracting(BreakerEvent::cause)
         .containsExactly(TransitionCause.FAILURE_THRESHOLD, TransitionCause.OPEN_WINDOW_ENDED);
+  }
+
+  /** The target's label as one word of a promise's name. */
+  private static String name(StoreTarget t) {
+    return t.toString().toLowerCase().replaceAll("[^a-z0-9]+", "-");
   }
 
   private static Matcher lastMatch(List<String> lines, Pattern p) {
