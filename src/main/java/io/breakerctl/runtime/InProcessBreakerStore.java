@@ -362,7 +362,7 @@ public final class InProcessBreakerStore implements BreakerStore {
         () -> {
           Entry e = use(id, policy);
           LocalStateMachine m = e.machine;
-          State state = m.state();
+          State state = m.settle(); // as the script: time-based changes are recorded first
           long now = clock.millis();
           boolean open = request.kind() == State.OPEN;
           ReassertOutcome outcome = null;
