@@ -882,6 +882,9 @@ public abstract class ConformanceSuite {
               .isEqualTo("changed=true SET FORCED_OPEN previous=CLOSED generation=1");
           long until = set.value().untilMillis();
           assertWithin(until, set, s.units(4).toMillis(), "the override's expiry");
+          CaseSteps d = s.another();
+          OverrideResult degraded = d.override(0, OverrideKind.FORCED_OPEN, s.units(4));
+          assertThat(degraded.generation()).isEqualTo("1");
           AcquireResult r = s.before(until, "an acquire", () -> s.acquire(1));
           assertThat(admission(r)).isEqualTo("rejected FORCED_OPEN FORCED_OPEN generation=1");
           s.awaitTime(until);
@@ -895,6 +898,24 @@ public abstract class ConformanceSuite {
           assertThat(admission(s.acquire(2)))
               .as("a second acquire: no second transition")
               .isEqualTo("allowed CLOSED CLOSED generation=2");
+          // a re-assertion is a command too: it records the expiry before it decides
+          d.awaitTime(degraded.untilMillis());
+          Reassertion trip0 =
+              new Reassertion(
+                  Reassertion.Mode.DEGRADED_TRIP,
+                  State.OPEN,
+                  "",
+                  0,
+                  d.now() + s.units(20).toMillis(),
+                  s.units(20).toMillis(),
+                  TransitionCause.FAILURE_THRESHOLD,
+                  1,
+                  "",
+                  "",
+                  "");
+          assertThat(reasserted(d.reassert(1, trip0)))
+              .as("a degraded trip published after the override expired, before any other command")
+              .isEqualTo("written=true REASSERTED OPEN generation=3");
           // over an open window that ended while the override was in force
           CaseSteps w = s.another();
           RecordResult trip = w.trip(0);
