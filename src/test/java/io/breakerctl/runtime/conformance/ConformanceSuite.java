@@ -1,5 +1,15 @@
 package io.breakerctl.runtime.conformance;
 
+import static io.breakerctl.runtime.conformance.Answers.admission;
+import static io.breakerctl.runtime.conformance.Answers.assertKeysNeverExpire;
+import static io.breakerctl.runtime.conformance.Answers.assertKeysOutlive;
+import static io.breakerctl.runtime.conformance.Answers.assertWithin;
+import static io.breakerctl.runtime.conformance.Answers.keyOf;
+import static io.breakerctl.runtime.conformance.Answers.next;
+import static io.breakerctl.runtime.conformance.Answers.overridden;
+import static io.breakerctl.runtime.conformance.Answers.previous;
+import static io.breakerctl.runtime.conformance.Answers.reasserted;
+import static io.breakerctl.runtime.conformance.Answers.recorded;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -22,7 +32,6 @@ import io.breakerctl.runtime.redis.RecordResult;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -355,7 +364,8 @@ public abstract class ConformanceSuite {
                       .state())
               .isEqualTo(State.CLOSED);
           ke.forwardAll(s.id);
-          long hash = ke.ttls(s.id).pttlMillis().get(keyOf(ke.ttls(s.id), 0));
+          KeyTtls idleTtls = ke.ttls(s.id);
+          long hash = idleTtls.pttlMillis().get(keyOf(idleTtls, 0));
           assertThat(hash)
               .as("the state hash of an idle closed breaker expires within the idle TTL")
               .isBetween(-2L, idle)
@@ -678,7 +688,7 @@ public abstract class ConformanceSuite {
           long firstEnd =
               probes.stream().mapToLong(AcquireResult::untilMillis).min().orElse(Long.MAX_VALUE);
           s.before(firstEnd, "5 concurrent acquires", () -> null);
-          assertThat(all.stream().map(ConformanceSuite::admission))
+          assertThat(all.stream().map(Answers::admission))
               .as("5 concurrent acquires with halfOpenPermits 2")
               .containsExactlyInAnyOrder(
                   "allowed HALF_OPEN PROBE generation=" + g,
@@ -747,7 +757,7 @@ public abstract class ConformanceSuite {
                                 new io.breakerctl.runtime.redis.Outcome(
                                     CaseSteps.node(i), 1, 0, -1, "0", ""),
                                 s.policy()));
-            assertThat(failures.stream().map(ConformanceSuite::recorded))
+            assertThat(failures.stream().map(Answers::recorded))
                 .as("8 concurrent failures admitted in generation 0, threshold 3")
                 .containsExactlyInAnyOrder(
                     "CLOSED COUNTED accepted=true transitioned=false generation=0",
@@ -776,7 +786,7 @@ public abstract class ConformanceSuite {
             for (int i = 0; i < 7; i++) {
               expected.add("rejected HALF_OPEN PROBES_BUSY generation=2");
             }
-            assertThat(acquires.stream().map(ConformanceSuite::admission))
+            assertThat(acquires.stream().map(Answers::admission))
                 .as("8 concurrent acquires once the open window ended")
                 .containsExactlyInAnyOrderElementsOf(expected);
             AcquireResult p = acquires.stream().filter(AcquireResult::allowed).findFirst().get();
@@ -997,97 +1007,5 @@ public abstract class ConformanceSuite {
       sent.add(call.apply(i));
     }
     return sent.stream().map(BreakerStore::await).toList();
-  }
-
-  private static void assertWithin(long value, CaseSteps.Timed<?> t, long offset, String what) {
-    assertThat(value)
-        .as("%s: the store's time of the step plus %d ms", what, offset)
-        .isBetween(t.startMillis() + offset, t.endMillis() + offset);
-  }
-
-  private static void assertKeysOutlive(
-      KeyTtls ttls, long until, long idle, String what, CaseSteps s) {
-    long remaining = until - ttls.storeTimeMillis();
-    if (remaining <= idle + s.unit) {
-      throw new CaseSteps.Late(
-          "the expiry read for " + what + " came " + remaining + " ms before its end");
-    }
-    assertThat(ttls.pttlMillis().get(keyOf(ttls, 0))).as("the state hash exists").isNotEqualTo(-2L);
-    for (Map.Entry<String, Long> k : ttls.pttlMillis().entrySet()) {
-      if (k.getValue() == -1 || k.getValue() == -2) {
-        continue;
-      }
-      assertThat(k.getValue())
-          .as(
-              "PTTL of %s while %s has %d ms to run (idle TTL %d ms)",
-              k.getKey(), what, remaining, idle)
-          .isGreaterThanOrEqualTo(remaining);
-    }
-  }
-
-  private static void assertKeysNeverExpire(KeyTtls ttls, String what) {
-    assertThat(ttls.pttlMillis().get(keyOf(ttls, 0))).as("the state hash exists").isNotEqualTo(-2L);
-    for (Map.Entry<String, Long> k : ttls.pttlMillis().entrySet()) {
-      assertThat(k.getValue())
-          .as("PTTL of %s while %s (no end known: no expiry)", k.getKey(), what)
-          .isIn(-1L, -2L);
-    }
-  }
-
-  private static String keyOf(KeyTtls ttls, int index) {
-    return ttls.pttlMillis().keySet().stream().skip(index).findFirst().orElseThrow();
-  }
-
-  static String admission(AcquireResult r) {
-    return (r.allowed() ? "allowed " : "rejected ")
-        + r.state()
-        + " "
-        + r.reason().code()
-        + " generation="
-        + r.generation();
-  }
-
-  static String recorded(RecordResult r) {
-    return r.state()
-        + " "
-        + r.reason().code()
-        + " accepted="
-        + r.accepted()
-        + " transitioned="
-        + r.transitioned()
-        + " generation="
-        + r.generation();
-  }
-
-  static String overridden(OverrideResult r) {
-    return "changed="
-        + r.changed()
-        + " "
-        + r.outcome().code()
-        + " "
-        + r.state()
-        + " previous="
-        + r.previous()
-        + " generation="
-        + r.generation();
-  }
-
-  static String reasserted(ReassertResult r) {
-    return "written="
-        + r.written()
-        + " "
-        + r.outcome().code()
-        + " "
-        + r.state()
-        + " generation="
-        + r.generation();
-  }
-
-  private static String next(String generation, int by) {
-    return Long.toString(Long.parseLong(generation) + by);
-  }
-
-  private static String previous(String generation) {
-    return Long.toString(Long.parseLong(generation) - 1);
   }
 }

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * RedisBreakerStore}, on real redis-server processes this test starts: a standalone server and a
  * 3-master cluster (skip the cluster with {@code -Dconformance.cluster=false}). The scripts take
  * time only from Redis {@code TIME}, so the hooks wait for it ({@link RedisStoreUnderTest}); every
- * duration is a multiple of {@code -Dconformance.unitMillis} (200 by default), and a case that
+ * duration is a multiple of {@code -Dconformance.unitMillis} (150 by default), and a case that
  * proves itself late is repeated with the unit doubled, so the verdicts hold on a loaded host.
  * {@code InProcessConformanceTest} runs the same cases on the Java machine: a case that passes
  * there and fails here (or the reverse) is a disagreement between the machine and the scripts.

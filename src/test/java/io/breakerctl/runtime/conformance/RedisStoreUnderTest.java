@@ -23,7 +23,7 @@ import java.util.function.Function;
 final class RedisStoreUnderTest implements StoreUnderTest {
 
   /** The unit of every case's durations: long enough for a step and a time read on a busy host. */
-  static final Duration UNIT = Duration.ofMillis(Long.getLong("conformance.unitMillis", 200));
+  static final Duration UNIT = Duration.ofMillis(Long.getLong("conformance.unitMillis", 150));
 
   /** The idle expiry the key-expiry store writes: the least the store accepts. */
   private static final Duration SHORT_IDLE = Duration.ofSeconds(1);
