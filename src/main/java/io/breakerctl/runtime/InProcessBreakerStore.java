@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakerctl.runtime.local.LocalStateMachine;
 import io.breakerctl.runtime.local.LocalTransition;
+import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.ReassertOutcome;
@@ -265,6 +266,10 @@ public final class InProcessBreakerStore implements BreakerStore {
     return run(
         "acquire",
         () -> {
+          if (!entries.containsKey(id)) {
+            // as acquire.lua on a breaker without keys: admitted CLOSED, nothing written, no epoch
+            return new AcquireResult(true, State.CLOSED, AdmissionReason.CLOSED, "0", "", 0, "");
+          }
           Entry e = use(id, policy);
           LocalStateMachine.Admission a = e.machine.tryAcquire(node);
           return new AcquireResult(
@@ -357,7 +362,7 @@ public final class InProcessBreakerStore implements BreakerStore {
         () -> {
           Entry e = use(id, policy);
           LocalStateMachine m = e.machine;
-          State state = m.state();
+          State state = m.settle(); // as the script: time-based changes are recorded first
           long now = clock.millis();
           boolean open = request.kind() == State.OPEN;
           ReassertOutcome outcome = null;

@@ -522,6 +522,20 @@ public final class LocalStateMachine {
     }
   }
 
+  /**
+   * Records the changes time made on its own (an override expired, an open window ended), as every
+   * script does first (prelude {@code settle()}), and returns the effective state. {@code
+   * reassert.lua} has no twin here; the in-process store calls this before deciding as it does.
+   */
+  public State settle() {
+    lock.lock();
+    try {
+      return settle(clock.millis());
+    } finally {
+      finish();
+    }
+  }
+
   /** The effective state at the clock's time (an ended open window reads HALF_OPEN). */
   public State state() {
     View v = view;

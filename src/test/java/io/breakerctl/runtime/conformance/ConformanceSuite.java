@@ -1,0 +1,1011 @@
+package io.breakerctl.runtime.conformance;
+
+import static io.breakerctl.runtime.conformance.Answers.admission;
+import static io.breakerctl.runtime.conformance.Answers.assertKeysNeverExpire;
+import static io.breakerctl.runtime.conformance.Answers.assertKeysOutlive;
+import static io.breakerctl.runtime.conformance.Answers.assertWithin;
+import static io.breakerctl.runtime.conformance.Answers.keyOf;
+import static io.breakerctl.runtime.conformance.Answers.next;
+import static io.breakerctl.runtime.conformance.Answers.overridden;
+import static io.breakerctl.runtime.conformance.Answers.previous;
+import static io.breakerctl.runtime.conformance.Answers.reasserted;
+import static io.breakerctl.runtime.conformance.Answers.recorded;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.breakerctl.runtime.BreakerStore;
+import io.breakerctl.runtime.conformance.StoreUnderTest.Capability;
+import io.breakerctl.runtime.conformance.StoreUnderTest.KeyExpiry;
+import io.breakerctl.runtime.conformance.StoreUnderTest.KeyTtls;
+import io.breakerctl.runtime.conformance.TransitionMessages.Message;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.redis.AcquireResult;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.OverrideResult;
+import io.breakerctl.runtime.redis.ReassertResult;
+import io.breakerctl.runtime.redis.Reassertion;
+import io.breakerctl.runtime.redis.RecordResult;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The conformance suite of the breaker protocol: each promise of the shared state contract (BRIEF
+ * section 4, the scripts' contract comments) as one named case with a stable id ({@code
+ * C01-owner-crash-mid-probe}, ...), written only against {@link BreakerStore} and the {@link
+ * StoreUnderTest} hooks, so it runs unchanged on every store: {@code InProcessConformanceTest} (the
+ * Java machine on a hand-moved clock) and {@code RedisConformanceIT} (the Lua scripts on real
+ * redis-server processes, standalone and cluster). {@code src/docs/conformance.md} states every
+ * case as a spec (preconditions, steps, promised answers) for clients in other languages.
+ *
+ * <p>Why a suite beside the scenario table: the table pins one machine's answers step by step on
+ * one breaker with one caller; these cases pin what several nodes may rely on (lease ownership,
+ * generations, convergence, data loss and re-assertion, key expiry) and assert the exact promised
+ * answer (reason codes such as {@code STALE_LEASE}, {@code PROBES_BUSY}, {@code RELEASED}).
+ *
+ * <p>Time never decides a verdict: every policy duration is a multiple of the store's {@link
+ * StoreUnderTest#unit()}; a step that must run before a lease, window or override ends is proven to
+ * have (a read of the store's time after it is still before the end), and a step that must run
+ * after is run once the store's time is past it. An attempt that proves itself late is repeated on
+ * a fresh breaker with the unit doubled ({@link #ATTEMPTS} attempts), so a slow machine makes a
+ * case slower, never wrong.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.MethodName.class)
+public abstract class ConformanceSuite {
+
+  /** Attempts per case; each doubles the unit of the one before. */
+  static final int ATTEMPTS = Integer.getInteger("conformance.attempts", 4);
+
+  private StoreUnderTest sut;
+
+  /** The store the suite runs on; called once per test class. */
+  protected abstract StoreUnderTest open();
+
+  @BeforeAll
+  final void openStore() {
+    sut = open();
+  }
+
+  @AfterAll
+  final void closeStore() {
+    if (sut != null) {
+      sut.close();
+    }
+  }
+
+  // ---- C01 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C01-owner-crash-mid-probe: a probe lease whose owner never reports blocks every"
+          + " other node until it expires, then exactly one other node gets a new lease")
+  void c01OwnerCrashMidProbe(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 1, 2, 4));
+          String g = halfOpen(s);
+          CaseSteps.Timed<AcquireResult> a = s.timed(() -> s.acquire(0));
+          assertThat(admission(a.value()))
+              .as("node-0 acquires in HALF_OPEN")
+              .isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          String leaseA = a.value().leaseId();
+          assertThat(leaseA).as("the probe's lease id").isNotEmpty();
+          long endA = a.value().untilMillis();
+          assertWithin(endA, a, s.units(4).toMillis(), "the lease's expiry (acquire + lease)");
+          // node-0 crashes here: it never reports.
+          for (int n = 1; n <= 2; n++) {
+            int node = n;
+            AcquireResult busy = s.before(endA, "node-" + n + "'s acquire", () -> s.acquire(node));
+            assertThat(admission(busy) + " lease=" + busy.leaseId())
+                .as("node-%d's acquire while node-0's lease is live", n)
+                .isEqualTo("rejected HALF_OPEN PROBES_BUSY generation=" + g + " lease=");
+            assertThat(busy.untilMillis())
+                .as("PROBES_BUSY names when the blocking lease expires")
+                .isEqualTo(endA);
+          }
+          s.awaitTime(endA);
+          CaseSteps.Timed<AcquireResult> b = s.timed(() -> s.acquire(1));
+          assertThat(admission(b.value()))
+              .as("node-1's acquire once node-0's lease expired")
+              .isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          assertThat(b.value().leaseId()).as("a new lease").isNotEmpty().isNotEqualTo(leaseA);
+          long endB = b.value().untilMillis();
+          assertWithin(endB, b, s.units(4).toMillis(), "the new lease's expiry");
+          AcquireResult c = s.before(endB, "node-2's acquire", () -> s.acquire(2));
+          assertThat(admission(c))
+              .as("node-2's acquire while node-1's new lease is live")
+              .isEqualTo("rejected HALF_OPEN PROBES_BUSY generation=" + g);
+          RecordResult closed =
+              s.before(endB, "node-1's probe", () -> s.probe(1, g, b.value().leaseId(), true));
+          assertThat(recorded(closed))
+              .as("node-1's probe success under its live lease")
+              .isEqualTo("CLOSED COUNTED accepted=true transitioned=true generation=" + next(g, 1));
+        });
+  }
+
+  // ---- C02 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C02-lease-reclaim-generation-guard: after another node reclaimed an expired"
+          + " lease, the old owner's late results (lease or generation) change nothing")
+  void c02LeaseReclaimGenerationGuard(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 1, 2, 4));
+          String g = halfOpen(s);
+          AcquireResult a = s.acquire(0);
+          assertThat(admission(a)).isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          s.awaitTime(a.untilMillis());
+          AcquireResult b = s.acquire(1);
+          assertThat(admission(b))
+              .as("node-1 reclaims the probe slot after node-0's lease expired")
+              .isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          long endB = b.untilMillis();
+          String half = "HALF_OPEN STALE_LEASE accepted=false transitioned=false generation=" + g;
+          assertThat(recorded(s.probe(0, g, a.leaseId(), true)))
+              .as("node-0's late success under its reclaimed lease")
+              .isEqualTo(half);
+          assertThat(recorded(s.probe(0, g, a.leaseId(), false)))
+              .as("node-0's late failure under its reclaimed lease")
+              .isEqualTo(half);
+          assertThat(recorded(s.release(0, a.leaseId())))
+              .as("node-0 gives back the lease it no longer holds")
+              .isEqualTo(half);
+          AcquireResult c = s.before(endB, "node-2's acquire", () -> s.acquire(2));
+          assertThat(admission(c))
+              .as("node-1's lease survived node-0's late results")
+              .isEqualTo("rejected HALF_OPEN PROBES_BUSY generation=" + g);
+          assertThat(c.untilMillis()).isEqualTo(endB);
+          RecordResult reopened =
+              s.before(endB, "node-1's probe", () -> s.probe(1, g, b.leaseId(), false));
+          String g2 = next(g, 1);
+          assertThat(recorded(reopened))
+              .as("node-1's probe failure reopens")
+              .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=" + g2);
+          String open = "accepted=false transitioned=false generation=" + g2;
+          assertThat(recorded(s.probe(0, g, a.leaseId(), true)))
+              .as("node-0's late success, old lease and old generation, after the reopen")
+              .isEqualTo("OPEN STALE_LEASE " + open);
+          assertThat(recorded(s.success(0, g)))
+              .as("node-0's late success of the old generation without its lease")
+              .isEqualTo("OPEN STALE_GENERATION " + open);
+          BreakerSnapshot snap = s.snapshot(1);
+          assertThat(snap.number("generation")).isEqualTo(Long.parseLong(g2));
+          assertThat(snap.number("openUntil"))
+              .as("the open window node-1's failure set is untouched")
+              .isEqualTo(reopened.openUntilMillis());
+        });
+  }
+
+  // ---- C03 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C03-late-result-after-lease-expired: a probe result after its lease expired is"
+          + " answered LEASE_EXPIRED and counts nothing")
+  void c03LateResultAfterLeaseExpired(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 1, 2, 3));
+          String g = halfOpen(s);
+          BreakerSnapshot before = s.snapshot(0);
+          AcquireResult a = s.acquire(0);
+          assertThat(admission(a)).isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          s.awaitTime(a.untilMillis());
+          String expired =
+              "HALF_OPEN LEASE_EXPIRED accepted=false transitioned=false generation=" + g;
+          assertThat(recorded(s.probe(0, g, a.leaseId(), false)))
+              .as("node-0's probe failure after its lease expired (nobody reclaimed it)")
+              .isEqualTo(expired);
+          assertThat(recorded(s.probe(0, g, a.leaseId(), true)))
+              .as("node-0's probe success after its lease expired")
+              .isEqualTo(expired);
+          BreakerSnapshot after = s.snapshot(1);
+          assertThat(after.effectiveState()).isEqualTo(State.HALF_OPEN);
+          assertThat(after.number("generation")).isEqualTo(Long.parseLong(g));
+          assertThat(after.number("openMillis"))
+              .as("the late failure did not back the window off")
+              .isEqualTo(before.number("openMillis"));
+          assertThat(after.number("openUntil")).isEqualTo(before.number("openUntil"));
+          AcquireResult b = s.acquire(1);
+          assertThat(admission(b))
+              .as("the expired lease's slot is free for another node")
+              .isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          assertThat(recorded(s.probe(0, g, a.leaseId(), true)))
+              .as("node-0's result once the expired lease was dropped")
+              .isEqualTo("HALF_OPEN STALE_LEASE accepted=false transitioned=false generation=" + g);
+          RecordResult closed =
+              s.before(b.untilMillis(), "node-1's probe", () -> s.probe(1, g, b.leaseId(), true));
+          assertThat(recorded(closed))
+              .isEqualTo("CLOSED COUNTED accepted=true transitioned=true generation=" + next(g, 1));
+        });
+  }
+
+  // ---- C04 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C04-stale-success-never-closes: a success without a live lease of this owner and"
+          + " generation never closes a half-open breaker, nor counts toward closing it")
+  void c04StaleSuccessNeverCloses(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 2, 2, 6));
+          String g = halfOpen(s);
+          AcquireResult a = s.acquire(0);
+          assertThat(admission(a)).isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          String halfG = " accepted=false transitioned=false generation=" + g;
+          assertThat(recorded(s.success(0, g)))
+              .as("a success of this generation without a lease")
+              .isEqualTo("HALF_OPEN NOT_COUNTED" + halfG);
+          assertThat(recorded(s.success(0, "")))
+              .as("a success of an unknown generation without a lease")
+              .isEqualTo("HALF_OPEN NOT_COUNTED" + halfG);
+          assertThat(recorded(s.success(0, previous(g))))
+              .as("a success of the generation before")
+              .isEqualTo("HALF_OPEN STALE_GENERATION" + halfG);
+          AcquireResult b = s.acquire(1);
+          assertThat(admission(b)).isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          assertThat(recorded(s.probe(1, g, a.leaseId(), true)))
+              .as("node-1 reports a success under node-0's lease")
+              .isEqualTo("HALF_OPEN STALE_LEASE" + halfG);
+          assertThat(recorded(s.probe(0, g, "no-such-lease", true)))
+              .as("a success under a lease never granted")
+              .isEqualTo("HALF_OPEN STALE_LEASE" + halfG);
+          RecordResult reopened =
+              s.before(
+                  Math.min(a.untilMillis(), b.untilMillis()),
+                  "node-1's probe",
+                  () -> s.probe(1, g, b.leaseId(), false));
+          String g2 = next(g, 1);
+          assertThat(recorded(reopened))
+              .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=" + g2);
+          s.awaitTime(reopened.openUntilMillis());
+          AcquireResult c = s.acquire(2);
+          String g3 = next(g, 2);
+          assertThat(admission(c)).isEqualTo("allowed HALF_OPEN PROBE generation=" + g3);
+          String halfG3 = " accepted=false transitioned=false generation=" + g3;
+          assertThat(recorded(s.probe(0, g, a.leaseId(), true)))
+              .as("node-0's success under its lease of the half-open window before")
+              .isEqualTo("HALF_OPEN STALE_LEASE" + halfG3);
+          assertThat(recorded(s.probe(0, g3, a.leaseId(), true)))
+              .as("the same old lease claimed for the current generation")
+              .isEqualTo("HALF_OPEN STALE_LEASE" + halfG3);
+          RecordResult first =
+              s.before(c.untilMillis(), "node-2's probe", () -> s.probe(2, g3, c.leaseId(), true));
+          assertThat(recorded(first))
+              .as("node-2's success is the first of two: no stale success was counted")
+              .isEqualTo("HALF_OPEN COUNTED accepted=true transitioned=false generation=" + g3);
+          AcquireResult d = s.acquire(3);
+          assertThat(admission(d)).isEqualTo("allowed HALF_OPEN PROBE generation=" + g3);
+          RecordResult closed =
+              s.before(d.untilMillis(), "node-3's probe", () -> s.probe(3, g3, d.leaseId(), true));
+          assertThat(recorded(closed))
+              .isEqualTo("CLOSED COUNTED accepted=true transitioned=true generation=" + next(g, 3));
+        });
+  }
+
+  // ---- C05 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C05-key-expiry-covers-open-window-and-override: no key of a breaker expires"
+          + " before its open window or live override ends, nor while it is half-open")
+  void c05KeyExpiryCoversOpenWindowAndOverride(TestInfo info) {
+    Optional<String> why = sut.unsupported(Capability.KEY_EXPIRY);
+    assumeTrue(why.isEmpty(), () -> "not applicable to " + sut.name() + ": " + why.orElse(""));
+    KeyExpiry ke = sut.keyExpiry();
+    long idle = ke.idleTtl().toMillis();
+    run(
+        info,
+        plain -> {
+          CaseSteps s = plain.through(i -> ke.store());
+          long window = idle + 6 * s.unit;
+          s.policy(
+              Policy.builder()
+                  .failureThreshold(1)
+                  .open(java.time.Duration.ofMillis(window))
+                  .maxOpen(java.time.Duration.ofMillis(4 * window))
+                  .probeLease(s.units(4))
+                  .build());
+          // an open window longer than the idle expiry
+          RecordResult trip = s.trip(0);
+          assertThat(trip.state()).isEqualTo(State.OPEN);
+          ke.forwardAll(s.id);
+          assertKeysOutlive(ke.ttls(s.id), trip.openUntilMillis(), idle, "the open window", s);
+          // a live override longer than the idle expiry, on a closed breaker
+          CaseSteps o = s.another();
+          o.success(0, "");
+          OverrideResult forced =
+              o.override(0, OverrideKind.FORCED_OPEN, s.units(6 + idle / s.unit));
+          assertThat(forced.state()).isEqualTo(State.FORCED_OPEN);
+          ke.forwardAll(o.id);
+          assertKeysOutlive(ke.ttls(o.id), forced.untilMillis(), idle, "the live override", o);
+          // an override until cleared
+          CaseSteps u = s.another();
+          u.success(0, "");
+          assertThat(u.override(0, OverrideKind.FORCED_CLOSED, java.time.Duration.ZERO).state())
+              .isEqualTo(State.FORCED_CLOSED);
+          ke.forwardAll(u.id);
+          assertKeysNeverExpire(ke.ttls(u.id), "an override until cleared");
+          // half-open, with a live lease
+          s.awaitTime(trip.openUntilMillis());
+          AcquireResult probe = s.acquire(0);
+          assertThat(probe.reason().code()).isEqualTo("PROBE");
+          ke.forwardAll(s.id);
+          assertKeysNeverExpire(ke.ttls(s.id), "half-open");
+          // closed again with every event forwarded: the keys expire when idle
+          assertThat(
+                  s.before(
+                          probe.untilMillis(),
+                          "the probe",
+                          () -> s.probe(0, probe.generation(), probe.leaseId(), true))
+                      .state())
+              .isEqualTo(State.CLOSED);
+          ke.forwardAll(s.id);
+          KeyTtls idleTtls = ke.ttls(s.id);
+          long hash = idleTtls.pttlMillis().get(keyOf(idleTtls, 0));
+          assertThat(hash)
+              .as("the state hash of an idle closed breaker expires within the idle TTL")
+              .isBetween(-2L, idle)
+              .isNotEqualTo(-1L);
+        });
+  }
+
+  // ---- C06 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C06-node-converges-after-remote-close: after one node's probe closed the breaker,"
+          + " another node's acquire, read and subscription see CLOSED at the new generation")
+  void c06NodeConvergesAfterRemoteClose(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 1, 2, 4).toBuilder().failureThreshold(2).build());
+          try (TransitionMessages heard = new TransitionMessages(s.store(1), s.id)) {
+            assertThat(recorded(s.failure(0, "0")))
+                .isEqualTo("CLOSED COUNTED accepted=true transitioned=false generation=0");
+            RecordResult trip = s.failure(1, "0");
+            assertThat(recorded(trip))
+                .as("node-1's failure is the threshold's: it wins the trip")
+                .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=1");
+            s.awaitTime(trip.openUntilMillis());
+            AcquireResult a = s.acquire(0);
+            assertThat(admission(a)).isEqualTo("allowed HALF_OPEN PROBE generation=2");
+            AcquireResult busy = s.before(a.untilMillis(), "node-1's acquire", () -> s.acquire(1));
+            assertThat(admission(busy)).isEqualTo("rejected HALF_OPEN PROBES_BUSY generation=2");
+            RecordResult closed =
+                s.before(
+                    a.untilMillis(), "node-0's probe", () -> s.probe(0, "2", a.leaseId(), true));
+            assertThat(recorded(closed))
+                .isEqualTo("CLOSED COUNTED accepted=true transitioned=true generation=3");
+            String epoch = closed.epoch();
+            assertThat(epoch).isNotEmpty();
+            AcquireResult b = s.acquire(1);
+            assertThat(admission(b) + " epoch=" + b.epoch())
+                .as("node-1's acquire after node-0's probe closed the breaker")
+                .isEqualTo("allowed CLOSED CLOSED generation=3 epoch=" + epoch);
+            BreakerSnapshot snap = s.snapshot(1);
+            assertThat(
+                    snap.effectiveState()
+                        + " stored="
+                        + snap.storedState()
+                        + " generation="
+                        + snap.number("generation")
+                        + " epoch="
+                        + snap.epoch()
+                        + " openUntil="
+                        + snap.number("openUntil"))
+                .as("node-1's read")
+                .isEqualTo("CLOSED stored=CLOSED generation=3 epoch=" + epoch + " openUntil=0");
+            List<String> stamps = BreakerStore.await(s.store(1).stamps(List.of(s.id)));
+            assertThat(stamps)
+                .as("node-1's stamp")
+                .containsExactly(BreakerStore.stamp("3", epoch, "0"))
+                .isEqualTo(BreakerStore.await(s.store(0).stamps(List.of(s.id))));
+            List<Message> messages = heard.throughGeneration("3");
+            assertThat(messages.stream().filter(m -> m.generation().equals("3")))
+                .as("node-1 hears the close")
+                .containsExactly(
+                    new Message(epoch, "HALF_OPEN", "CLOSED", "PROBES_SUCCEEDED", "3"));
+            assertThat(recorded(s.failure(1, "0")))
+                .as("node-1's failure of a call admitted before the trip")
+                .isEqualTo(
+                    "CLOSED STALE_GENERATION accepted=false transitioned=false generation=3");
+            RecordResult counted = s.failure(1, "3");
+            assertThat(recorded(counted) + " window=" + counted.windowFailures())
+                .as("node-1's failure in the new generation counts in an emptied window")
+                .isEqualTo("CLOSED COUNTED accepted=true transitioned=false generation=3 window=1");
+          }
+        });
+  }
+
+  // ---- C07 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C07-failover-to-empty-replica: after the store lost every key, it answers as for"
+          + " a breaker never used, and a node's re-assertion restores the open window and the"
+          + " override exactly once")
+  void c07FailoverToEmptyReplica(TestInfo info) {
+    Optional<String> why = sut.unsupported(Capability.LOSE_ALL_DATA);
+    assumeTrue(why.isEmpty(), () -> "not applicable to " + sut.name() + ": " + why.orElse(""));
+    run(
+        info,
+        s -> {
+          s.policy(
+              Policy.builder()
+                  .failureThreshold(1)
+                  .open(s.units(40))
+                  .maxOpen(s.units(80))
+                  .probeLease(s.units(4))
+                  .build());
+          RecordResult trip = s.trip(0);
+          assertThat(recorded(trip))
+              .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=1");
+          CaseSteps o = s.another();
+          OverrideResult forced = o.override(0, OverrideKind.FORCED_OPEN, s.units(40));
+          assertThat(forced.outcome().code() + " " + forced.state() + " " + forced.generation())
+              .isEqualTo("SET FORCED_OPEN 1");
+          CaseSteps ended = s.another();
+          long lostAt = s.now();
+          sut.loseAllData();
+          s.before(Math.min(trip.openUntilMillis(), forced.untilMillis()), "the loss", () -> null);
+          for (CaseSteps lost : List.of(s, o)) {
+            BreakerSnapshot snap = lost.snapshot(1);
+            assertThat(
+                    "exists="
+                        + snap.exists()
+                        + " "
+                        + snap.effectiveState()
+                        + " generation="
+                        + snap.number("generation"))
+                .as("a read of %s after the loss", lost.id)
+                .isEqualTo("exists=false CLOSED generation=0");
+            AcquireResult acq = lost.acquire(1);
+            assertThat(admission(acq) + " epoch=" + acq.epoch())
+                .as("an acquire of %s after the loss (no keys: no epoch)", lost.id)
+                .isEqualTo("allowed CLOSED CLOSED generation=0 epoch=");
+          }
+          // node-0 saw the trip: it puts the open window back, once
+          Reassertion window =
+              new Reassertion(
+                  Reassertion.Mode.REASSERT,
+                  State.OPEN,
+                  trip.epoch(),
+                  1,
+                  trip.openUntilMillis(),
+                  s.units(40).toMillis(),
+                  TransitionCause.FAILURE_THRESHOLD,
+                  1,
+                  "",
+                  "",
+                  "");
+          ReassertResult back =
+              s.before(trip.openUntilMillis(), "the re-assertion", () -> s.reassert(0, window));
+          assertThat(reasserted(back))
+              .as("node-0 re-asserts the lost trip")
+              .isEqualTo("written=true REASSERTED OPEN generation=2");
+          assertThat(back.epoch()).as("a new incarnation").isNotEmpty().isNotEqualTo(trip.epoch());
+          assertThat(
+                  reasserted(
+                      s.before(
+                          trip.openUntilMillis(), "the re-assertion", () -> s.reassert(1, window))))
+              .as("node-1 re-asserts the same trip after node-0")
+              .isEqualTo("written=false ALREADY OPEN generation=2");
+          Reassertion current =
+              new Reassertion(
+                  Reassertion.Mode.REASSERT,
+                  State.OPEN,
+                  back.epoch(),
+                  2,
+                  trip.openUntilMillis(),
+                  0,
+                  null,
+                  -1,
+                  "",
+                  "",
+                  "");
+          assertThat(
+                  reasserted(
+                      s.before(
+                          trip.openUntilMillis(),
+                          "the re-assertion",
+                          () -> s.reassert(2, current))))
+              .as("a node whose view is the store's")
+              .isEqualTo("written=false CURRENT OPEN generation=2");
+          AcquireResult rejected =
+              s.before(trip.openUntilMillis(), "the acquire", () -> s.acquire(2));
+          assertThat(admission(rejected) + " until=" + rejected.untilMillis())
+              .as("an acquire after the re-assertion")
+              .isEqualTo("rejected OPEN OPEN generation=2 until=" + trip.openUntilMillis());
+          BreakerSnapshot snap = s.snapshot(2);
+          assertThat(
+                  snap.storedState()
+                      + " openUntil="
+                      + snap.number("openUntil")
+                      + " openMillis="
+                      + snap.number("openMillis")
+                      + " epoch="
+                      + snap.epoch())
+              .isEqualTo(
+                  "OPEN openUntil="
+                      + trip.openUntilMillis()
+                      + " openMillis="
+                      + s.units(40).toMillis()
+                      + " epoch="
+                      + back.epoch());
+          // the lost override, with its expiry
+          Reassertion override =
+              new Reassertion(
+                  Reassertion.Mode.REASSERT,
+                  State.FORCED_OPEN,
+                  forced.epoch(),
+                  1,
+                  forced.untilMillis(),
+                  0,
+                  TransitionCause.OVERRIDE_SET,
+                  -1,
+                  "operator",
+                  "conformance",
+                  "c-1");
+          assertThat(
+                  reasserted(
+                      o.before(
+                          forced.untilMillis(), "the re-assertion", () -> o.reassert(0, override))))
+              .as("node-0 re-asserts the lost override")
+              .isEqualTo("written=true REASSERTED FORCED_OPEN generation=2");
+          assertThat(
+                  reasserted(
+                      o.before(
+                          forced.untilMillis(), "the re-assertion", () -> o.reassert(1, override))))
+              .as("node-1 re-asserts the same override after node-0")
+              .isEqualTo("written=false ALREADY FORCED_OPEN generation=2");
+          AcquireResult forcedNow =
+              o.before(forced.untilMillis(), "the acquire", () -> o.acquire(2));
+          assertThat(admission(forcedNow) + " until=" + forcedNow.untilMillis())
+              .isEqualTo(
+                  "rejected FORCED_OPEN FORCED_OPEN generation=2 until=" + forced.untilMillis());
+          // a window that ended by store time is not put back
+          Reassertion over =
+              new Reassertion(
+                  Reassertion.Mode.REASSERT,
+                  State.OPEN,
+                  "lost-epoch",
+                  1,
+                  lostAt,
+                  0,
+                  null,
+                  -1,
+                  "",
+                  "",
+                  "");
+          assertThat(reasserted(ended.reassert(0, over)))
+              .as("a re-assertion of a window that ended before the store's time")
+              .isEqualTo("written=false ENDED CLOSED generation=0");
+        });
+  }
+
+  // ---- C08 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C08-failed-probe-backs-off: each failed probe doubles the open window up to"
+          + " maxOpen; a close resets it")
+  void c08FailedProbeBacksOff(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(
+              Policy.builder()
+                  .failureThreshold(1)
+                  .open(s.units(1))
+                  .maxOpen(s.units(3))
+                  .probeLease(s.units(4))
+                  .build());
+          long u = s.unit;
+          CaseSteps.Timed<RecordResult> trip = s.timed(() -> s.trip(0));
+          assertWithin(trip.value().openUntilMillis(), trip, u, "the first open window's end");
+          assertThat(s.snapshot(0).number("openMillis")).isEqualTo(u);
+          long until = trip.value().openUntilMillis();
+          for (long expected : new long[] {2 * u, 3 * u, 3 * u}) {
+            s.awaitTime(until);
+            AcquireResult a = s.acquire(0);
+            assertThat(a.reason().code()).as("a probe after the window").isEqualTo("PROBE");
+            CaseSteps.Timed<RecordResult> failed =
+                s.timed(
+                    () ->
+                        s.before(
+                            a.untilMillis(),
+                            "the probe",
+                            () -> s.probe(0, a.generation(), a.leaseId(), false)));
+            assertThat(recorded(failed.value()))
+                .isEqualTo(
+                    "OPEN COUNTED accepted=true transitioned=true generation="
+                        + next(a.generation(), 1));
+            assertWithin(
+                failed.value().openUntilMillis(), failed, expected, "the backed-off window's end");
+            assertThat(s.snapshot(1).number("openMillis"))
+                .as("the open window after a failed probe")
+                .isEqualTo(expected);
+            until = failed.value().openUntilMillis();
+          }
+          s.awaitTime(until);
+          AcquireResult a = s.acquire(0);
+          RecordResult closed =
+              s.before(
+                  a.untilMillis(),
+                  "the probe",
+                  () -> s.probe(0, a.generation(), a.leaseId(), true));
+          assertThat(closed.state()).isEqualTo(State.CLOSED);
+          assertThat(s.snapshot(0).number("openMillis")).as("closed: no open window").isZero();
+          CaseSteps.Timed<RecordResult> again = s.timed(() -> s.trip(1));
+          assertThat(again.value().state()).isEqualTo(State.OPEN);
+          assertWithin(again.value().openUntilMillis(), again, u, "the next trip's window");
+          assertThat(s.snapshot(1).number("openMillis"))
+              .as("the close reset the backoff")
+              .isEqualTo(u);
+        });
+  }
+
+  // ---- C09 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C09-at-most-half-open-permits: concurrent acquires get at most halfOpenPermits"
+          + " leases per half-open window, successes count toward them, a release frees one at once")
+  void c09AtMostHalfOpenPermits(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 2, 2, 6));
+          String g = halfOpen(s);
+          List<AcquireResult> all =
+              concurrently(s, 5, i -> s.store(i).acquire(s.id, CaseSteps.node(i), s.policy()));
+          List<AcquireResult> probes = all.stream().filter(r -> r.allowed()).toList();
+          long firstEnd =
+              probes.stream().mapToLong(AcquireResult::untilMillis).min().orElse(Long.MAX_VALUE);
+          s.before(firstEnd, "5 concurrent acquires", () -> null);
+          assertThat(all.stream().map(Answers::admission))
+              .as("5 concurrent acquires with halfOpenPermits 2")
+              .containsExactlyInAnyOrder(
+                  "allowed HALF_OPEN PROBE generation=" + g,
+                  "allowed HALF_OPEN PROBE generation=" + g,
+                  "rejected HALF_OPEN PROBES_BUSY generation=" + g,
+                  "rejected HALF_OPEN PROBES_BUSY generation=" + g,
+                  "rejected HALF_OPEN PROBES_BUSY generation=" + g);
+          assertThat(new HashSet<>(probes.stream().map(AcquireResult::leaseId).toList()))
+              .as("distinct lease ids")
+              .hasSize(2);
+          assertThat(all.stream().filter(r -> !r.allowed()).map(AcquireResult::untilMillis))
+              .as("every PROBES_BUSY names the earliest lease expiry")
+              .containsOnly(firstEnd);
+          int p1 = all.indexOf(probes.get(0));
+          int p2 = all.indexOf(probes.get(1));
+          long end2 = probes.get(1).untilMillis();
+          RecordResult one =
+              s.before(
+                  firstEnd, "the first probe", () -> s.probe(p1, g, probes.get(0).leaseId(), true));
+          assertThat(recorded(one))
+              .isEqualTo("HALF_OPEN COUNTED accepted=true transitioned=false generation=" + g);
+          AcquireResult busy = s.before(end2, "node-5's acquire", () -> s.acquire(5));
+          assertThat(admission(busy) + " until=" + busy.untilMillis())
+              .as("one success and one live lease fill 2 permits")
+              .isEqualTo("rejected HALF_OPEN PROBES_BUSY generation=" + g + " until=" + end2);
+          assertThat(recorded(s.release(p2, probes.get(1).leaseId())))
+              .as("the second prober gives its lease back")
+              .isEqualTo("HALF_OPEN RELEASED accepted=true transitioned=false generation=" + g);
+          assertThat(recorded(s.release(p2, probes.get(1).leaseId())))
+              .as("the same release again")
+              .isEqualTo("HALF_OPEN STALE_LEASE accepted=false transitioned=false generation=" + g);
+          AcquireResult freed = s.acquire(6);
+          assertThat(admission(freed))
+              .as("an acquire right after the release")
+              .isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          RecordResult closed =
+              s.before(
+                  freed.untilMillis(),
+                  "the last probe",
+                  () -> s.probe(6, g, freed.leaseId(), true));
+          assertThat(recorded(closed))
+              .isEqualTo("CLOSED COUNTED accepted=true transitioned=true generation=" + next(g, 1));
+        });
+  }
+
+  // ---- C10 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C10-one-winner-per-transition: concurrent failures trip once, concurrent"
+          + " acquires end the open window once, each with exactly one message")
+  void c10OneWinnerPerTransition(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 1, 2, 6).toBuilder().failureThreshold(3).build());
+          try (TransitionMessages heard = new TransitionMessages(s.store(1), s.id)) {
+            List<RecordResult> failures =
+                concurrently(
+                    s,
+                    8,
+                    i ->
+                        s.store(i)
+                            .record(
+                                s.id,
+                                new io.breakerctl.runtime.redis.Outcome(
+                                    CaseSteps.node(i), 1, 0, -1, "0", ""),
+                                s.policy()));
+            assertThat(failures.stream().map(Answers::recorded))
+                .as("8 concurrent failures admitted in generation 0, threshold 3")
+                .containsExactlyInAnyOrder(
+                    "CLOSED COUNTED accepted=true transitioned=false generation=0",
+                    "CLOSED COUNTED accepted=true transitioned=false generation=0",
+                    "OPEN COUNTED accepted=true transitioned=true generation=1",
+                    "OPEN STALE_GENERATION accepted=false transitioned=false generation=1",
+                    "OPEN STALE_GENERATION accepted=false transitioned=false generation=1",
+                    "OPEN STALE_GENERATION accepted=false transitioned=false generation=1",
+                    "OPEN STALE_GENERATION accepted=false transitioned=false generation=1",
+                    "OPEN STALE_GENERATION accepted=false transitioned=false generation=1");
+            RecordResult trip =
+                failures.stream().filter(RecordResult::transitioned).findFirst().get();
+            assertThat(trip.windowFailures()).as("the trip's count").isEqualTo(3);
+            s.awaitTime(trip.openUntilMillis());
+            List<AcquireResult> acquires =
+                concurrently(s, 8, i -> s.store(i).acquire(s.id, CaseSteps.node(i), s.policy()));
+            long end =
+                acquires.stream()
+                    .filter(AcquireResult::allowed)
+                    .mapToLong(AcquireResult::untilMillis)
+                    .min()
+                    .orElse(Long.MAX_VALUE);
+            s.before(end, "8 concurrent acquires", () -> null);
+            List<String> expected = new ArrayList<>();
+            expected.add("allowed HALF_OPEN PROBE generation=2");
+            for (int i = 0; i < 7; i++) {
+              expected.add("rejected HALF_OPEN PROBES_BUSY generation=2");
+            }
+            assertThat(acquires.stream().map(Answers::admission))
+                .as("8 concurrent acquires once the open window ended")
+                .containsExactlyInAnyOrderElementsOf(expected);
+            AcquireResult p = acquires.stream().filter(AcquireResult::allowed).findFirst().get();
+            int prober = acquires.indexOf(p);
+            RecordResult closed =
+                s.before(end, "the probe", () -> s.probe(prober, "2", p.leaseId(), true));
+            assertThat(closed.generation()).isEqualTo("3");
+            List<Message> messages = heard.throughGeneration("3");
+            String epoch = closed.epoch();
+            assertThat(messages)
+                .as("one message per transition, in order")
+                .containsExactly(
+                    new Message(epoch, "CLOSED", "OPEN", "FAILURE_THRESHOLD", "1"),
+                    new Message(epoch, "OPEN", "HALF_OPEN", "OPEN_WINDOW_ENDED", "2"),
+                    new Message(epoch, "HALF_OPEN", "CLOSED", "PROBES_SUCCEEDED", "3"));
+          }
+        });
+  }
+
+  // ---- C11 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C11-no-admission-under-forced-open: a live FORCED_OPEN rejects every node,"
+          + " voids the probe leases and counts nothing; clearing it resumes the machine")
+  void c11NoAdmissionUnderForcedOpen(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 1, 2, 8));
+          String g = halfOpen(s);
+          AcquireResult a = s.acquire(0);
+          assertThat(admission(a)).isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          CaseSteps.Timed<OverrideResult> set =
+              s.timed(() -> s.override(3, OverrideKind.FORCED_OPEN, s.units(8)));
+          String g2 = next(g, 1);
+          assertThat(overridden(set.value()))
+              .isEqualTo("changed=true SET FORCED_OPEN previous=HALF_OPEN generation=" + g2);
+          long until = set.value().untilMillis();
+          assertWithin(until, set, s.units(8).toMillis(), "the override's expiry");
+          for (int n = 0; n < 3; n++) {
+            int node = n;
+            AcquireResult r = s.before(until, "an acquire", () -> s.acquire(node));
+            assertThat(admission(r) + " until=" + r.untilMillis())
+                .as("node-%d's acquire under FORCED_OPEN", n)
+                .isEqualTo("rejected FORCED_OPEN FORCED_OPEN generation=" + g2 + " until=" + until);
+          }
+          String none = " accepted=false transitioned=false generation=" + g2;
+          assertThat(recorded(s.before(until, "the probe", () -> s.probe(0, g, a.leaseId(), true))))
+              .as("node-0's probe success under its lease from before the override")
+              .isEqualTo("FORCED_OPEN STALE_LEASE" + none);
+          assertThat(
+                  recorded(s.before(until, "the probe", () -> s.probe(0, g2, a.leaseId(), true))))
+              .as("the same lease claimed for the override's generation")
+              .isEqualTo("FORCED_OPEN STALE_LEASE" + none);
+          assertThat(recorded(s.before(until, "a failure", () -> s.failure(1, g2))))
+              .as("a failure under FORCED_OPEN")
+              .isEqualTo("FORCED_OPEN NOT_COUNTED" + none);
+          assertThat(recorded(s.before(until, "a success", () -> s.success(1, g2))))
+              .as("a success under FORCED_OPEN")
+              .isEqualTo("FORCED_OPEN NOT_COUNTED" + none);
+          OverrideResult updated =
+              s.before(
+                  until, "the update", () -> s.override(3, OverrideKind.FORCED_OPEN, s.units(8)));
+          String g3 = next(g, 2);
+          assertThat(overridden(updated))
+              .isEqualTo("changed=true UPDATED FORCED_OPEN previous=FORCED_OPEN generation=" + g3);
+          OverrideResult cleared =
+              s.before(
+                  updated.untilMillis(),
+                  "the clear",
+                  () -> s.override(3, OverrideKind.CLEAR, java.time.Duration.ZERO));
+          String g4 = next(g, 3);
+          assertThat(overridden(cleared) + " until=" + cleared.untilMillis())
+              .as("clearing resumes the machine where it was: half-open")
+              .isEqualTo(
+                  "changed=true CLEARED HALF_OPEN previous=FORCED_OPEN generation="
+                      + g4
+                      + " until=0");
+          assertThat(admission(s.acquire(1))).isEqualTo("allowed HALF_OPEN PROBE generation=" + g4);
+          OverrideResult again = s.override(3, OverrideKind.CLEAR, java.time.Duration.ZERO);
+          assertThat(overridden(again))
+              .isEqualTo(
+                  "changed=false NOT_OVERRIDDEN HALF_OPEN previous=HALF_OPEN generation=" + g4);
+        });
+  }
+
+  // ---- C12 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C12-override-expires-by-time: an override ends at its expiry without a command;"
+          + " the first command after it records the change once, resuming the machine")
+  void c12OverrideExpiresByTime(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 1, 2, 4));
+          CaseSteps.Timed<OverrideResult> set =
+              s.timed(() -> s.override(0, OverrideKind.FORCED_OPEN, s.units(4)));
+          assertThat(overridden(set.value()))
+              .as("an override on a breaker no node used yet")
+              .isEqualTo("changed=true SET FORCED_OPEN previous=CLOSED generation=1");
+          long until = set.value().untilMillis();
+          assertWithin(until, set, s.units(4).toMillis(), "the override's expiry");
+          CaseSteps d = s.another();
+          OverrideResult degraded = d.override(0, OverrideKind.FORCED_OPEN, s.units(4));
+          assertThat(degraded.generation()).isEqualTo("1");
+          AcquireResult r = s.before(until, "an acquire", () -> s.acquire(1));
+          assertThat(admission(r)).isEqualTo("rejected FORCED_OPEN FORCED_OPEN generation=1");
+          s.awaitTime(until);
+          BreakerSnapshot snap = s.snapshot(1);
+          assertThat(snap.effectiveState() + " generation=" + snap.number("generation"))
+              .as("a read after the expiry, before any command")
+              .isEqualTo("CLOSED generation=1");
+          assertThat(admission(s.acquire(1)))
+              .as("the first acquire after the expiry records it")
+              .isEqualTo("allowed CLOSED CLOSED generation=2");
+          assertThat(admission(s.acquire(2)))
+              .as("a second acquire: no second transition")
+              .isEqualTo("allowed CLOSED CLOSED generation=2");
+          // a re-assertion is a command too: it records the expiry before it decides
+          d.awaitTime(degraded.untilMillis());
+          Reassertion trip0 =
+              new Reassertion(
+                  Reassertion.Mode.DEGRADED_TRIP,
+                  State.OPEN,
+                  "",
+                  0,
+                  d.now() + s.units(20).toMillis(),
+                  s.units(20).toMillis(),
+                  TransitionCause.FAILURE_THRESHOLD,
+                  1,
+                  "",
+                  "",
+                  "");
+          assertThat(reasserted(d.reassert(1, trip0)))
+              .as("a degraded trip published after the override expired, before any other command")
+              .isEqualTo("written=true REASSERTED OPEN generation=3");
+          // over an open window that ended while the override was in force
+          CaseSteps w = s.another();
+          RecordResult trip = w.trip(0);
+          assertThat(trip.generation()).isEqualTo("1");
+          CaseSteps.Timed<OverrideResult> closed =
+              w.timed(
+                  () ->
+                      w.before(
+                          trip.openUntilMillis(),
+                          "the override",
+                          () -> w.override(0, OverrideKind.FORCED_CLOSED, s.units(4))));
+          assertThat(overridden(closed.value()))
+              .isEqualTo("changed=true SET FORCED_CLOSED previous=OPEN generation=2");
+          AcquireResult admitted =
+              w.before(closed.value().untilMillis(), "an acquire", () -> w.acquire(1));
+          assertThat(admission(admitted))
+              .isEqualTo("allowed FORCED_CLOSED FORCED_CLOSED generation=2");
+          w.awaitTime(Math.max(closed.value().untilMillis(), trip.openUntilMillis()));
+          assertThat(admission(w.acquire(1)))
+              .as("the first acquire after the override expired over an ended open window")
+              .isEqualTo("allowed HALF_OPEN PROBE generation=3");
+        });
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  /** A body of one case attempt. */
+  @FunctionalInterface
+  interface Body extends Consumer<CaseSteps> {}
+
+  /**
+   * Runs one case: on a fresh breaker per attempt; an attempt that proves itself late is repeated
+   * with the unit doubled.
+   */
+  private void run(TestInfo info, Body body) {
+    String caseId = info.getDisplayName().substring(0, 3).toLowerCase(java.util.Locale.ROOT);
+    long unit = sut.unit().toMillis();
+    List<String> late = new ArrayList<>();
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++, unit *= 2) {
+      CaseSteps s = new CaseSteps(sut, sut::node, caseId, unit);
+      try {
+        body.accept(s);
+        return;
+      } catch (CaseSteps.Late e) {
+        late.add(s + ": " + e.getMessage());
+        System.out.printf(
+            "%s on %s: attempt %d late, repeated with the unit doubled: %s%n",
+            caseId, sut.name(), attempt + 1, e.getMessage());
+      }
+    }
+    fail("%s on %s: every attempt ran late: %s", info.getDisplayName(), sut.name(), late);
+  }
+
+  /** A policy for probing cases: threshold 1, the given permits, open window and lease (units). */
+  private static Policy probing(CaseSteps s, int permits, long openUnits, long leaseUnits) {
+    return Policy.builder()
+        .failureThreshold(1)
+        .open(s.units(openUnits))
+        .maxOpen(s.units(openUnits * 8))
+        .halfOpenPermits(permits)
+        .probeLease(s.units(leaseUnits))
+        .build();
+  }
+
+  /** Trips the breaker and waits out its open window; returns the half-open generation ("2"). */
+  private static String halfOpen(CaseSteps s) {
+    RecordResult trip = s.trip(0);
+    assertThat(recorded(trip))
+        .as("the trip")
+        .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=1");
+    s.awaitTime(trip.openUntilMillis());
+    return "2";
+  }
+
+  private static <T> List<T> concurrently(
+      CaseSteps s, int n, java.util.function.IntFunction<CompletableFuture<T>> call) {
+    List<CompletableFuture<T>> sent = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      sent.add(call.apply(i));
+    }
+    return sent.stream().map(BreakerStore::await).toList();
+  }
+}
