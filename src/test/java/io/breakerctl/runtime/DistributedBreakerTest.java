@@ -530,14 +530,16 @@ class DistributedBreakerTest {
         r.breaker(BreakerId.parse("push:dep" + i));
       }
       await("each breaker's first read", () -> store.commands("state") >= 5);
-      Thread.sleep(300); // and the stamp check after subscribing
+      // the check after subscribing (the first canary read), waited for rather than slept
+      // through: a loaded machine may run it later than any fixed pause
+      await("the canary check after subscribing", () -> store.commands("canary") >= 1);
       long reads = store.commands("state");
       long stamps = store.commands("stamps");
       long canaries = store.commands("canary");
-      Thread.sleep(1_000);
+      // three canary checks (100 ms apart): however long they take, nothing else is read
+      await("the canary is checked meanwhile", () -> store.commands("canary") - canaries >= 3);
       assertEquals(reads, store.commands("state"), "no full read while push works");
       assertEquals(stamps, store.commands("stamps"), "no stamp read before the sweep is due");
-      assertTrue(store.commands("canary") - canaries >= 3, "the canary is checked meanwhile");
     }
 
     @Test
@@ -545,7 +547,7 @@ class DistributedBreakerTest {
       BreakerRegistry r = registry(Duration.ofHours(1));
       CircuitBreaker b = r.breaker(ID);
       await("the first read", () -> store.commands("state") >= 1);
-      Thread.sleep(300); // and the stamp check after subscribing
+      await("the canary check after subscribing", () -> store.commands("canary") >= 1);
       long reads = store.commands("state");
       long start = System.nanoTime();
       for (int i = 0; i < 5; i++) {
@@ -574,9 +576,9 @@ class DistributedBreakerTest {
       Thread.sleep(700);
       long reads = store.commands("state");
       long stamps = store.commands("stamps");
-      Thread.sleep(1_200);
+      // two sweeps (300 ms apart), however long the machine takes to run them
+      await("stamps at the sweep interval", () -> store.commands("stamps") - stamps >= 2);
       assertEquals(reads, store.commands("state"), "no full read: nothing moved");
-      assertTrue(store.commands("stamps") - stamps >= 2, "stamps at the sweep interval");
     }
 
     @Test
@@ -611,7 +613,13 @@ class DistributedBreakerTest {
               id,
               new OverrideRequest(OverrideKind.FORCED_OPEN, "oncall", "kept", Duration.ZERO, "")));
       await("the override arrived by push", () -> !bs.get(3).tryAcquire().allowed());
-      Thread.sleep(1_500); // the tick sends the changed heartbeat; then the node sends nothing
+      // the tick sends the changed heartbeat (waited for, not slept through); then the node sends
+      // nothing
+      await(
+          "the changed heartbeat stored",
+          () ->
+              BreakerStore.await(store.state(id)).nodes().stream()
+                  .anyMatch(n -> n.state() == State.FORCED_OPEN));
       long stamps = store.commands("stamps");
       long records = store.commands("record");
       store.flushAll(); // FLUSHALL: no message, no closed connection; only the canary moves
@@ -632,8 +640,9 @@ class DistributedBreakerTest {
       }
       ((DefaultBreakerRegistry) r).stopListening();
       long reads = store.commands("state");
-      Thread.sleep(500);
-      assertTrue(store.commands("state") - reads >= 3 * 3, "full reads at the refresh interval");
+      // three refreshes of the 3 breakers (50 ms apart), however long the machine takes: a
+      // subscribed node would read none of them
+      await("full reads at the refresh interval", () -> store.commands("state") - reads >= 3 * 3);
     }
   }
 

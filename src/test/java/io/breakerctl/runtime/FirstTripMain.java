@@ -109,7 +109,11 @@ public final class FirstTripMain {
     System.out.println(learned);
   }
 
-  private static long startAt(String arg) {
+  /**
+   * The start time: {@code arg} itself, or read from {@code @FILE} once it exists (also
+   * FleetNodesMain).
+   */
+  static long startAt(String arg) {
     if (!arg.startsWith("@")) {
       return Long.parseLong(arg);
     }

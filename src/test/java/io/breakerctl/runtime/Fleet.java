@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * N nodes (separate registries, each with its own connections) calling one failing dependency, one
@@ -15,27 +16,56 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Fleet implements AutoCloseable {
 
-  /** The failing dependency: counts and timestamps every call that reaches it. */
+  /**
+   * The failing dependency: counts and timestamps every call that reaches it, and counts apart the
+   * calls a node made after it had itself rejected once (it knew the breaker was open, so only a
+   * probe lease can have admitted them).
+   */
   static final class Dependency {
     final AtomicLong reached = new AtomicLong();
+    final AtomicLong afterRejection = new AtomicLong();
     final ConcurrentLinkedQueue<Long> times = new ConcurrentLinkedQueue<>();
+    private final AtomicLongArray beforeRejectionByNode;
+    private final AtomicLongArray afterRejectionByNode;
 
-    String call() {
+    Dependency(int nodes) {
+      beforeRejectionByNode = new AtomicLongArray(nodes);
+      afterRejectionByNode = new AtomicLongArray(nodes);
+    }
+
+    String call(int node, boolean nodeHadRejected) {
       reached.incrementAndGet();
       times.add(System.currentTimeMillis());
+      if (nodeHadRejected) {
+        afterRejection.incrementAndGet();
+        afterRejectionByNode.incrementAndGet(node);
+      } else {
+        beforeRejectionByNode.incrementAndGet(node);
+      }
       throw new IllegalStateException("dependency down");
+    }
+
+    /** Calls node {@code node} made before its first rejection. */
+    long beforeRejection(int node) {
+      return beforeRejectionByNode.get(node);
+    }
+
+    /** Calls node {@code node} made after its first rejection. */
+    long afterRejection(int node) {
+      return afterRejectionByNode.get(node);
     }
   }
 
   final List<BreakerRegistry> registries = new ArrayList<>();
   final List<CircuitBreaker> breakers = new ArrayList<>();
   final long[] firstRejection;
-  final Dependency dependency = new Dependency();
+  final Dependency dependency;
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final List<Thread> threads = new ArrayList<>();
 
   Fleet(String uri, BreakerId id, Mode mode, int nodes, String nodePrefix, Policy policy) {
     firstRejection = new long[nodes];
+    dependency = new Dependency(nodes);
     for (int i = 0; i < nodes; i++) {
       BreakerRegistry.Builder b =
           BreakerRegistry.builder()
@@ -68,8 +98,12 @@ final class Fleet implements AutoCloseable {
               () -> {
                 long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                 while (running.get() && System.nanoTime() < deadline) {
+                  boolean hadRejected;
+                  synchronized (firstRejection) {
+                    hadRejected = firstRejection[node] != 0;
+                  }
                   try {
-                    cb.call(dependency::call);
+                    cb.call(() -> dependency.call(node, hadRejected));
                   } catch (CallNotPermittedException e) {
                     synchronized (firstRejection) {
                       if (firstRejection[node] == 0) {
@@ -118,9 +152,12 @@ final class Fleet implements AutoCloseable {
     }
   }
 
+  /** Stops the nodes (their calls end, the registries close); a second close does nothing. */
   @Override
   public void close() {
-    running.set(false);
+    if (!running.getAndSet(false)) {
+      return;
+    }
     stop(threads, registries);
   }
 

@@ -5,11 +5,14 @@ import java.util.stream.Collectors;
 
 /**
  * Child process for {@link FleetSplitIT}: runs {@code n} nodes of the fleet (separate registries)
- * calling the failing dependency until wall-clock time {@code stopAt}, then prints every time (ms)
- * a call reached the dependency: {@code reached=t1,t2,...}. The nodes start calling at {@code
- * startAtMillis}, so both processes' nodes start together once both are up.
+ * calling the failing dependency for {@code durationMillis} from {@code startAt}, then prints every
+ * time (ms) a call reached the dependency, {@code reached=t1,t2,...}, how many of them a node made
+ * after it had rejected once, {@code afterRejection=N}, and whether every node rejected at least
+ * once, {@code allRejected=true|false}. {@code startAt} is wall-clock ms or {@code @FILE} (see
+ * {@link FirstTripMain}): the parent writes it once this child printed {@code READY}, so both
+ * processes' nodes start together however long this JVM took to start.
  *
- * <p>Args: uri breakerId mode n nodePrefix startAtMillis stopAtMillis
+ * <p>Args: uri breakerId mode n nodePrefix startAt durationMillis
  */
 public final class FleetNodesMain {
   private FleetNodesMain() {}
@@ -18,10 +21,10 @@ public final class FleetNodesMain {
     BreakerId id = BreakerId.parse(args[1]);
     Mode mode = Mode.valueOf(args[2]);
     int n = Integer.parseInt(args[3]);
-    long startAt = Long.parseLong(args[5]);
-    long stopAt = Long.parseLong(args[6]);
     Fleet fleet = new Fleet(args[0], id, mode, n, args[4], FleetTableIT.policy());
     System.out.println("READY");
+    long startAt = FirstTripMain.startAt(args[5]);
+    long stopAt = startAt + Long.parseLong(args[6]);
     Fleet.sleep(Math.max(0, startAt - System.currentTimeMillis()));
     fleet.start(2);
     Fleet.sleep(Math.max(0, stopAt - System.currentTimeMillis()));
@@ -31,5 +34,7 @@ public final class FleetNodesMain {
             + fleet.dependency.times.stream()
                 .map(String::valueOf)
                 .collect(Collectors.joining(",")));
+    System.out.println("afterRejection=" + fleet.dependency.afterRejection.get());
+    System.out.println("allRejected=" + (fleet.allRejectedAt() != 0));
   }
 }

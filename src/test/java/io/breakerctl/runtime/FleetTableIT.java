@@ -6,6 +6,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
@@ -13,6 +14,7 @@ import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,6 +23,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The fleet table: 20 nodes calling one failing dependency, threshold 5, one call in flight per
  * node. Prints the measured row for each mode (see the README's Performance section).
+ *
+ * <p>Asserted is what holds on any machine under any load: LOCAL nodes each fail 5 calls and then
+ * probe on their own; a shared fleet trips once at exactly 5 failures, every node rejects, each
+ * half-open window ends with its one probe's failure, and a node that has rejected once reaches the
+ * dependency only with a probe lease. SHARED bounds the calls too (each call asks Redis, each
+ * failure is recorded before its caller goes on): the threshold plus one in flight on each other
+ * node, then the probes. HYBRID's doomed calls and its propagation lag depend on the machine's
+ * speed: printed, measured with their targets by {@code scripts/bench propagation}, and the calls
+ * before the trip held only to {@link FleetSplitIT#HYBRID_BEFORE_TRIP_BOUND}.
  */
 @DisplayName("Fleet table: 20 nodes, one failing dependency")
 class FleetTableIT {
@@ -50,49 +61,68 @@ class FleetTableIT {
         Fleet fleet = new Fleet(redis.uri(), id, mode, NODES, "n", policy())) {
       long start = System.currentTimeMillis();
       fleet.start(2);
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (fleet.allRejectedAt() == 0 && System.nanoTime() < deadline) {
-        Fleet.sleep(5);
-      }
+      Poll.until(Duration.ofSeconds(30), "every node rejects", () -> fleet.allRejectedAt() != 0);
       long allRejected = fleet.allRejectedAt();
-      assertThat(allRejected).as("every node rejects within 10 s").isPositive();
       long doomed = fleet.reachedBetween(start, allRejected + 1);
-      Fleet.sleep(1500);
-      long probes = fleet.reachedBetween(allRejected + 1, allRejected + 1501);
 
       if (mode == Mode.LOCAL) {
+        // each node probes on its own once its own window ends
+        Poll.until(
+            Duration.ofSeconds(30),
+            "every node probes on its own",
+            () -> IntStream.range(0, NODES).allMatch(n -> fleet.dependency.afterRejection(n) > 0));
+        fleet.close();
         System.out.printf(
-            "fleet table %-6s failuresAtTrip=n/a doomedRequests=%d probesPerWindow=%d%n",
-            mode, doomed, probes);
-        assertThat(doomed).isEqualTo(5L * NODES);
-        assertThat(probes).isEqualTo(NODES);
+            "fleet table %-6s failuresAtTrip=n/a doomedRequests=%d probingNodes=%d%n",
+            mode, doomed, NODES);
+        assertThat(IntStream.range(0, NODES).mapToLong(fleet.dependency::beforeRejection))
+            .as("calls each LOCAL node made before it rejected: its own threshold")
+            .containsOnly(5L);
         return;
       }
+      // the first half-open window: the probe fails and reopens the breaker
+      Poll.until(
+          Duration.ofSeconds(30),
+          "a half-open window's probe failed",
+          () ->
+              RedisBreakerStore.await(store.eventsAfter(id, "", 100)).stream()
+                  .anyMatch(e -> e.cause() == TransitionCause.PROBE_FAILED));
+      fleet.close();
       List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 100));
+      List<TransitionCause> causes = events.stream().map(BreakerEvent::cause).toList();
       BreakerEvent trip = events.get(0);
       assertThat(trip.cause()).isEqualTo(TransitionCause.FAILURE_THRESHOLD);
       long failuresAtTrip = Long.parseLong(trip.field("failures"));
       long lag = allRejected - trip.atMillis();
       long beforeTrip = fleet.reachedBetween(start, trip.atMillis() + 1);
       long duringLag = doomed - beforeTrip;
+      long windows = causes.stream().filter(c -> c == TransitionCause.OPEN_WINDOW_ENDED).count();
+      long probesFailed = causes.stream().filter(c -> c == TransitionCause.PROBE_FAILED).count();
+      long afterRejection = fleet.dependency.afterRejection.get();
       System.out.printf(
-          "fleet table %-6s failuresAtTrip=%d doomedRequests=%d (before trip %d, during %d ms lag %d) probesPerWindow=%d%n",
-          mode, failuresAtTrip, doomed, beforeTrip, lag, duringLag, probes);
+          "fleet table %-6s failuresAtTrip=%d doomedRequests=%d (before trip %d, during %d ms lag"
+              + " %d) halfOpenWindows=%d probes=%d%n",
+          mode, failuresAtTrip, doomed, beforeTrip, lag, duringLag, windows, afterRejection);
 
       assertThat(failuresAtTrip).isEqualTo(5);
-      assertThat(events)
-          .extracting(BreakerEvent::cause)
-          .containsOnlyOnce(TransitionCause.FAILURE_THRESHOLD);
+      assertThat(causes).containsOnlyOnce(TransitionCause.FAILURE_THRESHOLD);
+      assertThat(windows).as("half-open windows").isPositive();
+      assertThat(probesFailed).as("one probe per half-open window").isEqualTo(windows);
+      assertThat(afterRejection)
+          .as("calls by nodes that had rejected are probes: at most one per half-open window")
+          .isLessThanOrEqualTo(windows * policy().halfOpenPermits());
       if (mode == Mode.SHARED) {
-        assertThat(doomed).isLessThanOrEqualTo(5 + NODES - 1);
+        assertThat(beforeTrip)
+            .as("SHARED: the threshold's failures and one call in flight on each other node")
+            .isLessThanOrEqualTo(5 + NODES - 1);
+        assertThat(fleet.dependency.reached.get())
+            .as("SHARED: every call reaching the dependency: those before the trip, then probes")
+            .isLessThanOrEqualTo(5 + NODES - 1 + windows);
       } else {
-        assertThat(beforeTrip).isLessThanOrEqualTo(5 + NODES - 1);
-        assertThat(lag).as("propagation lag").isLessThan(1000);
+        assertThat(beforeTrip)
+            .as("HYBRID calls up to the trip (a machine figure; regression bound)")
+            .isLessThanOrEqualTo(FleetSplitIT.HYBRID_BEFORE_TRIP_BOUND);
       }
-      assertThat(probes).as("probes in one half-open window").isEqualTo(policy().halfOpenPermits());
-      assertThat(events)
-          .extracting(BreakerEvent::cause)
-          .contains(TransitionCause.OPEN_WINDOW_ENDED, TransitionCause.PROBE_FAILED);
     }
   }
 }

@@ -18,7 +18,7 @@ public final class LeaseHolderMain {
         Policy.builder()
             .failureThreshold(1)
             .open(Duration.ofMillis(300))
-            .probeLease(Duration.ofMillis(1500))
+            .probeLease(Duration.ofSeconds(6)) // as RuntimeFaultsIT.killedProber
             .build();
     BreakerRegistry r =
         BreakerRegistry.builder().redisUri(args[0]).nodeId("doomed").defaults(p).build();

@@ -100,9 +100,11 @@ class RecoveryIT {
       long detected = System.currentTimeMillis() - killed;
       Fleet.sleep(2500); // many reconnect attempts, each refused
       System.out.printf("loss detected %d ms after the kill%n", detected);
+      // a machine figure (about 100 ms: subscription watch 100 ms + command timeout 50 ms, README);
+      // the bound is a regression bound, over 3x the figures seen, below the old design's 1.3 s
       assertThat(detected)
-          .as("subscription watch 100 ms + command timeout 50 ms + scheduling slack")
-          .isLessThan(600);
+          .as("loss detected (ms after the kill; regression bound)")
+          .isLessThan(1_200);
       assertThat(records)
           .filteredOn(r -> r.getLevel().intValue() >= Level.WARNING.intValue())
           .as("one warning for the whole outage")
@@ -215,14 +217,25 @@ class RecoveryIT {
     redis.server().restart();
     Poll.until(Duration.ofSeconds(5), "recovered", () -> !cb.view().degraded());
     RedisBreakerStore store = store();
-    Fleet.sleep(1500); // Lettuce re-subscribes the pub/sub connection on its own backoff
+    // Lettuce re-subscribes the pub/sub connection on its own backoff: wait for the subscription
+    // itself (a fixed sleep was a bet on the machine's speed)
+    Poll.until(
+        Duration.ofSeconds(15),
+        "the node subscribed again",
+        () -> {
+          List<?> numsub = (List<?>) redis.server().call("PUBSUB", "NUMSUB", "cb:events");
+          return Long.parseLong(String.valueOf(numsub.get(1))) > 0;
+        });
     long start = System.currentTimeMillis();
     for (int i = 0; i < 5; i++) {
       RedisBreakerStore.await(
           store.record(id, new Outcome("other", 1, 0, -1, "", ""), Policy.DEFAULT));
     }
+    // no refresh within the test: only the message can tell the node, however long it takes
     Poll.until(
-        Duration.ofSeconds(1), "the node learns the trip", () -> cb.view().state() == State.OPEN);
+        Duration.ofSeconds(10),
+        "the node learns the trip by push",
+        () -> cb.view().state() == State.OPEN);
     System.out.printf("push after restart: %d ms%n", System.currentTimeMillis() - start);
   }
 

@@ -36,10 +36,11 @@ class RuntimeFaultsIT {
   private static final Duration TIMEOUT = Duration.ofMillis(50);
 
   /**
-   * Scheduling noise allowed on a shared 2-core machine on top of a bound (a GC or a descheduled
-   * thread); still far below what a wait on Redis would show (the pause is 3 s, a hang unbounded).
+   * What every call must return within: a generous multiple of the command timeout (a loaded 2-core
+   * machine deschedules threads, GCs), still far below what a wait on Redis would show (the pause
+   * is 3 s, the proxy's delay 2 s per chunk, a hang unbounded).
    */
-  private static final long SLACK_MILLIS = 100;
+  private static final long BOUND_MILLIS = TIMEOUT.toMillis() * 10;
 
   private static BreakerId fresh(String name) {
     return BreakerId.parse("faults-" + name + ":dep-" + SEQ.incrementAndGet());
@@ -97,20 +98,25 @@ class RuntimeFaultsIT {
       }
     }
     assertThat(worst)
-        .as("no call waits longer than the command timeout")
-        .isLessThanOrEqualTo(TIMEOUT.toMillis() + SLACK_MILLIS);
+        .as("every call returns within 10x the command timeout")
+        .isLessThanOrEqualTo(BOUND_MILLIS);
     Poll.until(
         Duration.ofSeconds(3),
         "every node degraded",
         () -> nodes.stream().allMatch(cb -> cb.view().degraded()));
 
+    // after detection no call waits for Redis: 30 calls that each waited their timeout would take
+    // 1.5 s together; half of that is left for a loaded machine's scheduling
     long afterDetection = 0;
     for (int round = 0; round < 10; round++) {
       for (CircuitBreaker cb : nodes) {
-        afterDetection = Math.max(afterDetection, overhead(cb, true));
+        afterDetection += overhead(cb, true);
       }
     }
-    assertThat(afterDetection).as("after detection no call waits").isLessThan(SLACK_MILLIS);
+    System.out.printf("30 calls after detection took %d ms together%n", afterDetection);
+    assertThat(afterDetection)
+        .as("after detection no call waits: 30 calls together (ms)")
+        .isLessThan(30 * TIMEOUT.toMillis() / 2);
     assertThat(nodes)
         .as("each local breaker tripped on its own")
         .allSatisfy(
@@ -189,8 +195,10 @@ class RuntimeFaultsIT {
   @DisplayName("CLIENT PAUSE 3 s: closed-state HYBRID calls are not delayed")
   void paused() {
     BreakerId id = fresh("paused");
-    CircuitBreaker cb = node(redis.uri(), "paused", Mode.HYBRID, Policy.DEFAULT).breaker(id);
+    BreakerRegistry registry = node(redis.uri(), "paused", Mode.HYBRID, Policy.DEFAULT);
+    CircuitBreaker cb = registry.breaker(id);
     Poll.until(Duration.ofSeconds(3), "the view is read", () -> !cb.view().generation().isEmpty());
+    long asked = callPathCommands(registry);
     redis.server().pause(Duration.ofSeconds(3));
     long worst = 0;
     long calls = 0;
@@ -200,8 +208,24 @@ class RuntimeFaultsIT {
       calls++;
       Fleet.sleep(1);
     }
+    System.out.printf("%d calls during the pause, worst %d ms%n", calls, worst);
     assertThat(calls).isGreaterThan(100);
-    assertThat(worst).as("worst call during the pause, ms").isLessThan(SLACK_MILLIS);
+    // not delayed means never waiting on Redis: no call sent an acquire or a record, whatever the
+    // machine's speed; and every call returned
+    assertThat(callPathCommands(registry))
+        .as("acquires and records sent during the pause (closed-state calls touch no network)")
+        .isEqualTo(asked);
+    assertThat(worst).as("worst call during the pause, ms").isLessThanOrEqualTo(BOUND_MILLIS);
+  }
+
+  /** Acquires and records the node sent (answered, failed or timed out). */
+  private static long callPathCommands(BreakerRegistry registry) {
+    StoreStats stats = registry.storeStats();
+    long n = 0;
+    for (StoreCommand kind : List.of(StoreCommand.ACQUIRE, StoreCommand.RECORD)) {
+      n += stats.command(kind).count() + stats.command(kind).failures();
+    }
+    return n;
   }
 
   @Test
@@ -215,7 +239,7 @@ class RuntimeFaultsIT {
       BreakerRegistry hybrid = node(proxy.uri(), "proxied-hybrid", Mode.HYBRID, p);
       List<CircuitBreaker> nodes = List.of(shared.breaker(id), hybrid.breaker(id));
       for (Runnable fault :
-          List.<Runnable>of(() -> proxy.delay(Duration.ofMillis(300)), proxy::drop, proxy::reset)) {
+          List.<Runnable>of(() -> proxy.delay(Duration.ofSeconds(2)), proxy::drop, proxy::reset)) {
         fault.run();
         long worst = 0;
         for (int i = 0; i < 50; i++) {
@@ -225,8 +249,8 @@ class RuntimeFaultsIT {
           Fleet.sleep(2);
         }
         assertThat(worst)
-            .as("worst call under %s", proxy.mode())
-            .isLessThanOrEqualTo(TIMEOUT.toMillis() + SLACK_MILLIS);
+            .as("worst call under %s (every call returns within 10x its timeout)", proxy.mode())
+            .isLessThanOrEqualTo(BOUND_MILLIS);
         proxy.pass();
         Poll.until(
             Duration.ofSeconds(15),
@@ -245,7 +269,9 @@ class RuntimeFaultsIT {
         Policy.builder()
             .failureThreshold(1)
             .open(Duration.ofMillis(300))
-            .probeLease(Duration.ofMillis(1500))
+            // long enough that the survivor's first acquire, after a registry start on a loaded
+            // machine, still meets the dead node's lease
+            .probeLease(Duration.ofSeconds(6))
             .build();
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
@@ -261,7 +287,7 @@ class RuntimeFaultsIT {
       CircuitBreaker survivor = node(redis.uri(), "survivor", Mode.HYBRID, p).breaker(id);
       assertThat(survivor.tryAcquire().allowed()).as("the dead node's lease is live").isFalse();
       Permission probe = null;
-      long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (System.nanoTime() < deadline) {
         Permission attempt = survivor.tryAcquire();
         if (attempt.allowed()) {

@@ -86,7 +86,13 @@ class SandboxDemoFleetIT {
       assertThat(row.get("mode").asText()).isEqualTo(i == 1 ? "SHARED" : "HYBRID");
       assertThat(row.get("failuresAtTrip").asLong()).as(r.err()).isEqualTo(5);
       assertThat(row.get("probesPerWindow").asLong()).as(r.err()).isEqualTo(1);
-      assertThat(row.get("doomedRequests").asLong()).as(r.err()).isBetween(5L, 5L * 20 - 1);
+      // at least the threshold; at most, in SHARED, fewer than LOCAL's 5 per node (each call asks
+      // Redis: the threshold plus one in flight per other node); HYBRID's doomed calls (until every
+      // node rejected) are a figure of the machine (43 in the README's fleet table): a regression
+      // bound over 3x that
+      assertThat(row.get("doomedRequests").asLong())
+          .as(r.err())
+          .isBetween(5L, i == 1 ? 5L * 20 - 1 : 150L);
       assertThat(row.get("meanAddedLatencyMicros").asDouble()).isPositive();
       assertThat(row.get("calls").asLong()).isPositive();
     }

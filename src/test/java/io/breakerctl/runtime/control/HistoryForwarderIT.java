@@ -45,7 +45,9 @@ class HistoryForwarderIT extends ControlPlaneIT {
         ControlConfig.builder()
             .uri("mongodb://127.0.0.1:" + port)
             .database("down_test")
-            .timeout(Duration.ofMillis(500))
+            // the second breaker must not wait this again: long enough that one Redis script on a
+            // loaded machine never comes near it
+            .timeout(Duration.ofSeconds(2))
             .build();
     MongoServer restarted = null;
     try (ControlDatabase cli = ControlDatabase.connect(config)) {

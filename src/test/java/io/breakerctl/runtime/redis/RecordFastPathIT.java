@@ -398,10 +398,15 @@ class RecordFastPathIT {
     bucket.strict = true;
     Policy oneSecond =
         Policy.builder().failureThreshold(1000).window(Duration.ofSeconds(1)).build();
+    long firstSent = System.nanoTime();
     bucket.record(Outcome.failure("n1", ""), oneSecond, false);
     Thread.sleep(250);
     RecordResult moved = bucket.record(Outcome.failure("n1", ""), oneSecond, true);
-    assertThat(moved.windowFailures()).isEqualTo(2);
+    // both failures are in the 1 s window when they came within it (a stall of the loaded machine
+    // can put more time between them; the paths' agreement is checked either way)
+    if (withinWindow(firstSent, oneSecond)) {
+      assertThat(moved.windowFailures()).isEqualTo(2);
+    }
     // one bucket (100 ms) or more at a time: the ring fills, the oldest buckets leave the window
     for (int i = 0; i < 12; i++) {
       Thread.sleep(i % 3 == 0 ? 260 : 120);
@@ -419,11 +424,14 @@ class RecordFastPathIT {
 
     Pair trip = new Pair(t, "bucket-trip");
     Policy two = Policy.builder().failureThreshold(2).window(Duration.ofSeconds(1)).build();
+    long tripSent = System.nanoTime();
     trip.record(Outcome.failure("n1", ""), two, false);
     Thread.sleep(150);
     RecordResult tripped = trip.record(Outcome.failure("n1", ""), two, false);
-    assertThat(tripped.transitioned()).isTrue();
-    assertThat(tripped.state()).isEqualTo(State.OPEN);
+    if (withinWindow(tripSent, two)) {
+      assertThat(tripped.transitioned()).isTrue();
+      assertThat(tripped.state()).isEqualTo(State.OPEN);
+    }
 
     Pair ttl = new Pair(t, "ttl");
     ttl.idleTtl = "8000"; // refreshed at most every second
@@ -433,5 +441,13 @@ class RecordFastPathIT {
     Thread.sleep(1100);
     ttl.record(Outcome.failure("n1", ""), p, false);
     assertThat(ttl.ttlKind(ttl.a)).isEqualTo("expires");
+  }
+
+  /**
+   * Whether the calls since {@code sentNanos} (wall time, an upper bound of the Redis time between
+   * them) fit the window less one of its ten buckets, so their counts are certain.
+   */
+  private static boolean withinWindow(long sentNanos, Policy p) {
+    return System.nanoTime() - sentNanos < p.window().toNanos() * 9 / 10;
   }
 }

@@ -189,7 +189,8 @@ class RetryIT {
               a -> http.send(get(base + "/long"), HttpResponse.BodyHandlers.discarding()));
       assertThat(limited.statusCode()).isEqualTo(429);
       assertThat(arrivals).hasSize(2);
-      assertThat(System.nanoTime() - start).isLessThan(Duration.ofSeconds(2).toNanos());
+      // it did not wait the 10 s Retry-After: a generous bound (2.5x the 2 s deadline) far below it
+      assertThat(System.nanoTime() - start).isLessThan(Duration.ofSeconds(5).toNanos());
       assertThat(failuresInRedis(r, cb.id())).as("rate limits are not failures").isZero();
     } finally {
       server.stop(0);
@@ -219,7 +220,9 @@ class RetryIT {
     Set<String> keys = ConcurrentHashMap.newKeySet();
     long start = System.nanoTime();
     long budget = Duration.ofMillis(400).toNanos();
-    long slack = Duration.ofMillis(500).toNanos();
+    // every call returns within a generous bound of its deadline (a loaded machine), far below the
+    // 30 s an attempt that outlived it would take
+    long slack = Duration.ofSeconds(5).toNanos();
 
     assertThatThrownBy(
             () ->
