@@ -103,7 +103,8 @@ final class Lockstep {
       compare(diffs, "answer", "machine", ref, "in-process store", other, true);
       compareJava(diffs, java, refHash, refEvents, null, now, true);
       if (!diffs.isEmpty()) {
-        throw failure(i, op, now, now, List.of(now + ": " + String.join("; ", diffs)), ref);
+        throw failure(
+            i, op, now, now, List.of("+" + (now - origin) + ": " + String.join("; ", diffs)), ref);
       }
       history.add("+" + (now - origin) + " " + op + " -> " + ref);
       cover(ref, refEvents);

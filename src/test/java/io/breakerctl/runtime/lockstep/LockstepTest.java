@@ -2,6 +2,7 @@ package io.breakerctl.runtime.lockstep;
 
 import io.breakerctl.runtime.model.BreakerId;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.EdgeCasesMode;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -17,7 +18,7 @@ import net.jqwik.api.statistics.Statistics;
  */
 class LockstepTest {
 
-  @Property(tries = 300)
+  @Property(tries = 300, edgeCases = EdgeCasesMode.NONE)
   @SizedBy(value = "model.javaTries", tries = 300)
   void inProcessStoreAnswersAsTheMachine(@ForAll("sequences") Ops.Sequence seq) {
     Lockstep run = new Lockstep(seq, BreakerId.parse("lockstep:java"));
