@@ -19,11 +19,11 @@ import io.breakerctl.sandbox.LoopbackDependency;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
+import io.breakerctl.testing.StartSignal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -360,13 +360,7 @@ public final class PropagationBench {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
           }
           long startAt = System.currentTimeMillis() + 500;
-          try {
-            Path tmp = Path.of(go + ".tmp");
-            Files.writeString(tmp, Long.toString(startAt));
-            Files.move(tmp, go, StandardCopyOption.ATOMIC_MOVE);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
+          StartSignal.write(go, startAt);
           for (int i = 0; i < 4; i++) {
             store.record(id, Outcome.failure(DRIVER, ""), policy).join();
           }
@@ -465,7 +459,7 @@ public final class PropagationBench {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
           }
           long startAt = System.currentTimeMillis() + 1000;
-          writeStart(go, startAt);
+          StartSignal.write(go, startAt);
           LockSupport.parkNanos(
               TimeUnit.MILLISECONDS.toNanos(
                   Math.max(0, startAt + 1500 - System.currentTimeMillis())));
@@ -553,16 +547,6 @@ public final class PropagationBench {
       Path go = Files.createTempFile("breakerctl-first-trip", ".go");
       Files.delete(go);
       return go;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static void writeStart(Path go, long startAt) {
-    try {
-      Path tmp = Path.of(go + ".tmp");
-      Files.writeString(tmp, Long.toString(startAt));
-      Files.move(tmp, go, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -15,6 +15,7 @@ import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.Promises;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.StartSignal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -63,8 +64,7 @@ class DegradedOverrideIT {
               BreakerId.parse("override:closed-local-only." + round)));
     }
     LoopbackFleet.prewarm(redis.uri());
-    java.nio.file.Path baseFile = java.nio.file.Files.createTempFile("override-schedule", ".txt");
-    baseFile.toFile().deleteOnExit();
+    java.nio.file.Path baseFile = StartSignal.newFile("override-schedule");
     // one dependency per scenario: a call is counted against the breaker that admitted it, even
     // when a JVM runs late on a starved machine
     List<LoopbackDependency> dependencies = new ArrayList<>();
@@ -106,7 +106,7 @@ class DegradedOverrideIT {
         Fleet.sleep(20);
       }
       long first = System.currentTimeMillis() + 3000;
-      java.nio.file.Files.writeString(baseFile, first + ";");
+      StartSignal.write(baseFile, first);
       List<List<String>> failures = new ArrayList<>();
       java.util.Map<String, Long> untils = new java.util.HashMap<>();
       for (int i = 0; i < scenarios.size(); i++) {

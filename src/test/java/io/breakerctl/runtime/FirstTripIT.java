@@ -12,9 +12,9 @@ import io.breakerctl.sandbox.LoopbackDependency;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.StartSignal;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,9 +113,7 @@ class FirstTripIT {
       }
       assertThat(children).allSatisfy(ch -> assertThat(ch.stdout()).contains("READY"));
       long startAt = System.currentTimeMillis() + 1000;
-      Path tmp = Path.of(go + ".tmp");
-      Files.writeString(tmp, Long.toString(startAt));
-      Files.move(tmp, go, StandardCopyOption.ATOMIC_MOVE);
+      StartSignal.write(go, startAt);
       // a freshly started fleet serves for a moment, then its dependency fails
       Fleet.sleep(startAt + 1500 - System.currentTimeMillis());
       // timed from the switch itself (a sleep on a loaded machine overshoots by ms, and the calls

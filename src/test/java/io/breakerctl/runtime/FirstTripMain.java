@@ -3,9 +3,7 @@ package io.breakerctl.runtime;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.breakerctl.testing.StartSignal;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
@@ -69,7 +67,7 @@ public final class FirstTripMain {
               });
     }
     System.out.println("READY");
-    long startAt = startAt(args[6]);
+    long startAt = StartSignal.await(args[6], java.time.Duration.ofSeconds(60));
     long stopAt = startAt + duration;
     // the watcher and the nodes' threads start now and wait for startAt, so nothing they run is
     // linked or loaded when the measured scenario starts
@@ -107,30 +105,6 @@ public final class FirstTripMain {
       learned.append(i == 0 ? "" : ",").append(how[i]).append('@').append(learnedAt[i]);
     }
     System.out.println(learned);
-  }
-
-  /**
-   * The start time: {@code arg} itself, or read from {@code @FILE} once it exists (also
-   * FleetNodesMain).
-   */
-  static long startAt(String arg) {
-    if (!arg.startsWith("@")) {
-      return Long.parseLong(arg);
-    }
-    Path file = Path.of(arg.substring(1));
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        String text = Files.readString(file).trim();
-        if (!text.isEmpty()) {
-          return Long.parseLong(text);
-        }
-      } catch (IOException | NumberFormatException notYet) {
-        // not written (completely) yet
-      }
-      Fleet.sleep(5);
-    }
-    throw new IllegalStateException("no start time in " + file);
   }
 
   private static String join(long[] values) {

@@ -1,6 +1,7 @@
 package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.testing.StartSignal;
 import java.util.stream.Collectors;
 
 /**
@@ -23,7 +24,7 @@ public final class FleetNodesMain {
     int n = Integer.parseInt(args[3]);
     Fleet fleet = new Fleet(args[0], id, mode, n, args[4], FleetTableIT.policy());
     System.out.println("READY");
-    long startAt = FirstTripMain.startAt(args[5]);
+    long startAt = StartSignal.await(args[5], java.time.Duration.ofSeconds(60));
     long stopAt = startAt + Long.parseLong(args[6]);
     Fleet.sleep(Math.max(0, startAt - System.currentTimeMillis()));
     fleet.start(2);

@@ -11,9 +11,9 @@ import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.StartSignal;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,9 +81,7 @@ class FleetSplitIT {
           "the child's nodes are built (READY)",
           () -> child.stdout().contains("READY"));
       long startAt = System.currentTimeMillis() + 500;
-      Path tmp = Path.of(go + ".tmp");
-      Files.writeString(tmp, Long.toString(startAt));
-      Files.move(tmp, go, StandardCopyOption.ATOMIC_MOVE);
+      StartSignal.write(go, startAt);
       Fleet.sleep(Math.max(0, startAt - System.currentTimeMillis()));
       here.start(2);
       Fleet.sleep(Math.max(0, startAt + RUN_MILLIS - System.currentTimeMillis()));

@@ -3,6 +3,7 @@ package io.breakerctl.runtime;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.StoreFailureMode;
+import io.breakerctl.testing.StartSignal;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.stream.Collectors;
@@ -91,19 +92,7 @@ public final class LoopbackFleetMain {
   static long awaitBase(String uri, java.nio.file.Path file) {
     LoopbackFleet.prewarm(uri);
     System.out.println("UP");
-    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-    while (System.nanoTime() < deadline) {
-      try {
-        String text = java.nio.file.Files.readString(file).trim();
-        if (text.endsWith(";")) {
-          return Long.parseLong(text.substring(0, text.length() - 1));
-        }
-      } catch (java.io.IOException | NumberFormatException e) {
-        // not written yet
-      }
-      Fleet.sleep(20);
-    }
-    throw new IllegalStateException("no schedule base in " + file + " within 5 min");
+    return StartSignal.await("@" + file, Duration.ofMinutes(5));
   }
 
   /**

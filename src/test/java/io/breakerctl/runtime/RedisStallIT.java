@@ -13,6 +13,7 @@ import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.Promises;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.StartSignal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,8 +81,7 @@ class RedisStallIT {
       }
     }
     LoopbackFleet.prewarm(redis.uri());
-    java.nio.file.Path baseFile = java.nio.file.Files.createTempFile("stall-schedule", ".txt");
-    baseFile.toFile().deleteOnExit();
+    java.nio.file.Path baseFile = StartSignal.newFile("stall-schedule");
     // one dependency per scenario: a JVM that falls behind the schedule on a starved machine runs
     // a scenario late, and its calls must never count against the next scenario's window
     List<LoopbackDependency> dependencies = new ArrayList<>();
@@ -136,7 +136,7 @@ class RedisStallIT {
         }
       }
       long first = System.currentTimeMillis() + 3000;
-      java.nio.file.Files.writeString(baseFile, first + ";");
+      StartSignal.write(baseFile, first);
       List<Run> runs = new ArrayList<>();
       for (int i = 0; i < scenarios.size(); i++) {
         Scenario s = scenarios.get(i);
