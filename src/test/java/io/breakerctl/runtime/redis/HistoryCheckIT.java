@@ -14,10 +14,13 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The scripts' promises checked as a history: clients in this JVM and in {@code
@@ -42,7 +45,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * checker is that the run granted a lease and tripped at least once (a history that exercised
  * nothing proves nothing), which a few seconds of nine clients reach on any machine that runs the
  * suite at all. The child JVMs close their connections before they print their logs and the parent
- * reads the stream after every client closed, so no unknown operation can still run afterwards.
+ * reads the stream after every client closed, so no unknown operation can still run afterwards. The
+ * child JVMs are started once for both runs (a JVM start under load is most of a run's cost) and
+ * run their clients on one breaker after the other; each run's parent clients start when every
+ * child announced that run.
  */
 @DisplayName("History check: clients in 3 JVMs, CLIENT PAUSE and killed connections")
 class HistoryCheckIT {
@@ -73,49 +79,78 @@ class HistoryCheckIT {
     return client % 2 == 0 ? Duration.ofMillis(250) : Duration.ofSeconds(2);
   }
 
+  private static final int[] PERMITS = {1, 3};
+  private static final long SEED = Long.getLong("breakerctl.history.seed", System.nanoTime());
+  private static final List<ChildJvm> children = new ArrayList<>();
+
+  static IntStream permits() {
+    return IntStream.of(PERMITS);
+  }
+
+  private static BreakerId breaker(int permits) {
+    return BreakerId.parse("history-" + permits + ":dep");
+  }
+
+  /**
+   * Warms each run's policy into its breaker and starts the child JVMs once for both runs (a JVM
+   * start is most of a run's time on a loaded machine): each runs its clients on one breaker after
+   * the other, announcing each run with {@code START <breaker>}.
+   */
+  @BeforeAll
+  static void startChildren() {
+    RedisServerProcess server = redis.server();
+    List<String> args = new ArrayList<>();
+    try (RedisBreakerStore admin =
+        RedisBreakerStore.connect(
+            StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build())) {
+      for (int permits : PERMITS) {
+        BreakerId id = breaker(permits);
+        assertThat(
+                await(admin.warm(id, id.toString(), 1, HistoryClient.policy(permits), "it"))
+                    .written())
+            .isTrue();
+        args.add(permits + "@" + id);
+      }
+    }
+    for (int j = 0; j < JVMS; j++) {
+      List<String> a = new ArrayList<>(List.of(server.uri(), Integer.toString(CLIENTS)));
+      a.addAll(List.of(Long.toString(MILLIS), "j" + j, Long.toString(SEED + j)));
+      a.addAll(args);
+      children.add(redis.manage(ChildJvm.start(HistoryClientMain.class, a.toArray(String[]::new))));
+    }
+  }
+
+  /** Every child ends cleanly once both runs are done. */
+  @AfterAll
+  static void childrenExit() {
+    for (ChildJvm c : children) {
+      assertThat(c.waitFor(BOUND)).as("child exit, stderr %s", c.stderr()).isZero();
+    }
+  }
+
   @ParameterizedTest(name = "halfOpenPermits {0}")
-  @ValueSource(ints = {1, 3})
+  @MethodSource("permits")
   @DisplayName(
       "legal chained events, the lease bound, outcomes once, totals between acked and sent")
   void historyHolds(int permits) throws Exception {
     RedisServerProcess server = redis.server();
-    BreakerId id = BreakerId.parse("history-" + permits + ":dep");
-    long seed = Long.getLong("breakerctl.history.seed", System.nanoTime());
-    try (RedisBreakerStore admin =
-        RedisBreakerStore.connect(
-            StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build())) {
-      assertThat(
-              await(admin.warm(id, id.toString(), 1, HistoryClient.policy(permits), "it"))
-                  .written())
-          .isTrue();
-    }
-
-    List<ChildJvm> children = new ArrayList<>();
-    for (int j = 0; j < JVMS; j++) {
-      children.add(
-          redis.manage(
-              ChildJvm.start(
-                  HistoryClientMain.class,
-                  server.uri(),
-                  id.toString(),
-                  Integer.toString(permits),
-                  Integer.toString(CLIENTS),
-                  Long.toString(MILLIS),
-                  "j" + j,
-                  Long.toString(seed + j))));
-    }
+    BreakerId id = breaker(permits);
+    long seed = SEED + permits * 1000L;
     long started = System.nanoTime();
-    long readyBy = started + Duration.ofSeconds(60).toNanos();
     for (ChildJvm c : children) {
-      while (!c.stdout().contains("READY")) {
-        assertThat(c.isAlive()).as("child %s alive, stderr %s", c.pid(), c.stderr()).isTrue();
-        assertThat(System.nanoTime()).as("child %s ready within 60 s", c.pid()).isLessThan(readyBy);
-        Thread.sleep(20);
-      }
+      awaitLine(c, "START " + id);
     }
 
-    long end = System.nanoTime() + Duration.ofMillis(MILLIS).toNanos();
     List<RedisBreakerStore> stores = new ArrayList<>();
+    try {
+      for (int c = 0; c <= CLIENTS; c++) {
+        stores.add(connect(server.uri(), c));
+      }
+    } catch (RuntimeException e) {
+      closeAll(stores);
+      throw e;
+    }
+    long end = System.nanoTime() + Duration.ofMillis(MILLIS).toNanos();
     List<List<HistoryOp>> logs = new ArrayList<>();
     List<HistoryClient> clients = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
@@ -125,8 +160,7 @@ class HistoryCheckIT {
         new Thread(() -> injectFaults(server, end, new Random(seed - 1), injecting, faults));
     try {
       for (int c = 0; c <= CLIENTS; c++) {
-        RedisBreakerStore store = connect(server.uri(), c);
-        stores.add(store);
+        RedisBreakerStore store = stores.get(c);
         List<HistoryOp> log = new ArrayList<>();
         boolean operator = c == CLIENTS;
         HistoryClient client =
@@ -165,13 +199,14 @@ class HistoryCheckIT {
       errors.add("parent-c" + c + " " + clients.get(c).errors());
     }
     for (ChildJvm c : children) {
-      assertThat(c.waitFor(BOUND)).as("child exit, stderr %s", c.stderr()).isZero();
-      List<String> out = c.stdout();
-      assertThat(out).as("child %s finished its log", c.pid()).anyMatch(l -> l.startsWith("DONE "));
-      for (String line : out) {
-        if (line.startsWith(HistoryOp.LINE)) {
+      awaitLine(c, "DONE " + id + " ");
+      boolean mine = false;
+      for (String line : c.stdout()) {
+        if (line.startsWith("LOG ")) {
+          mine = line.equals("LOG " + id);
+        } else if (mine && line.startsWith(HistoryOp.LINE)) {
           ops.add(HistoryOp.parse(line));
-        } else if (line.startsWith("ERRORS ")) {
+        } else if (mine && line.startsWith("ERRORS ")) {
           errors.add(line.substring("ERRORS ".length()));
         }
       }
@@ -194,12 +229,31 @@ class HistoryCheckIT {
             + ", unknown answers "
             + errors
             + ", seed "
-            + seed;
+            + seed
+            + String.format(
+                "\n  ms: children started %d, parent run and close %d, children done, read, check %d",
+                (end - started) / 1_000_000 - MILLIS,
+                (ran - end) / 1_000_000 + MILLIS,
+                (System.nanoTime() - ran) / 1_000_000);
     System.out.println("halfOpenPermits " + permits + ": " + report);
 
     assertThat(verdict.violations()).as(report).isEmpty();
     assertThat(verdict.grants()).as("leases granted; %s", report).isPositive();
     assertThat(verdict.trips()).as("trips; %s", report).isPositive();
+  }
+
+  /** Waits (bounded) until {@code child} printed a line starting with {@code prefix}. */
+  private static void awaitLine(ChildJvm child, String prefix) throws InterruptedException {
+    long by = System.nanoTime() + BOUND.toNanos();
+    while (child.stdout().stream().noneMatch(l -> l.startsWith(prefix))) {
+      assertThat(child.isAlive())
+          .as("child %s alive awaiting '%s', stderr %s", child.pid(), prefix, child.stderr())
+          .isTrue();
+      assertThat(System.nanoTime())
+          .as("child %s printed '%s' within %s", child.pid(), prefix, BOUND)
+          .isLessThan(by);
+      Thread.sleep(20);
+    }
   }
 
   /** Closes every store at once (each close waits for its client's threads to stop). */

@@ -168,7 +168,7 @@ final class HistoryClient implements Runnable {
     int r = random.nextInt(100);
     if (r < 70) {
       record(success ? 0 : 1, success ? 1 : 0, a.generation(), a.leaseId());
-      if (random.nextInt(8) == 0) {
+      if (random.nextInt(3) == 0) {
         // a duplicate (a retry after a lost answer would send one): must not count twice
         record(success ? 0 : 1, success ? 1 : 0, a.generation(), a.leaseId());
       }
@@ -246,7 +246,7 @@ final class HistoryClient implements Runnable {
 
   private void unknown(RuntimeException e) {
     errors.merge(e.getClass().getSimpleName(), 1, Integer::sum);
-    pause(10 + random.nextInt(30)); // a reconnecting client rejects at once: do not spin
+    pause(30 + random.nextInt(50)); // a reconnecting client rejects at once: do not spin
   }
 
   private static void pause(long millis) {
