@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.testing.ChildJvm;
+import io.breakerctl.testing.Promises;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
 import java.time.Duration;
@@ -236,8 +237,13 @@ class HistoryCheckIT {
                 (ran - end) / 1_000_000 + MILLIS,
                 (System.nanoTime() - ran) / 1_000_000);
     System.out.println("halfOpenPermits " + permits + ": " + report);
+    Promises promises = new Promises();
+    promises.verdict(
+        "history-permits-" + permits,
+        verdict.violations().isEmpty(),
+        String.join("; ", verdict.violations().stream().map(String::valueOf).toList()));
 
-    assertThat(verdict.violations()).as(report).isEmpty();
+    promises.assertHeld();
     assertThat(verdict.grants()).as("leases granted; %s", report).isPositive();
     assertThat(verdict.trips()).as("trips; %s", report).isPositive();
   }
