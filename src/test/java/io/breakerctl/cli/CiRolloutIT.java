@@ -52,7 +52,9 @@ class CiRolloutIT extends WithCliServers {
 
   private static String breakerctl() {
     return Path.of(System.getProperty("java.home"), "bin", "java")
-        + " -XX:TieredStopAtLevel=1 -jar "
+        + " "
+        + String.join(" ", CliProcess.jvmFlags())
+        + " -jar "
         + CliProcess.jar().toAbsolutePath();
   }
 
