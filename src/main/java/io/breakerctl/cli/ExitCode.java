@@ -53,7 +53,10 @@ public final class ExitCode {
             + " message names key and field).");
     m.put("4", "Authentication or authorization (Redis NOPERM, wrong password, MongoDB auth).");
     m.put("5", "Cancelled (prompt declined, interrupted: SIGINT, SIGTERM).");
-    m.put("6", "Redis or MongoDB unavailable within --timeout.");
+    m.put(
+        "6",
+        "Redis or MongoDB unavailable within --timeout, or Redis refusing the work (oom, readonly,"
+            + " loading, busy, masterdown, clusterdown: named in the error).");
     m.put("7", "Not found.");
     m.put("8", "Stdout could not be written (a full disk; a closed pipe ends quietly).");
     m.put("9", "Internal error (a bug: the message says so; -v shows the stack trace).");

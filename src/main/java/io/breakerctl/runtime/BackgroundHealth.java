@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.LongAdder;
  * condition once through {@code System.Logger}: a WARNING when a task starts failing (with the
  * first failure's message), an INFO when it works again (with how many attempts failed meanwhile).
  * Never a line per attempt, so a Redis or MongoDB outage does not flood a service's log. A failure
- * because Redis does not answer is counted but not logged here: the registry reports that outage
- * once itself (degraded, then recovered).
+ * that degrades the node (Redis does not answer, or refuses the work: {@code StoreGuard}) is
+ * counted but not logged here: the registry reports that episode once itself (degraded, with the
+ * reason, then recovered).
  */
 final class BackgroundHealth {
   private static final System.Logger LOG = System.getLogger(BreakerRegistry.class.getName());
@@ -72,8 +73,12 @@ final class BackgroundHealth {
 
   private static boolean unavailable(Throwable t) {
     for (Throwable e = t; e != null; e = e.getCause()) {
-      if (e instanceof io.breakerctl.runtime.redis.StoreUnavailableException) {
-        return true;
+      if (e instanceof io.breakerctl.runtime.redis.StoreException se) {
+        // what degrades the node (StoreGuard) is reported by the registry, once per episode
+        io.breakerctl.runtime.redis.StoreFault f = se.fault();
+        return f.hard()
+            || f == io.breakerctl.runtime.redis.StoreFault.TIMEOUT
+            || f == io.breakerctl.runtime.redis.StoreFault.UNREACHABLE;
       }
     }
     return false;

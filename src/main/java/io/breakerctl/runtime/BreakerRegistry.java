@@ -37,8 +37,18 @@ public interface BreakerRegistry extends AutoCloseable {
   /** The mode of every breaker of this registry. */
   Mode mode();
 
-  /** Whether Redis is currently unreachable (the node decides alone). */
+  /**
+   * Whether Redis is currently unreachable or refuses this node's work (the node decides alone).
+   */
   boolean degraded();
+
+  /**
+   * Why the node is degraded, while it is: a {@link io.breakerctl.runtime.redis.StoreFault} code
+   * ({@code timeout}, {@code unreachable}, {@code oom}, {@code readonly}, {@code noperm}, ...).
+   */
+  default java.util.Optional<String> degradedReason() {
+    return java.util.Optional.empty();
+  }
 
   /**
    * Failed attempts of a background task since the registry started (refresh, flush, forwarding,

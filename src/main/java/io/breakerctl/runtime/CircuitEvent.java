@@ -13,8 +13,9 @@ import io.breakerctl.runtime.model.TransitionCause;
  * @param to the state after (transitions), else the state at the event
  * @param detail the cause of a transition (empty when this node cannot know it), the reason code of
  *     a rejection, the policy version adopted ({@code id@version}, or {@code node-defaults@0} when
- *     the policy it ran was removed), the storeFailureMode when degraded, the state put back when
- *     re-asserted
+ *     the policy it ran was removed), the storeFailureMode and the reason when degraded ({@code
+ *     LOCAL_ONLY oom}: a {@link io.breakerctl.runtime.redis.StoreFault} code), the state put back
+ *     when re-asserted
  * @param atMillis local wall-clock time of the event
  * @param cause for TRANSITION and REASSERTED: the fleet's transition cause (one of the transition
  *     table's), null when this node learned the new state without it (a state read, a script's

@@ -9,6 +9,7 @@ import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.redis.StoreFault;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -118,7 +119,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     this.guard = new StoreGuard(this::onDegraded, this::confirm);
     if (cfg.mode() != Mode.LOCAL) {
       if (!connect()) {
-        guard.trip();
+        guard.trip(connectFault);
       }
       long refresh = cfg.refreshInterval().toMillis();
       long flush = Math.min(cfg.flushInterval().toMillis(), FLUSH_TICK_MILLIS);
@@ -210,6 +211,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   @Override
+  public java.util.Optional<String> degradedReason() {
+    return degraded() ? java.util.Optional.of(guard.reason().code()) : java.util.Optional.empty();
+  }
+
+  @Override
   public StoreStats storeStats() {
     return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : guard.stats(commands);
   }
@@ -232,6 +238,9 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   // ---- connection -----------------------------------------------------------------------------
+
+  /** Why the last connect failed (the degradation's reason when the node starts without Redis). */
+  private volatile StoreFault connectFault = StoreFault.UNREACHABLE;
 
   private boolean connect() {
     BreakerStore s;
@@ -258,6 +267,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
                     .build());
       }
     } catch (StoreException e) {
+      connectFault = e.fault();
       return false;
     }
     BreakerStore connected = s;
@@ -403,11 +413,14 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private void onDegraded() {
     degradedAt = System.currentTimeMillis();
     recoveryDelay = RECOVERY_CHECK_MILLIS;
+    StoreFault why = guard.reason();
     LOG.log(
         System.Logger.Level.WARNING,
-        "breakerctl node {0}: Redis does not answer; each breaker decides from the fleet state it"
-            + " last saw and its storeFailureMode until Redis answers again",
-        cfg.nodeId());
+        "breakerctl node {0}: degraded ({1}): {2}; each breaker decides from the fleet state it"
+            + " last saw and its storeFailureMode until Redis does its work again",
+        cfg.nodeId(),
+        why.code(),
+        why.hard() ? "Redis refuses this node's work" : "Redis does not answer");
     breakers.values().forEach(DistributedBreaker::degraded);
     background(this::checkRecovery);
   }
@@ -423,6 +436,13 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     } else {
       try {
         BreakerStore.await(s.ping());
+        if (guard.reason().hard()) {
+          // a PING and reads pass on a full Redis, a replica or an ACL that denies the scripts:
+          // leave degraded only once a script that writes runs again
+          BreakerStore.await(
+              s.alive(cfg.nodeId(), cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS)),
+              cfg.commandTimeout());
+        }
         reachable = true;
       } catch (StoreException e) {
         reachable = false;

@@ -213,7 +213,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private Permission sharedAcquire() {
     BreakerStore store = registry.store();
     if (store == null) {
-      registry.guard().trip();
+      registry.guard().trip(io.breakerctl.runtime.redis.StoreFault.UNREACHABLE);
       return degradedAcquire();
     }
     AcquireResult r;
@@ -1198,7 +1198,11 @@ final class DistributedBreaker implements CircuitBreaker {
   void degraded() {
     seedIfNeeded();
     State s = acting();
-    emit(CircuitEvent.Type.DEGRADED, s, s, resolved.policy().storeFailureMode().name());
+    emit(
+        CircuitEvent.Type.DEGRADED,
+        s,
+        s,
+        resolved.policy().storeFailureMode().name() + " " + registry.guard().reason().code());
   }
 
   void recovered() {

@@ -65,7 +65,8 @@ public final class InProcessBreakerStore implements BreakerStore {
   private final AtomicLong incarnation = new AtomicLong(1);
   private volatile boolean dropping;
   private final java.util.Set<String> failingKinds = ConcurrentHashMap.newKeySet();
-  private final java.util.Set<String> refusedKinds = ConcurrentHashMap.newKeySet();
+  private final Map<String, io.breakerctl.runtime.redis.StoreFault> refusedKinds =
+      new ConcurrentHashMap<>();
 
   /** One breaker: its machine, its incarnation, what the scripts keep beside the machine. */
   private final class Entry {
@@ -188,12 +189,20 @@ public final class InProcessBreakerStore implements BreakerStore {
   }
 
   /**
-   * Makes commands of one kind refused as an ACL refuses them ({@code StorePermissionException}): a
-   * failure that is not an outage.
+   * Makes commands of one kind refused as an ACL refuses them ({@code StorePermissionException},
+   * {@link io.breakerctl.runtime.redis.StoreFault#NOPERM}): Redis answers, and refuses the work.
    */
   public void refusing(String kind, boolean refuses) {
-    if (refuses) {
-      refusedKinds.add(kind);
+    refusing(kind, refuses ? io.breakerctl.runtime.redis.StoreFault.NOPERM : null);
+  }
+
+  /**
+   * Makes commands of one kind answer with an error reply of {@code fault} ({@code OOM}, {@code
+   * READONLY}, ... as Redis does; {@code OTHER}: an error of the request), null to stop.
+   */
+  public void refusing(String kind, io.breakerctl.runtime.redis.StoreFault fault) {
+    if (fault != null) {
+      refusedKinds.put(kind, fault);
     } else {
       refusedKinds.remove(kind);
     }
@@ -249,10 +258,16 @@ public final class InProcessBreakerStore implements BreakerStore {
       return CompletableFuture.failedFuture(
           new StoreUnavailableException("the in-process store is unavailable", null));
     }
-    if (refusedKinds.contains(kind)) {
+    io.breakerctl.runtime.redis.StoreFault refused = refusedKinds.get(kind);
+    if (refused != null) {
+      String what = kind + ": " + refused.name() + " (in-process store)";
       return CompletableFuture.failedFuture(
-          new io.breakerctl.runtime.redis.StorePermissionException(
-              kind + ": permission denied: NOPERM (in-process store)", null));
+          switch (refused) {
+            case NOPERM, AUTH ->
+                new io.breakerctl.runtime.redis.StorePermissionException(what, null, refused);
+            case OTHER -> new io.breakerctl.runtime.redis.StoreException(what, null);
+            default -> new StoreUnavailableException(what, null, refused);
+          });
     }
     try {
       return CompletableFuture.completedFuture(command.get());

@@ -1,6 +1,7 @@
 package io.breakerctl.runtime;
 
-import io.breakerctl.runtime.redis.StoreUnavailableException;
+import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.redis.StoreFault;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,6 +15,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * detected within about one command timeout of the first failed command, not after several periodic
  * commands. {@link #TRIP_AFTER} consecutive unavailable answers degrade it as well. A single slow
  * answer on a CPU-starved machine followed by a PING that answers does not.
+ *
+ * <p>An answer that refuses the work ({@link StoreFault#hard()}: {@code -OOM}, {@code -READONLY},
+ * {@code -NOPERM}, {@code -LOADING}, ...) degrades the node at once: Redis is there, so a PING
+ * would answer, and every further command would get the same refusal while the breakers follow a
+ * shared view nobody can update. The fault is kept as the degradation's {@link #reason()}, and the
+ * recovery check then also writes through a script before the node leaves degraded, since a PING
+ * and reads pass on a full Redis, a replica or an ACL that denies only the scripts.
+ *
+ * <pre>
+ *   UP --(hard fault | TRIP_AFTER unavailable in a row | unavailable + PING fails)--> DEGRADED
+ *   DEGRADED --(recovery check: PING, a script write after a hard fault, reconcile)--> UP
+ *   (checks back off from 100 ms to 1 s with jitter while they fail)
+ * </pre>
  */
 final class StoreGuard {
   /** Consecutive unavailable answers that mark Redis as down without waiting for the PING. */
@@ -30,6 +44,7 @@ final class StoreGuard {
   private final AtomicLong degradations = new AtomicLong();
   private final AtomicLong degradedNanos = new AtomicLong();
   private volatile long downSince;
+  private volatile StoreFault reason = StoreFault.TIMEOUT;
   private final Runnable onDown;
   private final Confirmation confirmation;
 
@@ -62,16 +77,29 @@ final class StoreGuard {
     return commands.stats(degradedNanos.get() + current, isDown);
   }
 
+  /** Why the node is (or was last) degraded. */
+  StoreFault reason() {
+    return reason;
+  }
+
   void failure(Throwable t) {
     Throwable e = t;
-    while (e != null && !(e instanceof StoreUnavailableException)) {
+    while (e != null && !(e instanceof StoreException)) {
       e = e.getCause();
     }
     if (e == null || down.get()) {
       return;
     }
+    StoreFault fault = ((StoreException) e).fault();
+    if (fault.hard()) {
+      trip(fault);
+      return;
+    }
+    if (fault != StoreFault.TIMEOUT && fault != StoreFault.UNREACHABLE) {
+      return; // a fault of the request (a bad argument, a malformed breaker), not of Redis
+    }
     if (consecutive.incrementAndGet() >= TRIP_AFTER) {
-      trip();
+      trip(fault);
     } else if (confirming.compareAndSet(false, true)) {
       try {
         confirmation.start(this);
@@ -89,7 +117,7 @@ final class StoreGuard {
   void confirmed(boolean answered) {
     confirming.set(false);
     if (!answered) {
-      trip();
+      trip(StoreFault.TIMEOUT);
     }
   }
 
@@ -98,11 +126,12 @@ final class StoreGuard {
    * the node degraded also sees the new count, so its breaker seeds its local machine for this
    * degradation and never decides from a machine left by an earlier one.
    */
-  void trip() {
+  void trip(StoreFault why) {
     synchronized (this) {
       if (down.get()) {
         return;
       }
+      reason = why;
       downSince = System.nanoTime();
       degradations.incrementAndGet();
       down.set(true);

@@ -376,7 +376,7 @@ class DistributedBreakerTest {
             "node a holds the fleet's probe lease of " + cb.id());
       }
       store.failing("ping", true); // b's recovery checks fail until the test is ready
-      ((DefaultBreakerRegistry) r).guard().trip();
+      ((DefaultBreakerRegistry) r).guard().trip(io.breakerctl.runtime.redis.StoreFault.TIMEOUT);
       await("b degraded", r::degraded);
       for (CircuitBreaker cb : mine) {
         assertFalse(cb.tryAcquire().allowed(), "degraded: a fresh local open window");
@@ -406,7 +406,9 @@ class DistributedBreakerTest {
       ((DefaultBreakerRegistry) registries.get(1)).stopListening(); // b hears nothing by push
       fail(a, 1);
       store.failing("ping", true); // b's recovery checks fail until the fleet has tripped
-      ((DefaultBreakerRegistry) registries.get(1)).guard().trip();
+      ((DefaultBreakerRegistry) registries.get(1))
+          .guard()
+          .trip(io.breakerctl.runtime.redis.StoreFault.TIMEOUT);
       await("b degraded", () -> b.view().degraded());
       fail(a, 4); // the fleet trips while b is degraded and deaf: only reconcile can tell it
       store.failing("ping", false);
@@ -432,6 +434,44 @@ class DistributedBreakerTest {
           "re-asserted", () -> shared().override().map(o -> o == State.FORCED_OPEN).orElse(false));
       assertEquals("oncall", shared().fields().get("overrideActor"));
       assertEquals("c9", shared().fields().get("overrideCorrelationId"));
+    }
+  }
+
+  @Nested
+  class RefusedWork {
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(
+        value = io.breakerctl.runtime.redis.StoreFault.class,
+        names = {"OOM", "READONLY", "LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "NOPERM"})
+    void oneRefusalDegradesTheNodeWithItsReasonAndTheLocalMachineTrips(
+        io.breakerctl.runtime.redis.StoreFault fault) {
+      DistributedBreaker a = node("a", Mode.SHARED, POLICY);
+      succeed(a, 3);
+      BreakerRegistry r = registries.get(0);
+      store.refusing("acquire", fault);
+      store.refusing("record", fault);
+      store.refusing("alive", fault);
+      int reached = 0;
+      for (int i = 0; i < 20; i++) {
+        Permission p = a.tryAcquire();
+        if (p.allowed()) {
+          reached++;
+          p.onFailure(new RuntimeException("down"), 1_000_000);
+        }
+      }
+      assertTrue(r.degraded(), "degraded at the first refusal");
+      assertEquals(java.util.Optional.of(fault.code()), r.degradedReason());
+      assertEquals(POLICY.failureThreshold(), reached, "the local machine trips at the threshold");
+      store.refusing("acquire", (io.breakerctl.runtime.redis.StoreFault) null);
+      store.refusing("record", (io.breakerctl.runtime.redis.StoreFault) null);
+      // a PING and reads answer, but the recovery check's script write is still refused
+      long checks = store.commands("alive");
+      await("two recovery checks", () -> store.commands("alive") >= checks + 2);
+      assertTrue(r.degraded(), "still degraded while a script write is refused");
+      store.refusing("alive", (io.breakerctl.runtime.redis.StoreFault) null);
+      await("recovered", () -> !r.degraded());
+      assertEquals(java.util.Optional.empty(), r.degradedReason());
+      await("the local trip published", () -> shared().effectiveState() == State.OPEN);
     }
   }
 
@@ -466,7 +506,8 @@ class DistributedBreakerTest {
           new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
       try (io.breakerctl.runtime.metrics.BreakerRegistryMetrics m =
           io.breakerctl.runtime.metrics.BreakerRegistryMetrics.bind(registries.get(0), meters)) {
-        store.refusing("record", true); // refused, not an outage: logged
+        // an error of the request, not of the coordinator: logged by the task's health
+        store.refusing("record", io.breakerctl.runtime.redis.StoreFault.OTHER);
         for (int i = 0; i < 3; i++) {
           a.flush();
         }
@@ -478,7 +519,7 @@ class DistributedBreakerTest {
                 .tag("task", "flush")
                 .functionCounter()
                 .count());
-        store.refusing("record", false);
+        store.refusing("record", (io.breakerctl.runtime.redis.StoreFault) null);
         a.flush();
         a.flush();
         assertEquals(3, registries.get(0).backgroundFailures(BackgroundTask.FLUSH));

@@ -25,25 +25,41 @@ final class StoreErrors {
     String msg = clean(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
     String refused = refusal(e);
     if (refused != null && !msg.startsWith("NOPERM") && !msg.contains("NOPERM ")) {
-      return new StorePermissionException(action + ": authentication failed: " + refused, e);
+      return new StorePermissionException(
+          action + ": authentication failed: " + refused, e, StoreFault.AUTH);
     }
     if (msg.startsWith("NOPERM")
         || msg.startsWith("WRONGPASS")
         || msg.startsWith("NOAUTH")
         || msg.contains("NOPERM ")) {
-      return new StorePermissionException(action + ": permission denied: " + msg, e);
+      return new StorePermissionException(
+          action + ": permission denied: " + msg,
+          e,
+          msg.startsWith("NOPERM") || msg.contains("NOPERM ")
+              ? StoreFault.NOPERM
+              : StoreFault.AUTH);
     }
-    if (e instanceof RedisCommandTimeoutException
-        || e instanceof TimeoutException
-        || e instanceof RedisConnectionException
+    if (e instanceof RedisCommandTimeoutException || e instanceof TimeoutException) {
+      return new StoreUnavailableException(
+          action + ": Redis unavailable: " + msg, e, StoreFault.TIMEOUT);
+    }
+    if (e instanceof RedisConnectionException
         || e instanceof IOException
         || e instanceof CancellationException
         || (e instanceof RedisException && !(e instanceof RedisCommandExecutionException))) {
-      return new StoreUnavailableException(action + ": Redis unavailable: " + msg, e);
+      return new StoreUnavailableException(
+          action + ": Redis unavailable: " + msg, e, StoreFault.UNREACHABLE);
     }
     if (msg.contains(MalformedBreakerException.SCRIPT_MARKER)) {
       return new MalformedBreakerException(
           action + ": " + msg.substring(msg.indexOf(MalformedBreakerException.SCRIPT_MARKER)), e);
+    }
+    StoreFault fault = StoreFault.ofReply(msg);
+    if (fault.hard()) {
+      // Redis is there and refuses the work (full, a replica, loading, a script broken): the
+      // node treats it as unavailable for this work, and the CLI exits 6 naming the reason
+      return new StoreUnavailableException(
+          action + ": Redis cannot do it (" + fault.code() + "): " + msg, e, fault);
     }
     return new StoreException(action + ": " + msg, e);
   }
