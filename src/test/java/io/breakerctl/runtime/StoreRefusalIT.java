@@ -133,7 +133,7 @@ class StoreRefusalIT {
           .as("calls that reached the failing dependency while Redis refused the work")
           .isBetween(THRESHOLD, 2 * THRESHOLD);
       System.out.printf("refusal %s %s: %d calls reached the dependency%n", fault, mode, reached);
-      Fleet.sleep(1000);
+      Fleet.sleep(500); // recovery checks run meanwhile (100 ms, then 200 ms)
       assertThat(node.degraded()).as("still degraded while the fault lasts").isTrue();
 
       undo(fault);
