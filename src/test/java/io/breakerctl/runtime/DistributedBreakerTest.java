@@ -654,13 +654,18 @@ class DistributedBreakerTest {
               id,
               new OverrideRequest(OverrideKind.FORCED_OPEN, "oncall", "kept", Duration.ZERO, "")));
       await("the override arrived by push", () -> !bs.get(3).tryAcquire().allowed());
-      // the tick sends the changed heartbeat (waited for, not slept through); then the node sends
-      // nothing
+      // the tick sends the changed heartbeat and every breaker's first one (waited for, not slept
+      // through: a loaded machine sends the first ones late); then the node sends nothing
       await(
           "the changed heartbeat stored",
           () ->
               BreakerStore.await(store.state(id)).nodes().stream()
                   .anyMatch(n -> n.state() == State.FORCED_OPEN));
+      for (CircuitBreaker b : bs) {
+        await(
+            "the first heartbeat of " + b.id() + " stored",
+            () -> !BreakerStore.await(store.state(b.id())).nodes().isEmpty());
+      }
       long stamps = store.commands("stamps");
       long records = store.commands("record");
       store.flushAll(); // FLUSHALL: no message, no closed connection; only the canary moves

@@ -7,6 +7,8 @@ import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.testing.ChildJvm;
+import io.breakerctl.testing.StartSignal;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,11 +23,8 @@ class ForwardingIT extends ControlPlaneIT {
 
   static final List<String> SHARED = List.of("fleet:members", "fleet:billing", "fleet:claims");
 
-  private ChildJvm node(RestartableMongo m, String id, long startAt, long stopAt, String own) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                REDIS.uri(), m.uri(), "fwd", id, Long.toString(startAt), Long.toString(stopAt)));
+  private ChildJvm node(RestartableMongo m, String id, String startAt, String stopAt, String own) {
+    List<String> args = new ArrayList<>(List.of(REDIS.uri(), m.uri(), "fwd", id, startAt, stopAt));
     args.addAll(SHARED);
     args.add(own);
     return REDIS.manage(
@@ -48,10 +47,11 @@ class ForwardingIT extends ControlPlaneIT {
     try (RestartableMongo m = new RestartableMongo();
         ControlDatabase check = ControlDatabase.connect(m.config("fwd", Duration.ofSeconds(3)))) {
       check.ensureIndexes();
-      long startAt = System.currentTimeMillis() + 8_000;
-      long stopAt = startAt + 4_000;
-      ChildJvm a = node(m, "node-a", startAt, stopAt, "fleet:a-only");
-      ChildJvm b = node(m, "node-b", startAt, stopAt, "fleet:b-only");
+      // the nodes start calling once MongoDB is down (a start signal, not a guess of how long two
+      // JVMs take to start on a loaded machine: a late start tripped them with MongoDB up)
+      Path start = StartSignal.newFile("forwarding");
+      ChildJvm a = node(m, "node-a", "@" + start, "+4000", "fleet:a-only");
+      ChildJvm b = node(m, "node-b", "@" + start, "+4000", "fleet:b-only");
       awaitLine(a, "READY", Duration.ofSeconds(20));
       awaitLine(b, "READY", Duration.ofSeconds(20));
       Poll.until(
@@ -59,6 +59,8 @@ class ForwardingIT extends ControlPlaneIT {
 
       // MongoDB goes down before the breakers trip
       m.stop();
+      long startAt = System.currentTimeMillis() + 300;
+      StartSignal.write(start, startAt);
       Poll.until(
           Duration.ofSeconds(15),
           "the nodes to trip",
@@ -90,7 +92,7 @@ class ForwardingIT extends ControlPlaneIT {
       // MongoDB and the killed node come back; the dead holder's lease expires and another takes
       // over
       m.start();
-      ChildJvm restarted = node(m, holder + "-2", 0, 0, "fleet:restarted");
+      ChildJvm restarted = node(m, holder + "-2", "0", "0", "fleet:restarted");
       awaitLine(restarted, "READY", Duration.ofSeconds(20));
       // events the nodes append after the read (an open window noticed by a heartbeat flush)
       // are stream entries too: the stream still holds them, forwarded or not, as its tail

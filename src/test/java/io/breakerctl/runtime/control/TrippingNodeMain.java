@@ -5,6 +5,7 @@ import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.testing.StartSignal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.List;
  * dependency through the given breakers from wall-clock {@code startAt} until {@code stopAt}, then
  * printing {@code DONE} and idling (its forwarder keeps running) until killed.
  *
- * <p>Args: redisUri mongoUri database nodeId startAtMillis stopAtMillis breakerId...
+ * <p>Args: redisUri mongoUri database nodeId startAt stopAt breakerId...; startAt is wall-clock
+ * millis or {@code @FILE} ({@link StartSignal}), stopAt millis or {@code +MILLIS} after startAt.
  */
 public final class TrippingNodeMain {
   private TrippingNodeMain() {}
@@ -46,8 +48,11 @@ public final class TrippingNodeMain {
       breakers.add(node.breaker(BreakerId.parse(args[i])));
     }
     System.out.println("READY");
-    long startAt = Long.parseLong(args[4]);
-    long stopAt = Long.parseLong(args[5]);
+    long startAt = StartSignal.await(args[4], Duration.ofSeconds(90));
+    long stopAt =
+        args[5].startsWith("+")
+            ? startAt + Long.parseLong(args[5].substring(1))
+            : Long.parseLong(args[5]);
     Thread.sleep(Math.max(0, startAt - System.currentTimeMillis()));
     while (System.currentTimeMillis() < stopAt) {
       for (CircuitBreaker cb : breakers) {
