@@ -50,7 +50,11 @@ public record CircuitEvent(
     WON,
     /** The reconciliation after the store answered again. */
     RECONCILE,
-    /** This node's local machine decided (LOCAL mode, or degraded with LOCAL_ONLY). */
+    /**
+     * This node's local machine decided: LOCAL mode, degraded with LOCAL_ONLY, or SHARED and HYBRID
+     * when the node's own failures tripped it before the fleet's state said so (the fleet's trip
+     * that follows is then no new transition for this node).
+     */
     LOCAL
   }
 

@@ -11,8 +11,10 @@ import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.redis.StoreException;
 import io.breakerctl.runtime.redis.StoreFault;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -435,15 +437,14 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       reachable = connect();
     } else {
       try {
-        BreakerStore.await(s.ping());
-        if (guard.reason().hard()) {
+        reachable = StoreGuard.answersQuickly(s, cfg.commandTimeout());
+        if (reachable && guard.reason().hard()) {
           // a PING and reads pass on a full Redis, a replica or an ACL that denies the scripts:
           // leave degraded only once a script that writes runs again
           BreakerStore.await(
               s.alive(cfg.nodeId(), cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS)),
               cfg.commandTimeout());
         }
-        reachable = true;
       } catch (StoreException e) {
         reachable = false;
       }
@@ -770,9 +771,58 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   private static final long REPORT_INTERVAL_CAP_NANOS = TimeUnit.MINUTES.toNanos(10);
 
-  /** Everything pending, now (close). */
+  /**
+   * Everything pending, now (close): sent in one batch, and waited for up to twice the command
+   * timeout (the client's own timeout ends each first). What Redis has not confirmed then (Redis
+   * hung or degraded, an answer that failed or came too late) is logged once with its count: the
+   * fleet's windows may miss those outcomes (a flush that timed out may still run), and none is
+   * dropped unsaid.
+   */
   private void flushEverything() {
-    inBatch(() -> breakers.values().forEach(DistributedBreaker::flushAtClose));
+    List<CompletableFuture<?>> sent = new ArrayList<>();
+    if (cfg.mode() != Mode.LOCAL && guard.up()) {
+      inBatch(
+          () -> {
+            for (DistributedBreaker b : breakers.values()) {
+              CompletableFuture<?> f = b.flushAtClose();
+              if (f != null) {
+                sent.add(f);
+              }
+            }
+          });
+    }
+    if (!sent.isEmpty()) {
+      try {
+        CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new))
+            .get(2 * cfg.commandTimeout().toNanos() + 20_000_000, TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        // counted below
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (cfg.mode() == Mode.LOCAL) {
+      return;
+    }
+    long lost = 0;
+    int of = 0;
+    for (DistributedBreaker b : breakers.values()) {
+      long n = b.unsentOutcomes();
+      if (n > 0) {
+        lost += n;
+        of++;
+      }
+    }
+    if (lost > 0) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "breakerctl: node {0} closed with {1} outcomes of {2} breakers not sent to or not"
+              + " confirmed by Redis ({3}): the fleet's windows may miss them",
+          cfg.nodeId(),
+          lost,
+          of,
+          guard.up() ? "no answer in time" : "degraded: " + guard.reason().code());
+    }
   }
 
   private void inBatch(Runnable work) {
@@ -908,8 +958,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    flushEverything();
     if (cfg.mode() != Mode.LOCAL && guard.up()) {
-      flushEverything();
       BreakerStore st = store;
       if (st != null) {
         try {

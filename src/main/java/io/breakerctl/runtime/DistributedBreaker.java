@@ -54,6 +54,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private final List<Consumer<CircuitEvent>> listeners = new CopyOnWriteArrayList<>();
   private final AtomicBoolean probing = new AtomicBoolean();
   private final AtomicLong leaseNames = new AtomicLong();
+  private final BreakerReports reports;
 
   /** This process's prefix of the lease names its nodes propose (see {@link #nextLeaseName}). */
   private static final String LEASE_PREFIX =
@@ -65,6 +66,15 @@ final class DistributedBreaker implements CircuitBreaker {
   /** Set when the local machine tripped while this node was degraded (published on recovery). */
   private final AtomicBoolean trippedWhileDegraded = new AtomicBoolean();
 
+  /**
+   * Set while the node's own failures hold its local machine away from CLOSED and the fleet's view
+   * is still CLOSED (SHARED or HYBRID, Redis answering or not): the node then decides from its
+   * local machine, as a per-process breaker would, until that machine closes again or the fleet's
+   * state moves on. Changed under the breaker's monitor, with {@link #closedGrant} (null while it
+   * is set).
+   */
+  private volatile boolean ownTrip;
+
   /** The degradation ({@link StoreGuard#degradations()}) the local machine was seeded for. */
   private volatile long seededFor = -1;
 
@@ -72,7 +82,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private volatile SharedView view;
 
   /** The permission every call gets while the view is CLOSED without an override (HYBRID). */
-  private volatile Grant closedGrant;
+  private volatile BreakerGrant closedGrant;
 
   private volatile Callable<Boolean> probe;
 
@@ -86,14 +96,10 @@ final class DistributedBreaker implements CircuitBreaker {
   DistributedBreaker(BreakerId id, DefaultBreakerRegistry registry) {
     this.id = id;
     this.registry = registry;
-    java.util.concurrent.ThreadLocalRandom random =
-        java.util.concurrent.ThreadLocalRandom.current();
-    this.beatSpread = (long) (random.nextDouble() * registry.reportIntervalNanos() / 5);
-    this.lastFlushAt =
-        System.nanoTime() - (long) (random.nextDouble() * registry.flushIntervalNanos());
     Policy defaults = registry.defaults();
     this.resolved = new Resolved(defaults, "", 0);
     this.local = new LocalStateMachine(defaults, registry.clock());
+    this.reports = new BreakerReports(this, registry, local, pendingSuccesses);
     local.onTransition(
         t -> {
           if (registry.mode() != Mode.LOCAL
@@ -103,7 +109,14 @@ final class DistributedBreaker implements CircuitBreaker {
               && t.to() == State.OPEN) {
             trippedWhileDegraded.set(true);
           }
-          if (localDecides()) {
+          boolean own = false;
+          if (registry.mode() != Mode.LOCAL && registry.guard().up()) {
+            own = (t.from() == State.CLOSED && t.to() == State.OPEN && ownTripped()) || ownTrip;
+            if (t.to() == State.CLOSED) {
+              endOwnTrip();
+            }
+          }
+          if (localDecides() || own) {
             transition(t.from(), t.to(), t.cause(), CircuitEvent.Source.LOCAL);
           }
         });
@@ -116,6 +129,34 @@ final class DistributedBreaker implements CircuitBreaker {
 
   Policy policy() {
     return resolved.policy();
+  }
+
+  /**
+   * Marks the local machine's own trip (SHARED, HYBRID) while the fleet's view is CLOSED without
+   * override: the hot path's closed permission goes, and calls decide from the local machine. True
+   * when the trip is (now or already) in force.
+   */
+  private boolean ownTripped() {
+    synchronized (this) {
+      SharedView v = view;
+      if (v != null && (v.stored() != State.CLOSED || v.override() != null)) {
+        return false; // the fleet's state decides (open, half-open or overridden)
+      }
+      ownTrip = true;
+      closedGrant = null;
+      return true;
+    }
+  }
+
+  /** Ends the own trip: the local machine closed again, or the fleet's state moved on. */
+  private void endOwnTrip() {
+    synchronized (this) {
+      if (ownTrip) {
+        ownTrip = false;
+        SharedView v = view;
+        closedGrant = v == null ? null : closedGrantFor(v);
+      }
+    }
   }
 
   private boolean localDecides() {
@@ -184,9 +225,15 @@ final class DistributedBreaker implements CircuitBreaker {
       return degradedAcquire();
     }
     if (mode == Mode.SHARED) {
+      if (ownTrip) {
+        SharedView v = view;
+        if (v == null || v.effective(now()) == State.CLOSED) {
+          return ownAcquire(v == null ? -1 : v.generation());
+        }
+      }
       return sharedAcquire();
     }
-    Grant closed = closedGrant;
+    BreakerGrant closed = closedGrant;
     if (closed != null) {
       return closed; // the hot path: no clock, no allocation, no network
     }
@@ -195,12 +242,15 @@ final class DistributedBreaker implements CircuitBreaker {
     long gen = v == null ? -1 : v.generation();
     switch (s) {
       case CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY:
-        return new Grant(this, true, s, AdmissionReason.of(s), gen, "", false);
+        if (s == State.CLOSED && ownTrip) {
+          return ownAcquire(gen);
+        }
+        return new BreakerGrant(this, true, s, AdmissionReason.of(s), gen, "", false);
       case OPEN, FORCED_OPEN:
         return reject(s, AdmissionReason.of(s));
       default:
         if (!resolved.policy().enabled()) {
-          return new Grant(this, true, s, AdmissionReason.POLICY_DISABLED, gen, "", false);
+          return new BreakerGrant(this, true, s, AdmissionReason.POLICY_DISABLED, gen, "", false);
         }
         if (probe != null) {
           triggerProbe();
@@ -208,6 +258,32 @@ final class DistributedBreaker implements CircuitBreaker {
         }
         return sharedAcquire();
     }
+  }
+
+  /**
+   * Decides from the local machine while its own trip is in force and the fleet's view is CLOSED
+   * (SHARED or HYBRID, Redis answering): open rejects ({@link AdmissionReason#LOCAL_TRIP}),
+   * half-open grants the local machine's probes, closed ends the own trip.
+   */
+  private Permission ownAcquire(long gen) {
+    LocalStateMachine.Admission a = local.tryAcquire(node());
+    if (!a.allowed()) {
+      return reject(a.state(), a.state() == State.OPEN ? AdmissionReason.LOCAL_TRIP : a.reason());
+    }
+    if (a.leaseId() == null || a.leaseId().isEmpty()) {
+      endOwnTrip();
+      return new BreakerGrant(this, true, State.CLOSED, AdmissionReason.CLOSED, gen, "", false);
+    }
+    return new BreakerGrant(
+        this,
+        true,
+        a.state(),
+        a.reason(),
+        a.generation(),
+        a.leaseId(),
+        true,
+        new AtomicBoolean(),
+        true);
   }
 
   private Permission sharedAcquire() {
@@ -237,7 +313,8 @@ final class DistributedBreaker implements CircuitBreaker {
     if (!r.allowed()) {
       return reject(r.state(), r.reason());
     }
-    return new Grant(this, true, r.state(), r.reason(), parse(r.generation()), r.leaseId(), false);
+    return new BreakerGrant(
+        this, true, r.state(), r.reason(), parse(r.generation()), r.leaseId(), false);
   }
 
   /**
@@ -277,7 +354,7 @@ final class DistributedBreaker implements CircuitBreaker {
    * Gives a shared probe lease back unused. Fire and forget: a release that fails leaves the lease
    * to its expiry, as before, and never fails the caller (it may run on a caller's thread).
    */
-  private void release(String lease) {
+  void release(String lease) {
     BreakerStore store = registry.store();
     if (store != null) {
       try {
@@ -303,12 +380,12 @@ final class DistributedBreaker implements CircuitBreaker {
     State s = v.effective(now());
     switch (s) {
       case CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY:
-        return new Grant(this, true, s, AdmissionReason.of(s), v.generation(), "", false);
+        return new BreakerGrant(this, true, s, AdmissionReason.of(s), v.generation(), "", false);
       case OPEN, FORCED_OPEN:
         return reject(s, AdmissionReason.of(s));
       default:
         if (!resolved.policy().enabled()) {
-          return new Grant(
+          return new BreakerGrant(
               this, true, s, AdmissionReason.POLICY_DISABLED, v.generation(), "", false);
         }
         return reject(State.HALF_OPEN, AdmissionReason.NO_LEASE);
@@ -337,7 +414,7 @@ final class DistributedBreaker implements CircuitBreaker {
     StoreFailureMode m = resolved.policy().storeFailureMode();
     SharedView v = view;
     if (m == StoreFailureMode.ALLOW_ALL) {
-      return new Grant(
+      return new BreakerGrant(
           this,
           true,
           v == null ? State.CLOSED : v.effective(now()),
@@ -356,7 +433,11 @@ final class DistributedBreaker implements CircuitBreaker {
       if (s == State.HALF_OPEN) {
         return reject(s, AdmissionReason.NO_LEASE);
       }
-      return new Grant(this, true, s, AdmissionReason.LAST_KNOWN, -1, "", true);
+      if (s == State.CLOSED && local.storedState() != State.CLOSED) {
+        // the node's own failures tripped its local machine: never worse than LOCAL
+        return fromLocal(seededAcquire());
+      }
+      return new BreakerGrant(this, true, s, AdmissionReason.LAST_KNOWN, -1, "", true);
     }
     return fromLocal(seededAcquire());
   }
@@ -394,7 +475,19 @@ final class DistributedBreaker implements CircuitBreaker {
       if (v != null) {
         long now = now();
         long length = v.openMillis() > 0 ? v.openMillis() : resolved.policy().open().toMillis();
-        if (v.stored() == State.CLOSED) {
+        if (v.stored() == State.CLOSED && local.storedState() != State.CLOSED) {
+          // the node's own trip (its failures the fleet may not have heard of): kept, and
+          // published at recovery as a trip made while degraded
+          local.seed(
+              local.storedState(),
+              local.openUntilMillis(),
+              local.openMillis(),
+              localOverride(v, now),
+              v.generation());
+          if (resolved.policy().storeFailureMode() != StoreFailureMode.ALLOW_ALL) {
+            trippedWhileDegraded.set(true);
+          }
+        } else if (v.stored() == State.CLOSED) {
           local.seed(State.CLOSED, 0, 0, localOverride(v, now), v.generation());
         } else {
           local.seed(State.OPEN, now + length, length, localOverride(v, now), v.generation());
@@ -449,7 +542,7 @@ final class DistributedBreaker implements CircuitBreaker {
     if (!a.allowed()) {
       return reject(a.state(), a.reason());
     }
-    return new Grant(
+    return new BreakerGrant(
         this,
         true,
         a.state(),
@@ -462,120 +555,25 @@ final class DistributedBreaker implements CircuitBreaker {
   private Permission reject(State s, AdmissionReason reason) {
     observers.current().rejected(s, reason.code());
     emit(CircuitEvent.Type.REJECTED, s, s, reason.code());
-    return new Grant(this, false, s, reason, -1, "", false);
+    return new BreakerGrant(this, false, s, reason, -1, "", false);
   }
 
-  /** A permission and, once reported, its outcome. */
-  private static final class Grant implements Permission {
-    private final DistributedBreaker breaker;
-    private final boolean allowed;
-    private final State state;
-    private final AdmissionReason reason;
-    private final long generation;
-    private final String lease;
-    private final boolean local;
-
-    /** Guards against reporting twice; null for the shared closed-state permission. */
-    private final AtomicBoolean reported;
-
-    Grant(
-        DistributedBreaker breaker,
-        boolean allowed,
-        State state,
-        AdmissionReason reason,
-        long generation,
-        String lease,
-        boolean local) {
-      this(breaker, allowed, state, reason, generation, lease, local, new AtomicBoolean());
-    }
-
-    Grant(
-        DistributedBreaker breaker,
-        boolean allowed,
-        State state,
-        AdmissionReason reason,
-        long generation,
-        String lease,
-        boolean local,
-        AtomicBoolean reported) {
-      this.breaker = breaker;
-      this.allowed = allowed;
-      this.state = state;
-      this.reason = reason;
-      this.generation = generation;
-      this.lease = lease;
-      this.local = local;
-      this.reported = reported;
-    }
-
-    @Override
-    public boolean allowed() {
-      return allowed;
-    }
-
-    @Override
-    public State state() {
-      return state;
-    }
-
-    @Override
-    public AdmissionReason reason() {
-      return reason;
-    }
-
-    @Override
-    public String lease() {
-      return lease;
-    }
-
-    @Override
-    public void onSuccess(long nanos) {
-      onOutcome(CallOutcome.SUCCESS, nanos);
-    }
-
-    @Override
-    public void onFailure(Object throwableOrResult, long nanos) {
-      onOutcome(CallOutcome.FAILURE, nanos);
-    }
-
-    @Override
-    public <T> void onResult(T result, long nanos) {
-      onOutcome(breaker.classifier.classifyResult(result), nanos);
-    }
-
-    @Override
-    public void onError(Throwable error, long nanos) {
-      onOutcome(breaker.classifier.classify(error), nanos);
-    }
-
-    @Override
-    public void onIgnored() {
-      onOutcome(CallOutcome.IGNORED, 0);
-    }
-
-    @Override
-    public void onOutcome(CallOutcome outcome, long nanos) {
-      if (!allowed
-          || outcome == CallOutcome.REJECTED
-          || (reported != null && !reported.compareAndSet(false, true))) {
-        return;
-      }
-      boolean counted = outcome.counted();
-      boolean slow = outcome == CallOutcome.SUCCESS && breaker.isSlow(nanos / 1_000_000);
-      breaker.observers.current().outcome(slow ? CallOutcome.SLOW : outcome, nanos);
-      if (counted) {
-        breaker.complete(this, outcome.failure(), nanos);
-      } else if (!local && !lease.isEmpty()) {
-        // a probe whose outcome counts neither way: its lease goes back, or the fleet would wait
-        // the lease's expiry for the next probe
-        breaker.release(lease);
-      }
-    }
-  }
-
-  private void complete(Grant g, boolean failure, long nanos) {
+  void complete(BreakerGrant g, boolean failure, long nanos) {
     long millis = nanos / 1_000_000;
     Mode mode = registry.mode();
+    if (g.own && registry.guard().up()) {
+      // the own trip's probe: the local machine decides on it, the fleet counts it as any call
+      State before = local.state();
+      local.record(failure ? 1 : 0, failure ? 0 : 1, millis, g.generation, g.lease, node());
+      emit(
+          failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED,
+          before,
+          local.state(),
+          "LOCAL");
+      boolean counted = failure || isSlow(millis);
+      record(new Outcome(node(), counted ? 1 : 0, counted ? 0 : 1, millis, "", ""), null);
+      return;
+    }
     if (mode != Mode.LOCAL && !g.local && g.lease.isEmpty() && registry.guard().up()) {
       long slow = resolved.slowMillis();
       if (!failure && (slow < 0 || millis < slow)) {
@@ -584,7 +582,11 @@ final class DistributedBreaker implements CircuitBreaker {
       }
       long successes = pendingSuccesses.sumThenReset() + (failure ? 0 : 1);
       long failures = failure ? 1 : 0;
-      local.record(failures, successes, millis, -1, null, node());
+      LocalStateMachine.Result counted =
+          local.record(failures, successes, millis, -1, null, node());
+      if (counted.transitioned() && counted.state() == State.OPEN) {
+        ownTripped(); // at once, on the caller's thread: the next call already sees it
+      }
       String gen = g.generation < 0 ? "" : Long.toString(g.generation);
       record(new Outcome(node(), failures, successes, millis, gen, ""), null);
       return;
@@ -624,7 +626,7 @@ final class DistributedBreaker implements CircuitBreaker {
         failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED);
   }
 
-  private boolean isSlow(long millis) {
+  boolean isSlow(long millis) {
     long slow = resolved.slowMillis();
     return slow >= 0 && millis >= slow;
   }
@@ -813,9 +815,7 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     new Recorded(null, null, State.OPEN);
     // the report as the flush tick compares and encodes it; nothing is sent
-    NodeHeartbeat beat = heartbeat(true);
-    beat.equals(lastBeat);
-    beat.toJson();
+    reports.warmUp();
   }
 
   private static final Supplier<Object> WARM_UP_CALL = () -> null;
@@ -862,9 +862,21 @@ final class DistributedBreaker implements CircuitBreaker {
         }
       }
       if (kept == null) {
-        before = v == null ? State.CLOSED : v.effective(now());
+        before = v == null ? State.CLOSED : acting();
         view = next;
-        closedGrant = closedGrantFor(next);
+        if (registry.mode() != Mode.LOCAL
+            && registry.guard().up()
+            && (v == null
+                || v.generation() != next.generation()
+                || !v.epoch().equals(next.epoch()))) {
+          // a new generation of the same incarnation: the scripts emptied the fleet's window (a
+          // trip or a close). A new incarnation (the key created, flushed, a failover) lost the
+          // fleet's counts, not this node's: what it counted stays.
+          follow(
+              next,
+              v != null && v.epoch().equals(next.epoch()) && next.generation() > v.generation());
+        }
+        closedGrant = ownTrip ? null : closedGrantFor(next);
       } else {
         before = null;
       }
@@ -880,6 +892,33 @@ final class DistributedBreaker implements CircuitBreaker {
     if (after != before && registry.guard().up() && registry.mode() != Mode.LOCAL) {
       transition(before, after, cause, source);
     }
+  }
+
+  /**
+   * Keeps a SHARED or HYBRID node's local machine in step with the fleet's state while Redis
+   * answers, so that it counts this node's failures against the fleet's current generation from the
+   * first one: a fleet CLOSED at a new generation of the same incarnation starts the local count
+   * afresh (unless the node's own trip is in force; a new incarnation keeps the count: its key was
+   * created or lost, and this node's failures are still this node's), a fleet away from CLOSED ends
+   * the own trip and leaves the local machine open from now (never a copy of a half-open window
+   * another node probes: the same rule as {@link #seedIfNeeded}). Called under the breaker's
+   * monitor.
+   */
+  private void follow(SharedView next, boolean afresh) {
+    long now = now();
+    if (next.stored() == State.CLOSED) {
+      if (!ownTrip) {
+        local.seed(State.CLOSED, 0, 0, null, Math.max(0, next.generation()));
+        if (afresh) {
+          local.clearWindow(); // (the first read keeps what the node counted before it)
+        }
+      }
+      return;
+    }
+    ownTrip = false;
+    long length = next.openMillis() > 0 ? next.openMillis() : resolved.policy().open().toMillis();
+    local.seed(State.OPEN, now + length, length, null, Math.max(0, next.generation()));
+    local.clearWindow();
   }
 
   /** Re-asserts what {@code v} enforces and Redis lost (one script call at a time). */
@@ -983,46 +1022,31 @@ final class DistributedBreaker implements CircuitBreaker {
 
   // ---- background work driven by the registry ----------------------------------------------
 
-  /**
-   * The registry's flush tick: sends only what is due (flush by need). Pending successes go when
-   * the window needs them (a rate policy: every tick, since they move the failure rate), when over
-   * {@link #MAX_PENDING}, or once they are {@code flushInterval} old; a count-only policy trips on
-   * failures alone, which go to Redis at once. The report (record.lua's heartbeat) goes when what
-   * this node reports (state, policy, degraded) changed, else every report interval (ten heartbeat
-   * intervals, at most 10 minutes; the node's liveness goes once per heartbeat interval for all its
-   * breakers). An idle breaker sends nothing but that report.
-   */
+  /** The registry's flush tick (see {@link BreakerReports#flushIfDue}). */
   void flushIfDue() {
-    long now = System.nanoTime();
-    long n = pendingSuccesses.sum();
-    boolean successes =
-        n > 0
-            && (resolved.policy().failureRateThreshold().isPresent()
-                || n >= MAX_PENDING
-                || now - lastFlushAt >= registry.flushIntervalNanos());
-    NodeHeartbeat beat = heartbeat(registry.guard().up());
-    boolean beatDue =
-        !beat.equals(lastBeat) || now - lastBeatAt >= registry.reportIntervalNanos() - beatSpread;
-    if (successes || beatDue) {
-      flush(successes, beatDue ? beat : null);
-    }
+    reports.flushIfDue();
   }
 
-  /** Pending successes past this many are flushed at the next tick. */
-  static final long MAX_PENDING = 10_000;
-
-  private volatile NodeHeartbeat lastBeat;
-  private volatile long lastBeatAt;
-  private volatile long lastFlushAt;
+  /** At close: the pending successes, if any (see {@link BreakerReports#flushAtClose}). */
+  java.util.concurrent.CompletableFuture<?> flushAtClose() {
+    return reports.flushAtClose();
+  }
 
   /**
-   * Up to a fifth of the report interval earlier, fixed per breaker: breakers created together (a
-   * node's start) do not all re-send their heartbeats in the same tick, which would queue thousands
-   * of scripts at once. Successes start at a random phase of the flush interval.
+   * Outcomes this node counted and Redis has not got (successes not yet flushed, failures counted
+   * while degraded): what {@code close()} reports as lost when it cannot send them.
    */
-  private final long beatSpread;
+  long unsentOutcomes() {
+    return pendingSuccesses.sum() + degradedFailures.get();
+  }
 
-  private NodeHeartbeat heartbeat(boolean up) {
+  /** Flushes every pending success with this node's heartbeat now (tests). */
+  void flush() {
+    reports.flush();
+  }
+
+  /** What this node reports about the breaker in record.lua's heartbeat. */
+  NodeHeartbeat heartbeat(boolean up) {
     Resolved r = resolved;
     return new NodeHeartbeat(
         node(),
@@ -1032,58 +1056,6 @@ final class DistributedBreaker implements CircuitBreaker {
         !up,
         0,
         r.policyId().isEmpty() ? r.defaultsArg() : "");
-  }
-
-  /**
-   * At close: the pending successes, if any, without a report (the node's liveness says it left; a
-   * report per breaker would be a burst of one script per breaker for nothing).
-   */
-  void flushAtClose() {
-    if (pendingSuccesses.sum() > 0) {
-      flush(true, null);
-    }
-  }
-
-  /** Flushes every pending success with this node's heartbeat now (tests). */
-  void flush() {
-    flush(true, heartbeat(registry.guard().up()));
-  }
-
-  private void flush(boolean withSuccesses, NodeHeartbeat beat) {
-    BreakerStore store = registry.store();
-    if (store == null) {
-      return;
-    }
-    boolean up = registry.guard().up();
-    long n = up && withSuccesses ? pendingSuccesses.sumThenReset() : 0;
-    if (n > 0) {
-      local.record(0, n, -1, -1, null, node());
-    }
-    if (withSuccesses) {
-      lastFlushAt = System.nanoTime();
-    }
-    Resolved r = resolved;
-    store
-        .record(id, new Outcome(node(), 0, n, -1, "", ""), r.policy(), beat)
-        .whenComplete(
-            (res, e) -> {
-              if (e != null) {
-                pendingSuccesses.add(n);
-                registry.health().failed(BackgroundTask.FLUSH, e);
-                if (up) {
-                  registry.guard().failure(e);
-                }
-              } else {
-                if (beat != null) {
-                  lastBeat = beat;
-                  lastBeatAt = System.nanoTime();
-                }
-                registry.health().succeeded(BackgroundTask.FLUSH);
-                if (up) {
-                  registry.guard().success();
-                }
-              }
-            });
   }
 
   /**
@@ -1153,9 +1125,9 @@ final class DistributedBreaker implements CircuitBreaker {
   /**
    * The shared permission of the hot path while {@code v} is CLOSED without override, else null.
    */
-  private Grant closedGrantFor(SharedView v) {
+  private BreakerGrant closedGrantFor(SharedView v) {
     return v.stored() == State.CLOSED && v.override() == null
-        ? new Grant(
+        ? new BreakerGrant(
             this, true, State.CLOSED, AdmissionReason.CLOSED, v.generation(), "", false, null)
         : null;
   }
@@ -1168,6 +1140,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private void install(SharedView next) {
     synchronized (this) {
       view = next;
+      ownTrip = false;
       closedGrant = closedGrantFor(next);
       seededFor = -1;
       long now = now();
@@ -1267,7 +1240,8 @@ final class DistributedBreaker implements CircuitBreaker {
       return local.state();
     }
     SharedView v = view;
-    return v == null ? State.CLOSED : v.effective(now());
+    State shared = v == null ? State.CLOSED : v.effective(now());
+    return shared == State.CLOSED && ownTrip ? local.state() : shared;
   }
 
   @Override

@@ -25,13 +25,26 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  *   UP --(hard fault | TRIP_AFTER unavailable in a row | unavailable + PING fails)--> DEGRADED
- *   DEGRADED --(recovery check: PING, a script write after a hard fault, reconcile)--> UP
+ *   DEGRADED --(recovery check: 8 quick PINGs, a script write after a hard fault, reconcile)--> UP
  *   (checks back off from 100 ms to 1 s with jitter while they fail)
  * </pre>
  */
 final class StoreGuard {
   /** Consecutive unavailable answers that mark Redis as down without waiting for the PING. */
   static final int TRIP_AFTER = 3;
+
+  /**
+   * The PINGs of one recovery check, {@link #RECOVERY_PING_GAP_MILLIS} apart: each must answer
+   * within a fifth of the command timeout (10 ms of 50). A Redis answering just under the timeout
+   * (about 40 ms of 50: a client pausing it in bursts, a saturated server) is not yet one the
+   * node's calls can wait on, so the node stays in its one degraded episode instead of flapping in
+   * and out of it with every answer that happens to arrive in time. Spread over about 70 ms, the
+   * PINGs sample several of the bursts rather than one gap between two; a healthy Redis answers
+   * each in a fraction of a millisecond.
+   */
+  static final int RECOVERY_PINGS = 8;
+
+  static final long RECOVERY_PING_GAP_MILLIS = 10;
 
   /** Checks Redis once, bounded by the command timeout, and reports to {@link #confirmed}. */
   interface Confirmation {
@@ -151,6 +164,27 @@ final class StoreGuard {
     long since = downSince;
     if (since != 0) {
       degradedNanos.addAndGet(System.nanoTime() - since);
+    }
+    return true;
+  }
+
+  /** The recovery check's PINGs ({@link #RECOVERY_PINGS}): each within a fifth of the timeout. */
+  static boolean answersQuickly(BreakerStore s, java.time.Duration timeout) {
+    long limit = Math.max(timeout.toNanos() / 5, 2_000_000);
+    for (int i = 0; i < RECOVERY_PINGS; i++) {
+      if (i > 0) {
+        try {
+          Thread.sleep(RECOVERY_PING_GAP_MILLIS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      long start = System.nanoTime();
+      BreakerStore.await(s.ping(), timeout);
+      if (System.nanoTime() - start > limit) {
+        return false;
+      }
     }
     return true;
   }

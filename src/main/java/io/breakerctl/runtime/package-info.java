@@ -65,7 +65,20 @@
  *       every {@code storeFailureMode}, past {@code lastKnownFor} included, until its expiry or
  *       clear. A node started while Redis is down has never read the shared state and cannot know
  *       an override or a trip: it decides per process until Redis answers.
+ *   <li><b>Never worse than LOCAL</b>: the local machine of a SHARED or HYBRID node counts every
+ *       outcome of this node at the fleet's generation while Redis answers ({@code follow}: a fleet
+ *       CLOSED at a new generation starts its count afresh, a fleet away from CLOSED leaves it open
+ *       from now). When its own failures open it while the fleet's view is CLOSED (records lost or
+ *       late, a refusal not yet noticed, a fleet count another node's success reset), the node's
+ *       own trip is in force: it rejects ({@code LOCAL_TRIP}) and runs its local machine's probes,
+ *       whose outcomes still go to Redis, until its local machine closes or the fleet's state
+ *       moves. Nothing of it is written as shared state; a degradation meanwhile keeps it and
+ *       publishes it at recovery as a trip made while degraded.
  * </ul>
+ *
+ * <p>The guard ({@code StoreGuard}) leaves degraded only after a recovery check's 8 PINGs, 10 ms
+ * apart, each answer within a fifth of the command timeout: a Redis that answers just under the
+ * timeout is one degraded episode, not one per answer that arrives in time.
  *
  * <p>On recovery each breaker reconciles before the node counts as up: it adopts the shared state
  * exactly (stored state, window, override and expiry, generation) into its view and its local

@@ -220,6 +220,78 @@ public final class RedisServerProcess implements AutoCloseable {
     call("CLIENT", "PAUSE", Long.toString(duration.toMillis()), "ALL");
   }
 
+  /**
+   * SIGSTOPs the server: a hung Redis (connections accepted and kept, nothing answered) until
+   * {@link #resume()}.
+   */
+  public synchronized void suspend() {
+    signal("STOP");
+  }
+
+  /** SIGCONTs a server {@link #suspend()} stopped. */
+  public synchronized void resume() {
+    signal("CONT");
+  }
+
+  /**
+   * Makes the server answer {@code -BUSY}: a script that never ends runs (sent on a connection of
+   * its own) with the busy-reply threshold at 10 ms, until {@link #endBusy()}.
+   */
+  public void busy() {
+    call("CONFIG", "SET", "lua-time-limit", "10");
+    Resp.fireAndForget(HOST, port, Duration.ofMillis(50), "EVAL", "while true do end", "0");
+  }
+
+  /** Ends {@link #busy()}: {@code SCRIPT KILL}, the threshold back to 5 s. */
+  public void endBusy() {
+    try {
+      call("SCRIPT", "KILL");
+    } catch (Resp.ErrorReply e) {
+      if (!e.getMessage().contains("NOTBUSY")) {
+        throw e; // (NOTBUSY: no script running, already killed)
+      }
+    }
+    // the kill takes effect at the script's next hook, not with the reply: until then Redis still
+    // answers BUSY (seen on a loaded machine), so wait for it, bounded
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (true) {
+      try {
+        call("CONFIG", "SET", "lua-time-limit", "5000");
+        return;
+      } catch (Resp.ErrorReply e) {
+        if (!e.getMessage().startsWith("BUSY") || System.nanoTime() > until) {
+          throw e;
+        }
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
+  }
+
+  private void signal(String name) {
+    if (process == null || !process.isAlive()) {
+      throw new IllegalStateException("not running: " + this);
+    }
+    try {
+      Process kill =
+          new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+              .redirectErrorStream(true)
+              .start();
+      if (!kill.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) || kill.exitValue() != 0) {
+        throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+      }
+    } catch (java.io.IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** {@code FLUSHALL}. */
   public void flushAll() {
     call("FLUSHALL");

@@ -115,6 +115,17 @@ public final class TestProcesses {
     return MARKERS.resolve(SELF.pid() + "-" + childPid);
   }
 
+  /**
+   * Whether two readings of a process's start are the same process (and not a reused pid). Not
+   * equality: a JVM derives the start from the kernel's boot time, which moves when the wall clock
+   * is stepped, so two JVMs can read one process's start some milliseconds apart. With equality a
+   * reaper once took a live orphan for a reused pid and left it running (and could take a live test
+   * JVM for a dead one).
+   */
+  private static boolean sameStart(long a, long b) {
+    return a >= 0 && b >= 0 && Math.abs(a - b) <= 2_000;
+  }
+
   private static long startMillis(ProcessHandle handle) {
     return handle.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
   }
@@ -152,12 +163,12 @@ public final class TestProcesses {
     boolean ownerAlive =
         owner.isPresent()
             && owner.get().isAlive()
-            && startMillis(owner.get()) == Long.parseLong(starts[0]);
+            && sameStart(startMillis(owner.get()), Long.parseLong(starts[0]));
     if (ownerAlive) {
       return;
     }
     Optional<ProcessHandle> child = ProcessHandle.of(Long.parseLong(pids[1]));
-    if (child.isPresent() && startMillis(child.get()) == Long.parseLong(starts[1])) {
+    if (child.isPresent() && sameStart(startMillis(child.get()), Long.parseLong(starts[1]))) {
       child.get().destroyForcibly();
       try {
         child.get().onExit().get(2, TimeUnit.SECONDS);

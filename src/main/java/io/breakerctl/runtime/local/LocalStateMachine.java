@@ -523,6 +523,19 @@ public final class LocalStateMachine {
   }
 
   /**
+   * Empties the failure window, as the scripts do when the shared breaker trips or closes: a node
+   * following the fleet to a new generation counts its failures afresh from there.
+   */
+  public void clearWindow() {
+    lock.lock();
+    try {
+      window.clear(clock.millis(), policy.window().toMillis());
+    } finally {
+      finish();
+    }
+  }
+
+  /**
    * Records the changes time made on its own (an override expired, an open window ended), as every
    * script does first (prelude {@code settle()}), and returns the effective state. {@code
    * reassert.lua} has no twin here; the in-process store calls this before deciding as it does.

@@ -28,6 +28,12 @@ public enum AdmissionReason {
   NO_LEASE(false, false),
   /** Rejected: half-open while the breaker's registered health check runs the probe. */
   PROBE_PENDING(false, false),
+  /**
+   * Rejected: this node's own failures tripped its local machine while the fleet's state is still
+   * CLOSED: the failures are on their way to Redis (or Redis cannot take them), and the node never
+   * does worse than a per-process breaker meanwhile.
+   */
+  LOCAL_TRIP(false, false),
   /** Admitted: the store is unreachable and the policy's storeFailureMode is ALLOW_ALL. */
   DEGRADED_ALLOW(true, false),
   /** Admitted: the store is unreachable and the last shared view (LAST_KNOWN) was closed. */

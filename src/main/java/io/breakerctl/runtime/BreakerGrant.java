@@ -1,0 +1,136 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.AdmissionReason;
+import io.breakerctl.runtime.model.State;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A {@link DistributedBreaker}'s permission and, once reported, its outcome: what decided it (the
+ * shared state, a shared lease, the local machine), and the guard against reporting twice.
+ */
+final class BreakerGrant implements Permission {
+  private final DistributedBreaker breaker;
+  private final boolean allowed;
+  private final State state;
+  private final AdmissionReason reason;
+  final long generation;
+  final String lease;
+  final boolean local;
+
+  /**
+   * Decided by the node's own local machine while Redis answers (its own trip in force): the
+   * outcome goes to the local machine and to Redis as any other.
+   */
+  final boolean own;
+
+  /** Guards against reporting twice; null for the shared closed-state permission. */
+  private final AtomicBoolean reported;
+
+  BreakerGrant(
+      DistributedBreaker breaker,
+      boolean allowed,
+      State state,
+      AdmissionReason reason,
+      long generation,
+      String lease,
+      boolean local) {
+    this(breaker, allowed, state, reason, generation, lease, local, new AtomicBoolean());
+  }
+
+  BreakerGrant(
+      DistributedBreaker breaker,
+      boolean allowed,
+      State state,
+      AdmissionReason reason,
+      long generation,
+      String lease,
+      boolean local,
+      AtomicBoolean reported) {
+    this(breaker, allowed, state, reason, generation, lease, local, reported, false);
+  }
+
+  BreakerGrant(
+      DistributedBreaker breaker,
+      boolean allowed,
+      State state,
+      AdmissionReason reason,
+      long generation,
+      String lease,
+      boolean local,
+      AtomicBoolean reported,
+      boolean own) {
+    this.own = own;
+    this.breaker = breaker;
+    this.allowed = allowed;
+    this.state = state;
+    this.reason = reason;
+    this.generation = generation;
+    this.lease = lease;
+    this.local = local;
+    this.reported = reported;
+  }
+
+  @Override
+  public boolean allowed() {
+    return allowed;
+  }
+
+  @Override
+  public State state() {
+    return state;
+  }
+
+  @Override
+  public AdmissionReason reason() {
+    return reason;
+  }
+
+  @Override
+  public String lease() {
+    return lease;
+  }
+
+  @Override
+  public void onSuccess(long nanos) {
+    onOutcome(CallOutcome.SUCCESS, nanos);
+  }
+
+  @Override
+  public void onFailure(Object throwableOrResult, long nanos) {
+    onOutcome(CallOutcome.FAILURE, nanos);
+  }
+
+  @Override
+  public <T> void onResult(T result, long nanos) {
+    onOutcome(breaker.classifier().classifyResult(result), nanos);
+  }
+
+  @Override
+  public void onError(Throwable error, long nanos) {
+    onOutcome(breaker.classifier().classify(error), nanos);
+  }
+
+  @Override
+  public void onIgnored() {
+    onOutcome(CallOutcome.IGNORED, 0);
+  }
+
+  @Override
+  public void onOutcome(CallOutcome outcome, long nanos) {
+    if (!allowed
+        || outcome == CallOutcome.REJECTED
+        || (reported != null && !reported.compareAndSet(false, true))) {
+      return;
+    }
+    boolean counted = outcome.counted();
+    boolean slow = outcome == CallOutcome.SUCCESS && breaker.isSlow(nanos / 1_000_000);
+    breaker.observer().outcome(slow ? CallOutcome.SLOW : outcome, nanos);
+    if (counted) {
+      breaker.complete(this, outcome.failure(), nanos);
+    } else if (!local && !lease.isEmpty()) {
+      // a probe whose outcome counts neither way: its lease goes back, or the fleet would wait
+      // the lease's expiry for the next probe
+      breaker.release(lease);
+    }
+  }
+}

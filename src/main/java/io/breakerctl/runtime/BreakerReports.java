@@ -1,0 +1,131 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.local.LocalStateMachine;
+import io.breakerctl.runtime.redis.NodeHeartbeat;
+import io.breakerctl.runtime.redis.Outcome;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What one {@link DistributedBreaker} sends on its own, off the callers' path: the successes it
+ * batches and its report (record.lua's heartbeat), each only when due.
+ */
+final class BreakerReports {
+  private final DistributedBreaker breaker;
+  private final DefaultBreakerRegistry registry;
+  private final LocalStateMachine local;
+  private final LongAdder pendingSuccesses;
+
+  /** Pending successes past this many are flushed at the next tick. */
+  static final long MAX_PENDING = 10_000;
+
+  private volatile NodeHeartbeat lastBeat;
+  private volatile long lastBeatAt;
+  private volatile long lastFlushAt;
+
+  /**
+   * Up to a fifth of the report interval earlier, fixed per breaker: breakers created together (a
+   * node's start) do not all re-send their heartbeats in the same tick, which would queue thousands
+   * of scripts at once. Successes start at a random phase of the flush interval.
+   */
+  private final long beatSpread;
+
+  BreakerReports(
+      DistributedBreaker breaker,
+      DefaultBreakerRegistry registry,
+      LocalStateMachine local,
+      LongAdder pendingSuccesses) {
+    this.breaker = breaker;
+    this.registry = registry;
+    this.local = local;
+    this.pendingSuccesses = pendingSuccesses;
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    this.beatSpread = (long) (random.nextDouble() * registry.reportIntervalNanos() / 5);
+    this.lastFlushAt =
+        System.nanoTime() - (long) (random.nextDouble() * registry.flushIntervalNanos());
+  }
+
+  /**
+   * The registry's flush tick: sends only what is due (flush by need). Pending successes go when
+   * the window needs them (a rate policy: every tick, since they move the failure rate), when over
+   * {@link #MAX_PENDING}, or once they are {@code flushInterval} old; a count-only policy trips on
+   * failures alone, which go to Redis at once. The report (record.lua's heartbeat) goes when what
+   * this node reports (state, policy, degraded) changed, else every report interval (ten heartbeat
+   * intervals, at most 10 minutes; the node's liveness goes once per heartbeat interval for all its
+   * breakers). An idle breaker sends nothing but that report.
+   */
+  void flushIfDue() {
+    long now = System.nanoTime();
+    long n = pendingSuccesses.sum();
+    boolean successes =
+        n > 0
+            && (breaker.policy().failureRateThreshold().isPresent()
+                || n >= MAX_PENDING
+                || now - lastFlushAt >= registry.flushIntervalNanos());
+    NodeHeartbeat beat = breaker.heartbeat(registry.guard().up());
+    boolean beatDue =
+        !beat.equals(lastBeat) || now - lastBeatAt >= registry.reportIntervalNanos() - beatSpread;
+    if (successes || beatDue) {
+      flush(successes, beatDue ? beat : null);
+    }
+  }
+
+  /**
+   * At close: the pending successes, if any, without a report (the node's liveness says it left; a
+   * report per breaker would be a burst of one script per breaker for nothing).
+   */
+  java.util.concurrent.CompletableFuture<?> flushAtClose() {
+    return pendingSuccesses.sum() > 0 ? flush(true, null) : null;
+  }
+
+  /** Flushes every pending success with this node's heartbeat now (tests). */
+  void flush() {
+    flush(true, breaker.heartbeat(registry.guard().up()));
+  }
+
+  /** Sends what is pending; the answer's future (null when there is no store to send to). */
+  private java.util.concurrent.CompletableFuture<?> flush(
+      boolean withSuccesses, NodeHeartbeat beat) {
+    BreakerStore store = registry.store();
+    if (store == null) {
+      return null;
+    }
+    boolean up = registry.guard().up();
+    long n = up && withSuccesses ? pendingSuccesses.sumThenReset() : 0;
+    if (n > 0) {
+      local.record(0, n, -1, -1, null, registry.nodeId());
+    }
+    if (withSuccesses) {
+      lastFlushAt = System.nanoTime();
+    }
+    return store
+        .record(
+            breaker.id(), new Outcome(registry.nodeId(), 0, n, -1, "", ""), breaker.policy(), beat)
+        .whenComplete(
+            (res, e) -> {
+              if (e != null) {
+                pendingSuccesses.add(n);
+                registry.health().failed(BackgroundTask.FLUSH, e);
+                if (up) {
+                  registry.guard().failure(e);
+                }
+              } else {
+                if (beat != null) {
+                  lastBeat = beat;
+                  lastBeatAt = System.nanoTime();
+                }
+                registry.health().succeeded(BackgroundTask.FLUSH);
+                if (up) {
+                  registry.guard().success();
+                }
+              }
+            });
+  }
+
+  /** The report as the flush tick compares and encodes it; nothing is sent (the warm-up). */
+  void warmUp() {
+    NodeHeartbeat beat = breaker.heartbeat(true);
+    beat.equals(lastBeat);
+    beat.toJson();
+  }
+}
