@@ -170,7 +170,12 @@ public final class StoreDiagnostics {
     BreakerKeys keys = store.keys();
     String probe = keys.prefix() + ":{doctor:probe}";
     try {
-      RedisCommands<String, String> r = m.sync();
+      // keyed reads through the cluster connection, which routes them to the probe key's master
+      // (a master's own connection answered MOVED whenever another master held that slot)
+      io.lettuce.core.cluster.api.sync.RedisClusterCommands<String, String> r =
+          store.connection() instanceof StatefulRedisClusterConnection<String, String> c
+              ? c.sync()
+              : m.sync();
       r.scan(ScanCursor.INITIAL, ScanArgs.Builder.limit(1));
       r.hgetall(probe);
       r.zrangeWithScores(probe + ":leases", 0, -1);

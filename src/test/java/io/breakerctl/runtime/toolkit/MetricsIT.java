@@ -194,10 +194,19 @@ class MetricsIT {
           Duration.ofSeconds(5),
           "the node refreshes after the override's message",
           () -> commands(meters, "state").count() > stateReads);
-      for (String kind : List.of("record", "flush", "stamps", "canary", "state", "warm_up")) {
+      for (String kind : List.of("record", "flush", "stamps", "canary", "state")) {
         FunctionTimer t = commands(meters, kind);
         assertThat(t.totalTime(TimeUnit.NANOSECONDS)).as(kind).isPositive();
         assertThat(t.getId().getTag("node")).isEqualTo("store-meters");
+      }
+      // the start's warm-up (300 pipelined scripts, each within the 50 ms command timeout) is
+      // counted either way: timed when it answered, a failure when a starved machine made its last
+      // scripts late (the node works without it)
+      FunctionTimer warmUp = commands(meters, "warm_up");
+      double warmUpFailures = failures(meters, "warm_up");
+      assertThat(warmUp.count() + warmUpFailures).as("the warm-up counted").isEqualTo(1);
+      if (warmUp.count() == 1) {
+        assertThat(warmUp.totalTime(TimeUnit.NANOSECONDS)).as("warm_up").isPositive();
       }
       assertThat(meters.find(BreakerRegistryMetrics.REDIS_COMMANDS).functionTimers())
           .extracting(t -> t.getId().getTag("command"))
@@ -206,7 +215,7 @@ class MetricsIT {
       FunctionCounter degraded =
           meters.get(BreakerRegistryMetrics.REDIS_DEGRADED).functionCounter();
       assertThat(degraded.count()).isZero();
-      assertThat(failures(meters)).isZero();
+      assertThat(failures(meters)).as("failures but the warm-up's").isEqualTo(warmUpFailures);
 
       own.close();
       Poll.until(Duration.ofSeconds(10), "the node degrades", registry::degraded);
@@ -214,7 +223,10 @@ class MetricsIT {
           Duration.ofSeconds(5),
           "failed pings of the recovery check counted",
           () -> failures(meters, "ping") > 0);
-      assertThat(failures(meters)).isGreaterThanOrEqualTo(failures(meters, "ping"));
+      // the ping failures first: both counters grow meanwhile, and the total read after them is
+      // at least what they were (the other order compared a later ping count with an older total)
+      double pings = failures(meters, "ping");
+      assertThat(failures(meters)).isGreaterThanOrEqualTo(pings);
       double first = degraded.count();
       Thread.sleep(100);
       assertThat(degraded.count()).isGreaterThan(first);
