@@ -77,8 +77,9 @@
  * </ul>
  *
  * <p>The guard ({@code StoreGuard}) leaves degraded only after a recovery check's 8 PINGs, 10 ms
- * apart, each answer within a fifth of the command timeout: a Redis that answers just under the
- * timeout is one degraded episode, not one per answer that arrives in time.
+ * apart, each answered within the command timeout and their median within a fifth of it: a Redis
+ * that answers just under the timeout is one degraded episode, not one per answer that arrives in
+ * time, and a few answers late for want of a core do not hold a node degraded.
  *
  * <p>On recovery each breaker reconciles before the node counts as up: it adopts the shared state
  * exactly (stored state, window, override and expiry, generation) into its view and its local
