@@ -261,7 +261,7 @@ public final class Retry {
     if (wait >= deadline.remainingNanos()) {
       return -1;
     }
-    if (!budget.tryRetry()) {
+    if (!budget.tryRetry(breaker.view().degraded())) {
       breaker.observer().retryBudgetExhausted();
       return -1;
     }

@@ -61,6 +61,32 @@ class RetryPolicyTest {
     }
 
     @Test
+    @DisplayName("while degraded, only the first attempts made since the degradation earn retries")
+    void degraded() {
+      RetryBudget b = new RetryBudget(0.2, Duration.ofMinutes(1).toNanos());
+      for (int i = 0; i < 1000; i++) {
+        b.first(); // healthy traffic before the outage
+      }
+      assertThat(b.tryRetry(false)).as("healthy: 1 <= 0.2 x 1000").isTrue();
+      assertThat(b.tryRetry(true))
+          .as("the episode's first ask: the healthy firsts no longer count")
+          .isFalse();
+      for (int i = 0; i < 4; i++) {
+        b.first();
+      }
+      assertThat(b.tryRetry(true)).as("1 > 0.2 x 4 degraded firsts").isFalse();
+      b.first();
+      assertThat(b.tryRetry(true)).as("1 <= 0.2 x 5").isTrue();
+      assertThat(b.tryRetry(true)).as("2 > 0.2 x 5: the window is not emptied again").isFalse();
+      for (int i = 0; i < 5; i++) {
+        b.first();
+      }
+      assertThat(b.tryRetry(false)).as("recovered: the window keeps what it counted").isTrue();
+      assertThat(b.tryRetry(false)).as("3 > 0.2 x 10").isFalse();
+      assertThat(b.tryRetry(true)).as("a new episode empties it again").isFalse();
+    }
+
+    @Test
     @DisplayName("a ratio of 0 never retries")
     void zero() {
       RetryBudget b = new RetryBudget(0, Duration.ofMinutes(1).toNanos());
