@@ -56,7 +56,8 @@ public final class ExitCode {
     m.put(
         "6",
         "Redis or MongoDB unavailable within --timeout, or Redis refusing the work (oom, readonly,"
-            + " loading, busy, masterdown, clusterdown: named in the error).");
+            + " loading, busy, masterdown, clusterdown, tryagain, a script error: named in the"
+            + " error).");
     m.put("7", "Not found.");
     m.put("8", "Stdout could not be written (a full disk; a closed pipe ends quietly).");
     m.put("9", "Internal error (a bug: the message says so; -v shows the stack trace).");

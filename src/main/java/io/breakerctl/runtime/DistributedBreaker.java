@@ -1055,7 +1055,8 @@ final class DistributedBreaker implements CircuitBreaker {
         r.version(),
         !up,
         0,
-        r.policyId().isEmpty() ? r.defaultsArg() : "");
+        r.policyId().isEmpty() ? r.defaultsArg() : "",
+        up ? "" : registry.guard().reason().code());
   }
 
   /**

@@ -315,7 +315,8 @@ public final class InProcessBreakerStore implements BreakerStore {
                     heartbeat.policyVersion(),
                     heartbeat.degraded(),
                     clock.millis(),
-                    heartbeat.defaults()));
+                    heartbeat.defaults(),
+                    heartbeat.degradedReason()));
           }
           long gen = outcome.generation().isEmpty() ? -1 : Long.parseLong(outcome.generation());
           LocalStateMachine.Result r =

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  *   UP --(hard fault | TRIP_AFTER unavailable in a row | unavailable + PING fails)--> DEGRADED
  *   DEGRADED --(recovery check: 8 quick PINGs, a script write after a hard fault, reconcile)--> UP
- *   (checks back off from 100 ms to 1 s with jitter while they fail)
+ *   (checks back off from 250 ms to 2 s with jitter while they fail)
  * </pre>
  */
 final class StoreGuard {

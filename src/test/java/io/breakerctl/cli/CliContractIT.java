@@ -92,11 +92,16 @@ class CliContractIT {
     assertThat(nodes.path("disagreeing").toString()).isEqualTo("[\"node-b\"]");
     assertThat(nodes.path("degraded").toString()).isEqualTo("[\"node-c\"]");
     assertThat(nodes.path("oldPolicy").toString()).isEqualTo("[\"node-c\"]");
+    assertThat(nodes.path("degradedReasons").toString()).isEqualTo("{\"node-c\":\"readonly\"}");
     assertThat(doc.path("items").get(0).path("policy").path("version").asLong()).isEqualTo(2);
 
     CliProcess.Result table = cli.run("status", "fleet:*", "-o", "wide");
     assertThat(table.code()).as(table.toString()).isZero();
-    assertThat(table.out()).contains("DISAGREE").contains("fleet:hb").contains("node-b");
+    assertThat(table.out())
+        .contains("DISAGREE")
+        .contains("fleet:hb")
+        .contains("node-b")
+        .contains("node-c(readonly)");
     CliProcess.Result narrow = cli.run("status", "fleet:hb");
     assertThat(narrow.out()).contains("3 (1 disagree, 1 degraded, 1 old policy)");
     assertThat(table.out()).doesNotContain("\u001b[");
@@ -107,7 +112,19 @@ class CliContractIT {
         .contains("node-b")
         .contains("disagrees")
         .contains("old-policy")
-        .contains("fleet:* v2");
+        .contains("fleet:* v2")
+        .contains("yes (readonly)");
+
+    CliProcess.Result doctor = cli.run("doctor", "-o", "json");
+    JsonNode check = null;
+    for (JsonNode c : JSON.readTree(doctor.out()).path("items")) {
+      if (c.path("check").asText().equals("nodes")) {
+        check = c;
+      }
+    }
+    assertThat(check).as(doctor.toString()).isNotNull();
+    assertThat(check.path("status").asText()).isEqualTo("warn");
+    assertThat(check.path("detail").asText()).contains("node-c (readonly, 1 breaker(s))");
   }
 
   private static void beat(BreakerId id, String node, State s, long version, boolean degraded) {
@@ -116,7 +133,8 @@ class CliContractIT {
             id,
             Outcome.successes(node, 1),
             Policy.DEFAULT,
-            new NodeHeartbeat(node, s, "fleet:*", version, degraded, 0)));
+            new NodeHeartbeat(
+                node, s, "fleet:*", version, degraded, 0, "", degraded ? "readonly" : "")));
   }
 
   @Test
@@ -161,6 +179,41 @@ class CliContractIT {
     assertThat(dryClear.out()).contains("NOT_OVERRIDDEN");
     assertThat(exists(redis, "cb:{pre:empt}")).isFalse();
     assertThat(exists(redis, "cb:{pre:empt}:ev")).isFalse();
+  }
+
+  @Test
+  @DisplayName("Redis refusing the work (a replica: readonly): exit 6 naming it, nothing written")
+  void refusalsExitSixNamingTheCause() throws Exception {
+    BreakerId id = BreakerId.parse("refused:dep");
+    RedisBreakerStore.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT, null));
+    long audits = auditCount();
+    // not maxmemory: Redis checks it only at a script's first write, and a force on a full
+    // Redis was seen to apply (exit 0, the override set), which is what an operator needs there;
+    // CoordinatorFaultIT covers oom for the runtime's record and acquire scripts, which are refused
+    for (String cause : List.of("readonly")) {
+      if (cause.equals("oom")) {
+        redis.call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+        redis.call("CONFIG", "SET", "maxmemory", "1");
+      } else {
+        redis.call("REPLICAOF", "127.0.0.1", "1"); // a master that is never there
+      }
+      try {
+        CliProcess.Result forced =
+            cli.run("force", "open", "refused:dep", "--reason", "incident 9", "--yes");
+        assertThat(forced.code()).as(forced.toString()).isEqualTo(6);
+        assertThat(forced.err()).as(forced.toString()).contains(cause).doesNotContain("at io.");
+        CliProcess.Result read = cli.run("status", "refused:dep", "-o", "name");
+        assertThat(read.code()).as("reads still work: %s", read).isZero();
+      } finally {
+        if (cause.equals("oom")) {
+          redis.call("CONFIG", "SET", "maxmemory", "0");
+        } else {
+          redis.call("REPLICAOF", "NO", "ONE");
+        }
+      }
+      assertThat(redis.call("HGET", "cb:{refused:dep}", "override")).as(cause).isNull();
+      assertThat(auditCount()).as("no audit of a refused force (%s)", cause).isEqualTo(audits);
+    }
   }
 
   @Test

@@ -180,6 +180,56 @@ class CoordinatorFaultIT {
   }
 
   @Test
+  @DisplayName("a refusal on one breaker's keys: the node's report elsewhere says degraded, noperm")
+  void aDegradedNodeReportsItsReasonWhereItCanStillWrite() {
+    // an ACL that lets the node write one breaker's keys and nothing else (not even its liveness,
+    // so the recovery check's write is refused too and the episode lasts)
+    redis
+        .server()
+        .call(
+            "ACL",
+            "SETUSER",
+            "partial",
+            "on",
+            ">pw",
+            "resetkeys",
+            "~cb:{writable:*",
+            "&*",
+            "+@all");
+    String uri = "redis://partial:pw@127.0.0.1:" + redis.server().port();
+    String nodeId = "partial-" + SEQ.incrementAndGet();
+    BreakerId writable = BreakerId.parse("writable:dep-" + SEQ.get());
+    BreakerRegistry node =
+        redis.manage(
+            BreakerRegistry.builder()
+                .redisUri(uri)
+                .nodeId(nodeId)
+                .mode(Mode.SHARED)
+                .commandTimeout(Duration.ofMillis(50))
+                .flushInterval(Duration.ofMillis(100))
+                .build());
+    CircuitBreaker ok = node.breaker(writable);
+    ok.tryAcquire().onSuccess(1_000);
+    assertThat(node.degraded()).as("the writable breaker works").isFalse();
+    node.breaker(BreakerId.parse("denied:dep-" + SEQ.get())).tryAcquire().onSuccess(1_000);
+    Poll.until(Duration.ofSeconds(5), "degraded by the refusal", node::degraded);
+    assertThat(node.degradedReason()).contains("noperm");
+    try (RedisBreakerStore store =
+        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      Poll.until(
+          Duration.ofSeconds(5),
+          "the node's report on the writable breaker says degraded, noperm",
+          () ->
+              RedisBreakerStore.await(store.snapshot(writable, 0)).nodes().stream()
+                  .anyMatch(
+                      n ->
+                          n.node().equals(nodeId)
+                              && n.degraded()
+                              && n.degradedReason().equals("noperm")));
+    }
+  }
+
+  @Test
   @DisplayName("back-to-back failing calls on a HYBRID node, Redis healthy: at most the threshold")
   void backToBackFailuresOnAHybridNodeStopAtItsOwnThreshold() throws Exception {
     int threshold = 3;

@@ -27,18 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 @DisplayName("node liveness: reports count while their node is alive")
 class NodeLivenessIT {
-  private static final FleetSelection ALL =
-      new FleetSelection() {
-        @Override
-        public String scanGlob(String prefix) {
-          return prefix + ":{*}";
-        }
-
-        @Override
-        public java.util.function.Predicate<BreakerId> matcher() {
-          return x -> true;
-        }
-      };
+  private static final FleetSelection ALL = FleetSelection.ALL;
 
   @Test
   @DisplayName("a live node's report counts, an expired one's not, an unknown node's by its time")

@@ -24,8 +24,9 @@ import picocli.CommandLine.Spec;
     description = {
       "Check the environment, one line per check: Redis reachable (latency), server versions,"
           + " cluster topology, this build's scripts cached on every master, Redis TIME vs the"
-          + " local clock, the user's ACL permissions to read and to mutate, MongoDB reachable"
-          + " (latency, version).",
+          + " local clock, the user's ACL permissions to read and to mutate, the nodes that report"
+          + " themselves degraded (with the reason: timeout, unreachable, oom, readonly, noperm,"
+          + " ...), MongoDB reachable (latency, version).",
       "Exit 1 when any check fails; warnings do not fail."
     })
 public final class DoctorCommand implements Callable<Integer> {
@@ -82,6 +83,10 @@ public final class DoctorCommand implements Callable<Integer> {
     for (StoreDiagnostics.Check c :
         StoreDiagnostics.run(store, Redaction.uri(settings.redis()), connectMs)) {
       add(c.check(), c.status().word(), c.detail());
+    }
+    if (checks.stream().noneMatch(c -> c.check().equals("redis") && c.status().equals("fail"))) {
+      StoreDiagnostics.Check nodes = StoreDiagnostics.nodes(store, settings.timeout());
+      add(nodes.check(), nodes.status().word(), nodes.detail());
     }
   }
 

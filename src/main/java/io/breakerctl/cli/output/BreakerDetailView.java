@@ -94,6 +94,8 @@ public record BreakerDetailView(
    * @param policyId the policy it runs
    * @param policyVersion the version it runs
    * @param degraded whether it lost Redis
+   * @param degradedReason while degraded, why ({@code timeout}, {@code oom}, {@code noperm}, ...;
+   *     empty when the node did not say)
    * @param lastSeen when it last sent this report
    * @param disagrees whether its state differs from the shared state
    * @param oldPolicy whether it runs an older version than the warmed one
@@ -106,6 +108,7 @@ public record BreakerDetailView(
     "policyId",
     "policyVersion",
     "degraded",
+    "degradedReason",
     "lastSeen",
     "disagrees",
     "oldPolicy",
@@ -117,6 +120,7 @@ public record BreakerDetailView(
       String policyId,
       long policyVersion,
       boolean degraded,
+      String degradedReason,
       String lastSeen,
       boolean disagrees,
       boolean oldPolicy,

@@ -84,7 +84,11 @@ public final class BreakerTables {
               cells[6],
               cells[7],
               names(n.disagreeing()),
-              names(n.degraded()),
+              n.degraded().isEmpty()
+                  ? "-"
+                  : n.degraded().stream()
+                      .map(n::degradedLabel)
+                      .collect(java.util.stream.Collectors.joining(",")),
               names(n.oldPolicy()),
               v.override() == null ? "-" : v.override().reason()
             };
@@ -183,7 +187,9 @@ public final class BreakerTables {
             "  " + n.node(),
             n.state(),
             (n.policyId().isEmpty() ? "-" : n.policyId()) + " v" + n.policyVersion(),
-            n.degraded() ? "yes" : "no",
+            !n.degraded()
+                ? "no"
+                : n.degradedReason().isEmpty() ? "yes" : "yes (" + n.degradedReason() + ")",
             style.time(millis(n.lastSeen()), now),
             note.isBlank() ? "-" : note.trim());
       }

@@ -110,12 +110,39 @@ public record BreakerView(
    * @param oldPolicy nodes running an older policy version than the warmed one
    * @param policyDrift with no policy warmed, nodes whose registry defaults differ from the ones
    *     the breaker records
+   * @param degradedReasons for each degraded node that said why, the reason ({@code timeout},
+   *     {@code unreachable}, {@code oom}, {@code readonly}, {@code noperm}, ...)
    */
-  @JsonPropertyOrder({"reporting", "disagreeing", "degraded", "oldPolicy", "policyDrift"})
+  @JsonPropertyOrder({
+    "reporting",
+    "disagreeing",
+    "degraded",
+    "oldPolicy",
+    "policyDrift",
+    "degradedReasons"
+  })
   public record Nodes(
       int reporting,
       List<String> disagreeing,
       List<String> degraded,
       List<String> oldPolicy,
-      List<String> policyDrift) {}
+      List<String> policyDrift,
+      java.util.Map<String, String> degradedReasons) {
+
+    /** Nodes without degraded reasons. */
+    public Nodes(
+        int reporting,
+        List<String> disagreeing,
+        List<String> degraded,
+        List<String> oldPolicy,
+        List<String> policyDrift) {
+      this(reporting, disagreeing, degraded, oldPolicy, policyDrift, java.util.Map.of());
+    }
+
+    /** {@code node(reason)} for a degraded node that said why, else its name. */
+    public String degradedLabel(String node) {
+      String why = degradedReasons.get(node);
+      return why == null || why.isEmpty() ? node : node + "(" + why + ")";
+    }
+  }
 }

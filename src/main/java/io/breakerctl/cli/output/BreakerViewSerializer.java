@@ -72,6 +72,11 @@ final class BreakerViewSerializer extends StdSerializer<BreakerView> {
     strings(g, "degraded", n.degraded());
     strings(g, "oldPolicy", n.oldPolicy());
     strings(g, "policyDrift", n.policyDrift());
+    g.writeObjectFieldStart("degradedReasons");
+    for (java.util.Map.Entry<String, String> e : n.degradedReasons().entrySet()) {
+      g.writeStringField(e.getKey(), e.getValue());
+    }
+    g.writeEndObject();
     g.writeEndObject();
   }
 

@@ -155,6 +155,7 @@ public final class BreakerViews {
               n.policyId(),
               n.policyVersion(),
               n.degraded(),
+              n.degraded() ? n.degradedReason() : "",
               time(n.atMillis()),
               state != null && n.state() != state,
               isOld(n, warmed),
@@ -236,6 +237,7 @@ public final class BreakerViews {
     List<String> degraded = new ArrayList<>();
     List<String> old = new ArrayList<>();
     List<String> drift = new ArrayList<>();
+    java.util.Map<String, String> reasons = new java.util.LinkedHashMap<>();
     for (NodeHeartbeat n : s.nodes()) {
       if (drifts(n, s, warmed)) {
         drift.add(n.node());
@@ -245,12 +247,15 @@ public final class BreakerViews {
       }
       if (n.degraded()) {
         degraded.add(n.node());
+        if (!n.degradedReason().isEmpty()) {
+          reasons.put(n.node(), n.degradedReason());
+        }
       }
       if (isOld(n, warmed)) {
         old.add(n.node());
       }
     }
-    return new BreakerView.Nodes(s.nodes().size(), disagreeing, degraded, old, drift);
+    return new BreakerView.Nodes(s.nodes().size(), disagreeing, degraded, old, drift, reasons);
   }
 
   /**

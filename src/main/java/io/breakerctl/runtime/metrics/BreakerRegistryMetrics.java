@@ -5,8 +5,10 @@ import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.StoreCommand;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.redis.StoreFault;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -49,6 +51,12 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
 
   /** Function counter: seconds this node has been degraded (Redis unreachable). */
   public static final String REDIS_DEGRADED = "breakerctl.redis.degraded.seconds";
+
+  /**
+   * Gauge: 1 while this node is degraded for {@code reason} (a {@link StoreFault} code: {@code
+   * timeout}, {@code unreachable}, {@code oom}, {@code readonly}, {@code noperm}, ...), else 0.
+   */
+  public static final String REDIS_DEGRADED_NOW = "breakerctl.redis.degraded";
 
   private final BreakerRegistry node;
   private final MeterRegistry meters;
@@ -98,6 +106,19 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
             .description("seconds this node has been degraded (Redis unreachable)")
             .tags(t)
             .register(meters));
+    for (StoreFault fault : StoreFault.values()) {
+      String code = fault.code();
+      store.add(
+          Gauge.builder(
+                  REDIS_DEGRADED_NOW,
+                  node,
+                  n -> n.degradedReason().filter(code::equals).isPresent() ? 1 : 0)
+              .description(
+                  "1 while this node is degraded for this reason (Redis cannot coordinate)")
+              .tags(t)
+              .tag("reason", code)
+              .register(meters));
+    }
     this.storeMeters = List.copyOf(store);
   }
 

@@ -10,4 +10,18 @@ public interface FleetSelection {
 
   /** Whether a breaker whose hash the scan found is selected. */
   Predicate<BreakerId> matcher();
+
+  /** Every breaker under the prefix. */
+  FleetSelection ALL =
+      new FleetSelection() {
+        @Override
+        public String scanGlob(String prefix) {
+          return prefix + ":{*}";
+        }
+
+        @Override
+        public Predicate<BreakerId> matcher() {
+          return id -> true;
+        }
+      };
 }

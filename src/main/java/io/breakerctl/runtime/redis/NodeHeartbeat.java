@@ -19,6 +19,10 @@ import java.util.Objects;
  * @param atMillis Redis time of the heartbeat (0 before it is stored)
  * @param defaults while the node runs its registry defaults (no policy id), those defaults as a
  *     policy argument ({@link PolicyEncoding#toArg}); else empty. The fleet view compares them.
+ * @param degradedReason while degraded, why: the {@link StoreFault} code ({@code timeout}, {@code
+ *     unreachable}, {@code oom}, {@code readonly}, {@code noperm}, ...); else empty. A node that
+ *     cannot reach Redis at all cannot report, so a reason is seen where the fault is partial (one
+ *     master of a Cluster refusing, a Redis answering after the node's timeout).
  */
 public record NodeHeartbeat(
     String node,
@@ -27,7 +31,20 @@ public record NodeHeartbeat(
     long policyVersion,
     boolean degraded,
     long atMillis,
-    String defaults) {
+    String defaults,
+    String degradedReason) {
+
+  /** A heartbeat without a degraded reason (a node that is not degraded, or a reader's copy). */
+  public NodeHeartbeat(
+      String node,
+      State state,
+      String policyId,
+      long policyVersion,
+      boolean degraded,
+      long atMillis,
+      String defaults) {
+    this(node, state, policyId, policyVersion, degraded, atMillis, defaults, "");
+  }
 
   /** A heartbeat without registry defaults (a node running a control-plane policy version). */
   public NodeHeartbeat(
@@ -37,12 +54,13 @@ public record NodeHeartbeat(
       long policyVersion,
       boolean degraded,
       long atMillis) {
-    this(node, state, policyId, policyVersion, degraded, atMillis, "");
+    this(node, state, policyId, policyVersion, degraded, atMillis, "", "");
   }
 
   /** Normalizes a missing value. */
   public NodeHeartbeat {
     defaults = defaults == null ? "" : defaults;
+    degradedReason = degradedReason == null ? "" : degradedReason;
   }
 
   /**
@@ -62,7 +80,8 @@ public record NodeHeartbeat(
             && state == h.state
             && Objects.equals(node, h.node)
             && Objects.equals(policyId, h.policyId)
-            && defaults.equals(h.defaults));
+            && defaults.equals(h.defaults)
+            && degradedReason.equals(h.degradedReason));
   }
 
   @Override
@@ -73,7 +92,8 @@ public record NodeHeartbeat(
     h = 31 * h + Long.hashCode(policyVersion);
     h = 31 * h + Boolean.hashCode(degraded);
     h = 31 * h + Long.hashCode(atMillis);
-    return 31 * h + defaults.hashCode();
+    h = 31 * h + defaults.hashCode();
+    return 31 * h + degradedReason.hashCode();
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -87,6 +107,9 @@ public record NodeHeartbeat(
     o.put("degraded", degraded);
     if (!defaults.isEmpty()) {
       o.put("defaults", defaults);
+    }
+    if (degraded && !degradedReason.isEmpty()) {
+      o.put("degradedReason", degradedReason);
     }
     return o.toString();
   }
@@ -102,7 +125,8 @@ public record NodeHeartbeat(
           o.path("policyVersion").asLong(0),
           o.path("degraded").asBoolean(false),
           o.path("at").asLong(lastSeenMillis),
-          o.path("defaults").asText(""));
+          o.path("defaults").asText(""),
+          o.path("degradedReason").asText(""));
     } catch (Exception e) {
       return new NodeHeartbeat(node, State.CLOSED, "", 0, false, lastSeenMillis);
     }

@@ -18,7 +18,8 @@ import java.util.TreeSet;
  * The checks {@code breakerctl doctor} runs on Redis, one result each: reachability and latency,
  * server versions, cluster topology, this build's scripts cached on every master, Redis TIME
  * against the local clock, and the user's ACL permissions to read and to mutate (the probe script
- * {@code acl-probe.lua}, which executes none of the commands it checks). Nothing is written.
+ * {@code acl-probe.lua}, which executes none of the commands it checks), and the nodes that report
+ * themselves degraded with their reasons ({@link #nodes}). Nothing is written.
  */
 public final class StoreDiagnostics {
   private StoreDiagnostics() {}
@@ -87,6 +88,48 @@ public final class StoreDiagnostics {
     checks.add(clock(masters.get(0)));
     permissions(store, masters.get(0), checks);
     return checks;
+  }
+
+  /**
+   * What the nodes report about themselves across every breaker: a WARN naming each node whose last
+   * live report says it is degraded, with the reason it gave and on how many breakers (a node that
+   * cannot write to Redis at all cannot report: its liveness then runs out and it leaves the fleet
+   * view within three heartbeat intervals). Reads every state hash once.
+   */
+  public static Check nodes(RedisBreakerStore store, java.time.Duration timeout) {
+    java.util.Set<String> reporting = new TreeSet<>();
+    java.util.Map<String, java.util.Map<String, Integer>> degraded = new java.util.TreeMap<>();
+    int[] breakers = new int[1];
+    try {
+      store
+          .fleet(timeout, 500)
+          .snapshots(
+              FleetSelection.ALL,
+              s -> {
+                breakers[0]++;
+                for (NodeHeartbeat n : s.nodes()) {
+                  reporting.add(n.node());
+                  if (n.degraded()) {
+                    String why = n.degradedReason().isEmpty() ? "unknown" : n.degradedReason();
+                    degraded
+                        .computeIfAbsent(n.node(), k -> new java.util.TreeMap<>())
+                        .merge(why, 1, Integer::sum);
+                  }
+                }
+              },
+              (id, error) -> {});
+    } catch (RuntimeException e) {
+      return new Check("nodes", Status.WARN, "could not read the fleet: " + e.getMessage());
+    }
+    String counts = reporting.size() + " node(s) report on " + breakers[0] + " breaker(s)";
+    if (degraded.isEmpty()) {
+      return new Check("nodes", Status.OK, counts + ", none degraded");
+    }
+    List<String> each = new ArrayList<>();
+    degraded.forEach(
+        (node, reasons) ->
+            reasons.forEach((why, n) -> each.add(node + " (" + why + ", " + n + " breaker(s))")));
+    return new Check("nodes", Status.WARN, counts + ", degraded: " + String.join(", ", each));
   }
 
   private static Check topology(RedisBreakerStore store) {

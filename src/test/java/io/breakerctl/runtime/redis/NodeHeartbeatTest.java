@@ -34,11 +34,29 @@ class NodeHeartbeatTest {
             new NodeHeartbeat("n1", State.CLOSED, "a:b", 4, false, 10, "t=5"),
             new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, true, 10, "t=5"),
             new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 11, "t=5"),
-            new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=6"));
+            new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=6"),
+            new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=5", "oom"));
     for (NodeHeartbeat other : others) {
       assertThat(other).as("%s", other).isNotEqualTo(BASE);
       assertThat(BASE).as("%s", other).isNotEqualTo(other);
     }
     assertThat(BASE).isNotEqualTo(null).isNotEqualTo("n1");
+  }
+
+  @Test
+  @DisplayName("a degraded report carries its reason through the stored JSON; a healthy one none")
+  void reasonRoundTrips() {
+    NodeHeartbeat beat = new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, true, 0, "", "noperm");
+    assertThat(beat.toJson()).contains("\"degradedReason\":\"noperm\"");
+    NodeHeartbeat read = NodeHeartbeat.parse("n1", beat.toJson(), 7);
+    assertThat(read.degraded()).isTrue();
+    assertThat(read.degradedReason()).isEqualTo("noperm");
+    assertThat(new NodeHeartbeat("n1", State.CLOSED, "", 0, false, 0, "", "oom").toJson())
+        .doesNotContain("degradedReason");
+    assertThat(
+            NodeHeartbeat.parse("n1", "{\"state\":\"CLOSED\",\"degraded\":true}", 7)
+                .degradedReason())
+        .as("a report from before the reason")
+        .isEmpty();
   }
 }

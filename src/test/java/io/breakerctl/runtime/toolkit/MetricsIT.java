@@ -17,6 +17,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
+import io.breakerctl.runtime.redis.StoreFault;
 import io.breakerctl.runtime.retry.Retry;
 import io.breakerctl.runtime.retry.RetryPolicy;
 import io.breakerctl.testing.RedisBinary;
@@ -215,6 +216,10 @@ class MetricsIT {
       FunctionCounter degraded =
           meters.get(BreakerRegistryMetrics.REDIS_DEGRADED).functionCounter();
       assertThat(degraded.count()).isZero();
+      assertThat(meters.find(BreakerRegistryMetrics.REDIS_DEGRADED_NOW).gauges())
+          .as("one gauge per reason, all 0 while the node is up")
+          .hasSize(StoreFault.values().length)
+          .allSatisfy(g -> assertThat(g.value()).isZero());
       assertThat(failures(meters)).as("failures but the warm-up's").isEqualTo(warmUpFailures);
 
       own.close();
@@ -227,6 +232,20 @@ class MetricsIT {
       // at least what they were (the other order compared a later ping count with an older total)
       double pings = failures(meters, "ping");
       assertThat(failures(meters)).isGreaterThanOrEqualTo(pings);
+      String reason = registry.degradedReason().orElseThrow();
+      assertThat(reason).isIn("timeout", "unreachable");
+      assertThat(
+              meters
+                  .get(BreakerRegistryMetrics.REDIS_DEGRADED_NOW)
+                  .tag("reason", reason)
+                  .gauge()
+                  .value())
+          .as("the degraded gauge of the reason")
+          .isEqualTo(1);
+      assertThat(meters.find(BreakerRegistryMetrics.REDIS_DEGRADED_NOW).gauges())
+          .as("only one reason at a time")
+          .filteredOn(g -> g.value() == 1)
+          .hasSize(1);
       double first = degraded.count();
       Thread.sleep(100);
       assertThat(degraded.count()).isGreaterThan(first);
