@@ -74,7 +74,9 @@ public final class PolicyDiffCommand implements Callable<Integer> {
     }
     PolicyDocument doc = null;
     if (!versions) {
-      PolicySet set = PolicyValidateCommand.readValid(paths, spec.commandLine().getErr());
+      PolicySet set =
+          PolicyValidateCommand.readValid(
+              paths, BreakerCtl.of(spec).env().clock().instant(), spec.commandLine().getErr());
       doc =
           set.documents().stream()
               .filter(d -> d.id().equals(pid))
