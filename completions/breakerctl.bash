@@ -2852,7 +2852,7 @@ function _picocli_breakerctl_config_view() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--resolved' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local flag_opts="'--resolved' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 

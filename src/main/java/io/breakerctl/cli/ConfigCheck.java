@@ -21,6 +21,14 @@ final class ConfigCheck {
   }
 
   void check(ConfigFile f) {
+    if (!lines.containsKey("/apiVersion")) {
+      // ConfigFile's field starts as the current version: only the file says whether it has one
+      throw fail(
+          "/",
+          "apiVersion is missing (a breakerctl config starts with apiVersion: "
+              + API_VERSION
+              + ")");
+    }
     expect("/apiVersion", "apiVersion", API_VERSION, f.apiVersion);
     expect("/kind", "kind", KIND, f.kind);
     Map<String, Integer> seen = new HashMap<>();

@@ -197,10 +197,21 @@ public record Settings(
                               + " (see 'breakerctl config get-contexts')"));
     }
     String timeoutText = first(null, env.get("BREAKERCTL_TIMEOUT"), ctx.timeout);
-    Duration timeout =
-        flags.timeout() != null
-            ? flags.timeout()
-            : timeoutText != null ? Durations.parse(timeoutText) : DEFAULT_TIMEOUT;
+    Duration timeout = DEFAULT_TIMEOUT;
+    if (flags.timeout() != null) {
+      timeout = flags.timeout();
+    } else if (timeoutText != null) {
+      try {
+        timeout = Durations.parse(timeoutText);
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage(
+            (env.get("BREAKERCTL_TIMEOUT") != null
+                    ? "BREAKERCTL_TIMEOUT"
+                    : "the timeout of context '" + contextName + "'")
+                + ": "
+                + e.getMessage());
+      }
+    }
     if (timeout.isZero()) {
       throw CliException.usage("--timeout must be > 0");
     }
@@ -219,6 +230,17 @@ public record Settings(
             flags.redisCaFile() == null ? null : flags.redisCaFile().toString(),
             env.get("BREAKERCTL_REDIS_CA_FILE"),
             ctx.redisCaFile);
+    // a target variable set but empty is a missing secret in CI, never "use localhost"
+    for (String target : new String[] {"BREAKERCTL_REDIS", "BREAKERCTL_MONGO"}) {
+      String raw = env.variables().get(target);
+      boolean flagged = target.endsWith("REDIS") ? flags.redis() != null : flags.mongo() != null;
+      if (!flagged && raw != null && raw.isBlank()) {
+        throw CliException.usage(
+            target
+                + " is set but empty (a missing secret?): give it a URI, or unset it to use the"
+                + " context or the default");
+      }
+    }
     String redisEnv = env.get("BREAKERCTL_REDIS");
     if (flags.redis() == null && redisEnv != null) {
       RedisUris.check("BREAKERCTL_REDIS", redisEnv);

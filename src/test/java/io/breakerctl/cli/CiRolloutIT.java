@@ -89,6 +89,16 @@ class CiRolloutIT extends WithCliServers {
   @Test
   @DisplayName("a change is applied with the commit as reason; a concurrent change fails with 3")
   void rollout() throws Exception {
+    Files.createDirectories(repo.resolve("policies"));
+    Files.writeString(
+        repo.resolve("policies/payments.yaml"),
+        "metadata: {id: ci:payments}\nspec: {failureThreshold: 9}\n",
+        StandardCharsets.UTF_8);
+    Run noGit = rollout(Map.of());
+    assertThat(noGit.code()).as("outside a git repository: %s", noGit).isEqualTo(2);
+    assertThat(noGit.err()).contains("is not in a git repository").doesNotContain("fatal:");
+    assertThat(PolicyCliIT.versionsOn(servers, "ci:payments")).as("nothing applied").isEmpty();
+
     assertThat(sh(Map.of(), "git", "init", "-q").code()).isZero();
     commit("5", "payments: threshold 5");
 

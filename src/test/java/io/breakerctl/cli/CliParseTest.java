@@ -129,6 +129,10 @@ class CliParseTest {
       assertThat(Durations.parse("250ms")).isEqualTo(Duration.ofMillis(250));
       assertThat(Durations.parse("5")).isEqualTo(Duration.ofSeconds(5));
       assertThat(Durations.parse("2h")).isEqualTo(Duration.ofHours(2));
+      assertThat(Durations.parse("3650d")).isEqualTo(Durations.MAX);
+      assertThatThrownBy(() -> Durations.parse("3651d"))
+          .hasMessageContaining("'3651d' is too long (at most 3650d)");
+      assertThatThrownBy(() -> Durations.parse("999999999d")).hasMessageContaining("too long");
       assertThat(Durations.format(Duration.ofMinutes(30))).isEqualTo("30m");
       assertThatThrownBy(() -> Durations.parse("-1s"))
           .isInstanceOf(IllegalArgumentException.class)
@@ -181,6 +185,28 @@ class CliParseTest {
     }
 
     @Test
+    @DisplayName("versions and durations out of range: exit 2 naming the option, before a backend")
+    void outOfRangeValues() {
+      for (String[] args :
+          new String[][] {
+            {"policy", "get", "a:b", "--revision", "-1"},
+            {"policy", "get", "a:b", "--revision", "0"},
+            {"policy", "diff", "a:b", "--from", "0", "--to", "2"},
+            {"policy", "rollback", "a:b", "--to", "-3", "--reason", "r", "--yes"}
+          }) {
+        Run r = execute(args);
+        assertThat(r.code()).as("%s: %s", List.of(args), r).isEqualTo(2);
+        assertThat(r.err()).as("%s", List.of(args)).contains("versions start at 1");
+      }
+      Run forever = execute("force", "open", "a:b", "--for", "4000d", "--reason", "x", "--yes");
+      assertThat(forever.code()).as("%s", forever).isEqualTo(2);
+      assertThat(forever.err()).contains("--for").contains("too long (at most 3650d)");
+      Run timeout = execute("--timeout", "99999999d", "status");
+      assertThat(timeout.code()).as("%s", timeout).isEqualTo(2);
+      assertThat(timeout.err()).contains("--timeout").contains("too long");
+    }
+
+    @Test
     @DisplayName("a usage error recommends the --help of its own command, which answers")
     void usageHintsNameTheirCommand() {
       Run r = execute("force", "open", "a:b");
@@ -204,6 +230,13 @@ class CliParseTest {
       Run top = execute("help", "bogus");
       assertThat(top.err()).contains("'bogus'").contains("exit-codes, environment");
       assertThat(execute("help", "exit-codes").out()).contains("Not found.");
+      for (List<String> args :
+          List.of(List.of("help", "--bogus"), List.of("help", "force", "-x"))) {
+        Run unknown = execute(args.toArray(new String[0]));
+        assertThat(unknown.code()).as("%s: %s", args, unknown).isEqualTo(2);
+        assertThat(unknown.err()).contains("Unknown option: '" + args.get(args.size() - 1) + "'");
+        assertThat(unknown.out()).isEmpty();
+      }
       Run root = execute("--help");
       assertThat(root.out().replaceAll("\\s+", " "))
           .contains(

@@ -187,7 +187,42 @@ class CliUsageIT {
           cli.run(env, "config", "set-context", "a", "--redis-password-file", "/nonexistent/pw");
       assertThat(file.code()).as(file.toString()).isEqualTo(2);
       assertThat(file.err()).contains("/nonexistent/pw").contains("does not exist");
+      CliProcess.Result prefix =
+          cli.run(env, "config", "set-context", "a", "--prefix", "bad prefix!");
+      assertThat(prefix.code()).as(prefix.toString()).isEqualTo(2);
+      assertThat(prefix.err()).contains("--prefix").contains("'bad prefix!'");
+      CliProcess.Result timeout = cli.run(env, "config", "set-context", "a", "--timeout", "0");
+      assertThat(timeout.code()).as(timeout.toString()).isEqualTo(2);
+      assertThat(timeout.err()).contains("--timeout must be > 0");
+      CliProcess.Result forever =
+          cli.run(env, "config", "set-context", "a", "--timeout", "99999999d");
+      assertThat(forever.code()).as(forever.toString()).isEqualTo(2);
+      assertThat(forever.err()).contains("too long");
       assertThat(config).doesNotExist();
+    }
+
+    @Test
+    @DisplayName("config view: -o json and yaml are versioned documents, the plain form the file")
+    void viewFormats() throws Exception {
+      Path config = home.resolve("view.yaml");
+      Map<String, String> env = Map.of("BREAKERCTL_CONFIG", config.toString());
+      assertThat(cli.run(env, "config", "set-context", "lab", "--redis", "redis://h:1").code())
+          .isZero();
+      CliProcess.Result json = cli.run(env, "-o", "json", "config", "view");
+      assertThat(json.code()).as(json.toString()).isZero();
+      JsonNode doc = JSON.readTree(json.out());
+      assertThat(doc.path("apiVersion").asText()).isEqualTo("breakerctl/v1");
+      assertThat(doc.path("kind").asText()).isEqualTo("Config");
+      assertThat(doc.path("contexts").get(0).path("redis").asText()).isEqualTo("redis://h:1");
+      CliProcess.Result resolved = cli.run(env, "-o", "json", "config", "view", "--resolved");
+      JsonNode r = JSON.readTree(resolved.out());
+      assertThat(r.path("kind").asText()).as(resolved.toString()).isEqualTo("ResolvedConfig");
+      assertThat(r.path("context").asText()).isEqualTo("lab");
+      assertThat(r.path("redis").asText()).startsWith("redis://");
+      assertThat(cli.run(env, "-o", "yaml", "config", "view").out())
+          .startsWith("apiVersion: breakerctl/v1\nkind: Config\n");
+      assertThat(cli.run(env, "-o", "name", "config", "view").out()).isEqualTo("lab\n");
+      assertThat(cli.run(env, "config", "view").out()).contains("name: lab");
     }
 
     @Test
@@ -215,6 +250,11 @@ class CliUsageIT {
       CliProcess.Result socket = cli.run(env, "--context", "a", "status");
       assertThat(socket.code()).as(socket.toString()).isEqualTo(2);
       assertThat(socket.err()).contains(config + " line 6").contains("socket");
+
+      Files.writeString(config, "kind: Config\ncontexts:\n- name: a\n  redis: redis://h:1\n");
+      CliProcess.Result noApi = cli.run(env, "config", "get-contexts");
+      assertThat(noApi.code()).as(noApi.toString()).isEqualTo(2);
+      assertThat(noApi.err()).contains(config + " line 1").contains("apiVersion is missing");
 
       Files.writeString(config, "apiVersion: breakerctl/v1\ncontexts: [\n");
       CliProcess.Result yaml = cli.run(env, "status");

@@ -99,8 +99,8 @@ class ControlCommandsParseTest {
     Run bad = CliParseTest.execute("policy", "validate", dir.toString(), "-o", "json");
     assertThat(bad.code()).as("%s", bad).isEqualTo(2);
     assertThat(bad.err())
-        .contains("bad.yaml: document 1: spec.failureThreshold must be >= 1 but was -2")
-        .contains("bad.yaml: document 1: spec.openSeconds");
+        .contains("bad.yaml: document 1: line 6: spec.failureThreshold must be >= 1 but was -2")
+        .contains("bad.yaml: document 1: line 7: spec.openSeconds");
     assertThat(bad.out()).contains("\"valid\" : false").contains("\"kind\" : \"PolicyValidation\"");
   }
 

@@ -60,6 +60,31 @@ class SettingsTest {
   }
 
   @Test
+  @DisplayName("a target variable set but empty is a usage error, never localhost; a flag wins")
+  void emptyTargetVariables() {
+    for (String v : new String[] {"BREAKERCTL_REDIS", "BREAKERCTL_MONGO"}) {
+      assertThatThrownBy(() -> Settings.resolve(flags(null, null), env(Map.of(v, ""))))
+          .as(v)
+          .isInstanceOf(CliException.class)
+          .hasMessageContaining(v + " is set but empty");
+    }
+    Settings flagged =
+        Settings.resolve(flags(null, "redis://flag:1"), env(Map.of("BREAKERCTL_REDIS", "")));
+    assertThat(flagged.redis()).isEqualTo("redis://flag:1");
+  }
+
+  @Test
+  @DisplayName("a timeout from the environment is bounded like the flag, a usage error naming it")
+  void timeoutFromTheEnvironmentIsBounded() {
+    assertThatThrownBy(
+            () ->
+                Settings.resolve(flags(null, null), env(Map.of("BREAKERCTL_TIMEOUT", "99999999d"))))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("BREAKERCTL_TIMEOUT")
+        .hasMessageContaining("too long (at most 3650d)");
+  }
+
+  @Test
   void contextThenEnvironmentThenFlag() throws Exception {
     writeConfig();
     Settings ctx = Settings.resolve(flags(null, null), env(Map.of()));

@@ -86,11 +86,21 @@ public final class ConfigCommand implements Callable<Integer> {
         description = "Show the settings after flags, environment and context (no secrets).")
     boolean resolved;
 
+    @Mixin OutputOptions output;
+
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
+      OutputFormat format = output.format();
       if (!resolved) {
-        out.print(read(spec).toYaml());
+        ConfigFile f = read(spec);
+        if (format == OutputFormat.NAME) {
+          f.contexts.forEach(c -> out.println(c.name));
+        } else if (format.isTable()) {
+          out.print(f.toYaml());
+        } else {
+          Documents.single(format, "Config", f, out);
+        }
       } else {
         Settings s = BreakerCtl.of(spec).services().settings();
         Map<String, Object> m = new LinkedHashMap<>();
@@ -103,7 +113,13 @@ public final class ConfigCommand implements Callable<Integer> {
         m.put("redisUser", s.redisUser());
         m.put("redisPassword", s.redisPassword() == null ? null : "(set)");
         m.put("redisCaFile", s.redisCaFile() == null ? null : s.redisCaFile().toString());
-        m.forEach((k, v) -> out.println(k + ": " + (v == null ? "" : v)));
+        if (format == OutputFormat.NAME) {
+          out.println(s.context() == null ? "" : s.context());
+        } else if (format.isTable()) {
+          m.forEach((k, v) -> out.println(k + ": " + (v == null ? "" : v)));
+        } else {
+          Documents.single(format, "ResolvedConfig", m, out);
+        }
       }
       out.flush();
       return 0;

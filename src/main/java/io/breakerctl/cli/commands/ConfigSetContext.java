@@ -5,8 +5,10 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.Inputs;
+import io.breakerctl.cli.RedisUris;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.redis.StoreConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -59,6 +61,19 @@ public final class ConfigSetContext implements Callable<Integer> {
     refuseSecrets(flags);
     if (flags.mongo() != null) {
       Settings.checkMongoFully("--mongo", flags.mongo());
+    }
+    if (flags.redis() != null) {
+      RedisUris.check("--redis", flags.redis());
+    }
+    if (flags.prefix() != null) {
+      try {
+        StoreConfig.checkPrefix(flags.prefix());
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage("--prefix: " + e.getMessage());
+      }
+    }
+    if (flags.timeout() != null && flags.timeout().isZero()) {
+      throw CliException.usage("--timeout must be > 0");
     }
     c.redis = flags.redis() != null ? flags.redis() : c.redis;
     c.mongo = flags.mongo() != null ? flags.mongo() : c.mongo;

@@ -49,6 +49,13 @@ public final class HelpCommand implements IHelpCommandInitializable2, Callable<I
   public Integer call() {
     PrintWriter w = out != null ? out : spec.commandLine().getOut();
     CommandLine parent = (self != null ? self : spec.commandLine()).getParent();
+    // picocli skips the unknown-option check for a help command and leaves the words unmatched
+    CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+    List<String> unmatched = parsed == null ? List.of() : parsed.unmatched();
+    if (!unmatched.isEmpty()) {
+      throw new ParameterException(
+          spec.commandLine(), "Unknown option: '" + Inputs.cut(unmatched.get(0)) + "'");
+    }
     if (!words.isEmpty() && TOPICS.contains(words.get(0))) {
       if (words.size() > 1) {
         throw new ParameterException(

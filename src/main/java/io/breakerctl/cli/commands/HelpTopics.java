@@ -12,8 +12,8 @@ public final class HelpTopics {
   public static Map<String, String> environment() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("BREAKERCTL_CONTEXT", "Context to use instead of the config file's current-context.");
-    m.put("BREAKERCTL_REDIS", "Redis URI(s), as --redis.");
-    m.put("BREAKERCTL_MONGO", "MongoDB URI, as --mongo.");
+    m.put("BREAKERCTL_REDIS", "Redis URI(s), as --redis (set but empty: exit 2, never localhost).");
+    m.put("BREAKERCTL_MONGO", "MongoDB URI, as --mongo (set but empty: exit 2, never localhost).");
     m.put("BREAKERCTL_PREFIX", "Redis key prefix, as --prefix (default cb).");
     m.put("BREAKERCTL_TIMEOUT", "Bound of every backend call, as --timeout (default 5s).");
     m.put(

@@ -66,9 +66,10 @@ public final class PolicyApplyCommand implements Callable<Integer> {
 
   @Option(
       names = "--reason",
-      required = true,
       paramLabel = "TEXT",
-      description = "Why (the change cause in 'policy history'); at most 1024 bytes, one line.")
+      description =
+          "Why (the change cause in 'policy history'); at most 1024 bytes, one line. Required"
+              + " unless --dry-run.")
   String reason;
 
   @Option(names = "--approved-by", paramLabel = "NAME", description = "Who approved the change.")
@@ -107,7 +108,12 @@ public final class PolicyApplyCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     BreakerCtl root = BreakerCtl.of(spec);
     PrintWriter err = spec.commandLine().getErr();
-    Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
+    if (reason == null && !mutation.dryRun()) {
+      throw CliException.usage("Missing required option: '--reason=TEXT' (a --dry-run needs none)");
+    }
+    if (reason != null) {
+      Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
+    }
     if (approvedBy != null) {
       Confirmation.checkText("--approved-by", approvedBy, OperatorText.MAX_ACTOR_BYTES);
     }
@@ -119,7 +125,7 @@ public final class PolicyApplyCommand implements Callable<Integer> {
       throw CliException.usage(
           "--prune cannot be combined with --for: a deletion is never temporary");
     }
-    PolicySet set = PolicyValidateCommand.readValid(paths, err);
+    PolicySet set = PolicyValidateCommand.readValid(paths, root.env().clock().instant(), err);
     Map<PolicyId, Long> pins = pins(set);
     Optional<Instant> expiresAt =
         Optional.ofNullable(forDuration).map(d -> root.env().clock().instant().plus(d));

@@ -40,10 +40,18 @@ public final class PolicyDiffCommand implements Callable<Integer> {
   @Parameters(paramLabel = "ID", description = "A policy id.")
   String id;
 
-  @Option(names = "--from", paramLabel = "V", description = "The older version.")
+  @Option(
+      names = "--from",
+      converter = io.breakerctl.cli.PolicyVersionNumbers.class,
+      paramLabel = "V",
+      description = "The older version.")
   Long from;
 
-  @Option(names = "--to", paramLabel = "V", description = "The newer version.")
+  @Option(
+      names = "--to",
+      converter = io.breakerctl.cli.PolicyVersionNumbers.class,
+      paramLabel = "V",
+      description = "The newer version.")
   Long to;
 
   @Option(
@@ -66,7 +74,9 @@ public final class PolicyDiffCommand implements Callable<Integer> {
     }
     PolicyDocument doc = null;
     if (!versions) {
-      PolicySet set = PolicyValidateCommand.readValid(paths, spec.commandLine().getErr());
+      PolicySet set =
+          PolicyValidateCommand.readValid(
+              paths, BreakerCtl.of(spec).env().clock().instant(), spec.commandLine().getErr());
       doc =
           set.documents().stream()
               .filter(d -> d.id().equals(pid))

@@ -40,6 +40,7 @@ public final class PolicyGetCommand implements Callable<Integer> {
 
   @Option(
       names = "--revision",
+      converter = io.breakerctl.cli.PolicyVersionNumbers.class,
       paramLabel = "N",
       description = "Version N instead of the one in force.")
   Long version;

@@ -41,6 +41,7 @@ public final class PolicyRollbackCommand implements Callable<Integer> {
 
   @Option(
       names = "--to",
+      converter = io.breakerctl.cli.PolicyVersionNumbers.class,
       required = true,
       paramLabel = "V",
       description = "The version to restore.")

@@ -1,6 +1,7 @@
 package io.breakerctl.cli.commands;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.output.Documents;
@@ -49,7 +50,7 @@ public final class PolicyValidateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PolicySet set = PolicyParser.read(paths);
+    PolicySet set = PolicyParser.read(paths, BreakerCtl.of(spec).env().clock().instant());
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     OutputFormat format = output.format();
@@ -88,8 +89,8 @@ public final class PolicyValidateCommand implements Callable<Integer> {
   }
 
   /** Reads and validates; exit 2 listing every problem when any (nothing connected or written). */
-  static PolicySet readValid(List<Path> paths, PrintWriter err) {
-    PolicySet set = PolicyParser.read(paths);
+  static PolicySet readValid(List<Path> paths, java.time.Instant now, PrintWriter err) {
+    PolicySet set = PolicyParser.read(paths, now);
     if (!set.isValid()) {
       for (PolicyProblem p : set.problems()) {
         err.println("error: " + Printable.escape(p.toString()));

@@ -317,9 +317,9 @@ class PolicyControlIT {
                 assertThat(((InvalidPolicyException) e).problems())
                     .extracting(Object::toString)
                     .containsExactly(
-                        "policies/claims.yaml: document 2: spec.failureThreshold must be >= 1 but was 0",
-                        "policies/claims.yaml: document 2: spec.enabled must be true or false but was \"maybe\"",
-                        "policies/claims.yaml: document 3: metadata.id policy id must be caller:dependency[:scope], caller:* or *:* (breaker id 'claims:{x}': dependency segment '{x}' must match [a-z0-9][a-z0-9._-]{0,62})"));
+                        "policies/claims.yaml: document 2: line 5: spec.failureThreshold must be >= 1 but was 0",
+                        "policies/claims.yaml: document 2: line 5: spec.enabled must be true or false but was \"maybe\"",
+                        "policies/claims.yaml: document 3: line 7: metadata.id policy id must be caller:dependency[:scope], caller:* or *:* (breaker id 'claims:{x}': dependency segment '{x}' must match [a-z0-9][a-z0-9._-]{0,62})"));
     for (String c :
         List.of(ControlDatabase.POLICY_VERSIONS, ControlDatabase.POLICIES, ControlDatabase.AUDIT)) {
       assertThat(db.collection(c).countDocuments()).as(c).isZero();

@@ -3,6 +3,7 @@ package io.breakerctl.runtime.control.policy;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
@@ -24,6 +25,7 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -89,6 +91,17 @@ public final class PolicyParser {
    * @param paths files or directories, in the order they should be read
    */
   public static PolicySet read(List<Path> paths) {
+    return read(paths, null);
+  }
+
+  /**
+   * Reads and validates files and directories; a {@code metadata.expiresAt} not after {@code now}
+   * is a problem (the version would expire as it is created).
+   *
+   * @param paths files or directories, in the order they should be read
+   * @param now the time expiries are judged at; null: not judged
+   */
+  public static PolicySet read(List<Path> paths, Instant now) {
     List<PolicyDocument> docs = new ArrayList<>();
     List<PolicyProblem> problems = new ArrayList<>();
     Map<PolicyId, String> seen = new LinkedHashMap<>();
@@ -98,7 +111,7 @@ public final class PolicyParser {
         try (Stream<Path> s = Files.walk(p)) {
           files = s.filter(PolicyParser::isPolicyFile).sorted().collect(Collectors.toList());
         } catch (IOException e) {
-          problems.add(new PolicyProblem(p.toString(), 0, 0, 0, "cannot list: " + e));
+          problems.add(new PolicyProblem(p.toString(), 0, 0, 0, "cannot list: " + describe(e)));
           continue;
         }
         if (files.isEmpty()) {
@@ -111,6 +124,24 @@ public final class PolicyParser {
         }
       } else {
         readFile(p, docs, problems, seen);
+      }
+    }
+    if (now != null) {
+      for (PolicyDocument d : docs) {
+        if (d.expiresAt().isPresent() && !d.expiresAt().get().isAfter(now)) {
+          problems.add(
+              new PolicyProblem(
+                  d.source(),
+                  d.document(),
+                  0,
+                  0,
+                  "metadata.expiresAt "
+                      + d.expiresAt().get()
+                      + " is not in the future: the version would expire as it is created"));
+        }
+      }
+      if (problems.stream().anyMatch(p -> p.message().startsWith("metadata.expiresAt "))) {
+        docs.removeIf(d -> d.expiresAt().isPresent() && !d.expiresAt().get().isAfter(now));
       }
     }
     return finish(docs, problems);
@@ -152,6 +183,13 @@ public final class PolicyParser {
         problems.add(new PolicyProblem(source, 0, 0, 0, "no such file or directory"));
         return;
       }
+      if (!Files.isRegularFile(f)) {
+        // a FIFO or a device would block the read, or never end it
+        problems.add(
+            new PolicyProblem(
+                source, 0, 0, 0, "is not a regular file (policies are read from files)"));
+        return;
+      }
       long size = Files.size(f);
       if (size > MAX_FILE_BYTES) {
         problems.add(tooLarge(source, size));
@@ -159,8 +197,23 @@ public final class PolicyParser {
       }
       parseBytes(source, Files.readAllBytes(f), docs, problems, seen);
     } catch (IOException e) {
-      problems.add(new PolicyProblem(source, 0, 0, 0, "cannot read: " + e));
+      problems.add(new PolicyProblem(source, 0, 0, 0, "cannot read: " + describe(e)));
     }
+  }
+
+  /** An I/O failure in words, never a Java class name. */
+  static String describe(IOException e) {
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof java.nio.file.NoSuchFileException) {
+      return "no such file or directory";
+    }
+    if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+      return fs.getReason();
+    }
+    String m = e.getMessage();
+    return m == null || m.isBlank() ? "input/output error" : m;
   }
 
   private static PolicyProblem tooLarge(String source, long size) {
@@ -181,6 +234,8 @@ public final class PolicyParser {
     boolean json = source.toLowerCase(Locale.ROOT).endsWith(".json");
     ObjectMapper mapper = json ? JSON : YAML;
     int index = 0;
+    int before = problems.size();
+    List<Map<String, Integer>> lines = lines(mapper, bytes);
     try (MappingIterator<JsonNode> it = mapper.readerFor(JsonNode.class).readValues(bytes)) {
       while (true) {
         JsonNode node;
@@ -206,18 +261,81 @@ public final class PolicyParser {
         if (json && node.isArray()) {
           for (JsonNode element : node) {
             index++;
-            validate(source, index, element, docs, problems, seen);
+            validate(source, index, element, docs, problems, seen, linesOf(lines, index));
           }
         } else {
           index++;
-          validate(source, index, node, docs, problems, seen);
+          validate(source, index, node, docs, problems, seen, linesOf(lines, index));
         }
       }
     } catch (JsonProcessingException e) {
       problems.add(syntax(source, index + 1, e));
     } catch (IOException e) {
-      problems.add(new PolicyProblem(source, 0, 0, 0, "cannot read: " + e));
+      problems.add(new PolicyProblem(source, 0, 0, 0, "cannot read: " + describe(e)));
     }
+    if (index == 0 && problems.size() == before) {
+      problems.add(
+          new PolicyProblem(
+              source, 0, 0, 0, "holds no policy document (an empty file, or only --- separators)"));
+    }
+  }
+
+  private static Map<String, Integer> linesOf(List<Map<String, Integer>> lines, int index) {
+    return index - 1 < lines.size() ? lines.get(index - 1) : Map.of();
+  }
+
+  /**
+   * The line of every key of every document, by JSON pointer within its document ({@code
+   * /spec/failureThreshold}), so a problem found in the tree names its line. A document is a
+   * mapping at the top level (YAML, JSON) or in a top-level JSON array. Empty when the text does
+   * not tokenize (the parse then reports the syntax error itself).
+   */
+  private static List<Map<String, Integer>> lines(ObjectMapper mapper, byte[] bytes) {
+    List<Map<String, Integer>> docs = new ArrayList<>();
+    try (JsonParser p = mapper.getFactory().createParser(bytes)) {
+      Map<String, Integer> current = null;
+      int rootDepth = -1;
+      for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
+        com.fasterxml.jackson.core.JsonStreamContext ctx = p.getParsingContext();
+        if (t == JsonToken.START_OBJECT
+            && (ctx.getParent().inRoot()
+                || (ctx.getParent().inArray() && ctx.getParent().getParent().inRoot()))) {
+          current = new HashMap<>();
+          current.put("", p.getTokenLocation().getLineNr());
+          docs.add(current);
+          rootDepth = ctx.getParent().inRoot() ? 0 : 1;
+        } else if (t == JsonToken.FIELD_NAME && current != null) {
+          String pointer = ctx.pathAsPointer().toString();
+          if (rootDepth == 1) {
+            pointer = pointer.substring(pointer.indexOf('/', 1)); // drop the array index
+          }
+          current.putIfAbsent(pointer, p.getTokenLocation().getLineNr());
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return docs;
+    }
+    return docs;
+  }
+
+  /**
+   * The line a problem is about: the key its message starts with ({@code spec.failureThreshold must
+   * be ...}), else the nearest enclosing key, else the document's first line.
+   */
+  private static int lineOf(Map<String, Integer> lines, String message) {
+    int space = message.indexOf(' ');
+    String path = space < 0 ? message : message.substring(0, space);
+    if (path.matches("[A-Za-z][A-Za-z0-9_.]*")) {
+      String pointer = "/" + path.replace('.', '/');
+      while (!pointer.isEmpty()) {
+        Integer n = lines.get(pointer);
+        if (n != null) {
+          return n;
+        }
+        pointer = pointer.substring(0, pointer.lastIndexOf('/'));
+      }
+    }
+    return lines.getOrDefault("", 0);
   }
 
   private static PolicyProblem syntax(String source, int document, JsonProcessingException e) {
@@ -246,7 +364,8 @@ public final class PolicyParser {
       JsonNode root,
       List<PolicyDocument> docs,
       List<PolicyProblem> problems,
-      Map<PolicyId, String> seen) {
+      Map<PolicyId, String> seen,
+      Map<String, Integer> lines) {
     List<String> found = new ArrayList<>();
     Consumer<String> report = found::add;
     PolicyId[] id = new PolicyId[1];
@@ -258,7 +377,7 @@ public final class PolicyParser {
       }
     }
     for (String m : found) {
-      problems.add(new PolicyProblem(source, index, 0, 0, m));
+      problems.add(new PolicyProblem(source, index, lineOf(lines, m), 0, m));
     }
     if (found.isEmpty() && doc != null) {
       docs.add(doc);

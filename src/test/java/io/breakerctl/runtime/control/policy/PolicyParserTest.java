@@ -19,9 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PolicyParserTest {
 
+  /** The problems as printed, without the line a field problem names (asserted apart). */
   private static List<String> problems(String source, String text) {
     return PolicyParser.parse(source, text).problems().stream()
-        .map(PolicyProblem::toString)
+        .map(p -> p.column() > 0 ? p.toString() : p.toString().replaceFirst("line \\d+: ", ""))
         .toList();
   }
 
@@ -205,6 +206,72 @@ class PolicyParserTest {
     }
 
     @Test
+    @DisplayName("a field problem names the line of its key (else of its document)")
+    void fieldProblemsNameTheirLine() {
+      String yaml =
+          """
+          metadata: {id: claims:ok}
+          ---
+          metadata:
+            id: claims:members
+            onwer: me
+          spec:
+            openSeconds: 30
+            failureThreshold: 0
+          ---
+          - not a mapping
+          """;
+      List<String> printed =
+          PolicyParser.parse("p.yaml", yaml).problems().stream()
+              .map(PolicyProblem::toString)
+              .toList();
+      assertThat(printed)
+          .containsExactly(
+              "p.yaml: document 2: line 5: metadata.onwer is not a known field (known: expiresAt,"
+                  + " id, labels, owner)",
+              "p.yaml: document 2: line 8: spec.failureThreshold must be >= 1 but was 0",
+              "p.yaml: document 3: document must be a mapping with apiVersion, kind, metadata and"
+                  + " spec but was a list [\"not a mapping\"]");
+      String json = "[{\"metadata\": {\"id\": \"a:b\"},\n \"spec\": {\"minimumCalls\": 0}}]";
+      assertThat(PolicyParser.parse("p.json", json).problems())
+          .extracting(PolicyProblem::line)
+          .containsExactly(2);
+    }
+
+    @Test
+    @DisplayName("an empty file, only ---, an unreadable or non-regular path: a problem, never ok")
+    void noDocumentIsAProblem(@TempDir Path dir) throws Exception {
+      assertThat(problems("p.yaml", ""))
+          .containsExactly(
+              "p.yaml: holds no policy document (an empty file, or only --- separators)");
+      assertThat(problems("p.yaml", "---\n---\n")).hasSize(1);
+      Path fifo = dir.resolve("fifo.yaml");
+      Process mk = new ProcessBuilder("mkfifo", fifo.toString()).start();
+      assertThat(mk.waitFor()).isZero();
+      assertThat(PolicyParser.read(fifo).problems())
+          .extracting(PolicyProblem::message)
+          .containsExactly("is not a regular file (policies are read from files)");
+    }
+
+    @Test
+    @DisplayName("metadata.expiresAt not in the future is a problem when a time is given")
+    void expiryInThePast(@TempDir Path dir) throws Exception {
+      Path f = dir.resolve("p.yaml");
+      java.nio.file.Files.writeString(
+          f, "metadata: {id: a:b, expiresAt: \"2020-01-01T00:00:00Z\"}\n");
+      assertThat(PolicyParser.read(List.of(f)).problems()).as("no time given").isEmpty();
+      PolicySet set =
+          PolicyParser.read(List.of(f), java.time.Instant.parse("2026-12-05T00:00:00Z"));
+      assertThat(set.isValid()).isFalse();
+      assertThat(set.documents()).isEmpty();
+      assertThat(set.problems())
+          .extracting(PolicyProblem::message)
+          .containsExactly(
+              "metadata.expiresAt 2020-01-01T00:00:00Z is not in the future: the version would"
+                  + " expire as it is created");
+    }
+
+    @Test
     void staticDefaultMustBeAName() {
       assertThat(problems("p.yaml", "metadata: {id: a:b}\nspec: {staticDefault: [a]}\n"))
           .containsExactly(
@@ -298,7 +365,8 @@ class PolicyParserTest {
       assertThat(set.isValid()).isFalse();
       assertThatThrownBy(set::requireValid)
           .isInstanceOf(InvalidPolicyException.class)
-          .hasMessageContaining("p.yaml: document 1: spec.enabled must be true or false but was 1");
+          .hasMessageContaining(
+              "p.yaml: document 1: line 2: spec.enabled must be true or false but was 1");
     }
   }
 
@@ -325,7 +393,7 @@ class PolicyParserTest {
           .extracting(PolicyProblem::toString)
           .containsExactly(
               policies.resolve("b.json")
-                  + ": document 1: metadata.id 'a:c' is already defined in "
+                  + ": document 1: line 1: metadata.id 'a:c' is already defined in "
                   + policies.resolve("a.yaml")
                   + " document 2",
               policies.resolve("c.yml")
