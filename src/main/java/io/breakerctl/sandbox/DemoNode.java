@@ -143,6 +143,11 @@ final class DemoNode implements AutoCloseable {
     return admitted.sum();
   }
 
+  /** Whether this node's registry has been degraded (lost Redis) at any moment since it started. */
+  boolean wasDegraded() {
+    return registry.degraded() || registry.storeStats().degradedNanos() > 0;
+  }
+
   /** Calls made since {@link #measure()}, admitted or rejected. */
   long calls() {
     return calls.sum();

@@ -125,6 +125,14 @@ final class DemoPhase {
       long windowEnd = allRejected + 1 + policy.open().toMillis() * 3 / 2;
       pauseUntil(windowEnd);
       long probes = down.reachedBetween(allRejected + 1, windowEnd);
+      long degraded = nodes.stream().filter(DemoNode::wasDegraded).count();
+      if (degraded > 0) {
+        fleet.say(
+            label()
+                + degraded
+                + " node(s) lost Redis for a moment (a command past its timeout on a busy"
+                + " machine) and decided on their own from their last shared state meanwhile");
+      }
       fleet.say(
           label()
               + "first half-open window: "
@@ -159,7 +167,8 @@ final class DemoPhase {
           probes,
           meanMicros,
           nodes.stream().mapToLong(DemoNode::calls).sum(),
-          allRejected - outage);
+          allRejected - outage,
+          nodes.stream().filter(DemoNode::wasDegraded).count());
     } finally {
       fleet.live(null);
       stop();

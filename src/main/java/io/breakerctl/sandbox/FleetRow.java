@@ -16,6 +16,9 @@ import io.breakerctl.runtime.Mode;
  *     (the call's time through the breaker less the dependency's own)
  * @param calls calls the fleet made in this mode's run, admitted or rejected
  * @param allRejectedAfterMillis from the outage to the moment every node rejected
+ * @param degradedNodes nodes that lost Redis at some moment of this run (on a starved machine a
+ *     command can miss its timeout): each decided on its own meanwhile, from its last shared state,
+ *     so it may have probed on its own (the rules of degraded decisions); 0 for LOCAL
  */
 public record FleetRow(
     Mode mode,
@@ -24,4 +27,5 @@ public record FleetRow(
     long probesPerWindow,
     double meanAddedLatencyMicros,
     long calls,
-    long allRejectedAfterMillis) {}
+    long allRejectedAfterMillis,
+    long degradedNodes) {}

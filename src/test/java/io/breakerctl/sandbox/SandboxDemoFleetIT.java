@@ -85,7 +85,12 @@ class SandboxDemoFleetIT {
       JsonNode row = items.get(i);
       assertThat(row.get("mode").asText()).isEqualTo(i == 1 ? "SHARED" : "HYBRID");
       assertThat(row.get("failuresAtTrip").asLong()).as(r.err()).isEqualTo(5);
-      assertThat(row.get("probesPerWindow").asLong()).as(r.err()).isEqualTo(1);
+      // one probe for the fleet; a node that lost Redis for a moment (a command past its timeout
+      // on a starved machine) decides on its own from its last shared state, as designed, and
+      // may probe on its own: judged by that rule, not by the machine's speed
+      assertThat(row.get("probesPerWindow").asLong())
+          .as(r.err())
+          .isBetween(1L, 1 + row.get("degradedNodes").asLong());
       // at least the threshold; at most, in SHARED, fewer than LOCAL's 5 per node (each call asks
       // Redis: the threshold plus one in flight per other node); HYBRID's doomed calls (until every
       // node rejected) are a figure of the machine (43 in the README's fleet table): a regression

@@ -86,6 +86,8 @@ public final class DemoCommand implements Callable<Integer> {
    * @param meanAddedLatencyMicros mean time the breaker added to an admitted call
    * @param calls calls the fleet made in this mode's run
    * @param allRejectedAfterMillis from the outage until every node rejected
+   * @param degradedNodes nodes that lost Redis at some moment of the run (each then decided on its
+   *     own from its last shared state)
    */
   public record RowView(
       String mode,
@@ -94,7 +96,8 @@ public final class DemoCommand implements Callable<Integer> {
       long probesPerWindow,
       double meanAddedLatencyMicros,
       long calls,
-      long allRejectedAfterMillis) {
+      long allRejectedAfterMillis,
+      long degradedNodes) {
     static RowView of(FleetRow r) {
       return new RowView(
           r.mode().name(),
@@ -103,7 +106,8 @@ public final class DemoCommand implements Callable<Integer> {
           r.probesPerWindow(),
           r.meanAddedLatencyMicros(),
           r.calls(),
-          r.allRejectedAfterMillis());
+          r.allRejectedAfterMillis(),
+          r.degradedNodes());
     }
   }
 
