@@ -484,7 +484,8 @@ class CliContractIT {
     assertThat(help.code()).isZero();
     assertThat(help.out()).contains("Exit codes:").contains("BREAKERCTL_REDIS");
 
-    Map<String, String> noEnv = Map.of("BREAKERCTL_REDIS", "", "BREAKERCTL_MONGO", "");
+    Map<String, String> noEnv =
+        Map.of("BREAKERCTL_REDIS", CliProcess.UNSET, "BREAKERCTL_MONGO", CliProcess.UNSET);
     CliProcess.Result set =
         cli.run(noEnv, "config", "set-context", "lab", "--redis", redis.uri(), "--current");
     assertThat(set.code()).as(set.toString()).isZero();

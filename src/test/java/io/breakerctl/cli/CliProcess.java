@@ -159,6 +159,12 @@ final class CliProcess {
    * The command line and environment of a run, for a test that starts the process itself (to signal
    * it, or to send its stdout elsewhere than a pipe the test reads).
    */
+  /**
+   * An environment value that removes the variable from the child's environment (a variable set but
+   * empty is not the same: BREAKERCTL_REDIS="" is a usage error, a missing CI secret).
+   */
+  static final String UNSET = "<unset by the test>";
+
   ProcessBuilder builder(Map<String, String> extraEnv, String... args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -174,6 +180,7 @@ final class CliProcess {
     e.put("HOME", configHome.toString());
     e.putAll(env);
     e.putAll(extraEnv);
+    e.values().removeIf(UNSET::equals);
     return pb;
   }
 
