@@ -63,13 +63,4 @@ public final class Confirmation {
               throw CliException.usage(what + " " + p);
             });
   }
-
-  /** The actor of this run (the USER environment variable), checked. */
-  public static String actor(BreakerCtl root) {
-    checkText(
-        "the actor (the USER environment variable)",
-        root.env().user(),
-        OperatorText.MAX_ACTOR_BYTES);
-    return root.env().user();
-  }
 }

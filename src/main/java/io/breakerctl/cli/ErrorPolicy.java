@@ -3,6 +3,7 @@ package io.breakerctl.cli;
 import com.mongodb.MongoSecurityException;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.control.ControlException;
+import io.breakerctl.runtime.control.ControlPermissionException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.redis.MalformedBreakerException;
@@ -129,7 +130,8 @@ final class ErrorPolicy
         || ex instanceof SandboxException) {
       return ExitCode.UNAVAILABLE;
     }
-    if (ex instanceof ControlException && hasCause(ex, MongoSecurityException.class)) {
+    if (hasCause(ex, ControlPermissionException.class)
+        || (ex instanceof ControlException && hasCause(ex, MongoSecurityException.class))) {
       return ExitCode.PERMISSION;
     }
     if (ex instanceof CancellationException || ex instanceof InterruptedException) {

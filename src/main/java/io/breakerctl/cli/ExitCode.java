@@ -17,7 +17,10 @@ public final class ExitCode {
   /** Conflict: a policy version moved, an illegal transition, a rejected dry run, a bad hash. */
   public static final int CONFLICT = 3;
 
-  /** Authentication or authorization (Redis ACL NOPERM, wrong password, MongoDB auth). */
+  /**
+   * Authentication or authorization (Redis ACL NOPERM, wrong password, MongoDB auth or
+   * Unauthorized), including a write the identity may not make, refused before anything is written.
+   */
   public static final int PERMISSION = 4;
 
   /** Cancelled: prompt declined, interrupted. */
@@ -51,7 +54,10 @@ public final class ExitCode {
         "Conflict: a policy version moved (expected and actual named), an illegal transition,"
             + " a --dry-run that would be rejected, a breaker whose stored hash is malformed (the"
             + " message names key and field).");
-    m.put("4", "Authentication or authorization (Redis NOPERM, wrong password, MongoDB auth).");
+    m.put(
+        "4",
+        "Authentication or authorization (Redis NOPERM, wrong password, MongoDB auth): a write the"
+            + " identity may not make is refused before anything is written.");
     m.put("5", "Cancelled (prompt declined, interrupted: SIGINT, SIGTERM).");
     m.put(
         "6",

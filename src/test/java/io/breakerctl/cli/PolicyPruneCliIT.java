@@ -175,15 +175,16 @@ class PolicyPruneCliIT extends WithCliServers {
       CliProcess.Result history = cli.run("policy", "history", "gone:dep");
       assertThat(history.code()).as(history.toString()).isZero();
       assertThat(history.out())
-          .containsPattern("2\\s+\\S+\\s+prune-bot\\s+lead\\s+-\\s+retire gone \\(deleted\\)");
+          .containsPattern(
+              "2\\s+\\S+\\s+default\\(prune-bot@\\S+\\)\\s+lead\\s+-\\s+retire gone \\(deleted\\)");
       List<PolicyVersion> goneVersions = PolicyCliIT.versions("gone:dep");
       assertThat(goneVersions).hasSize(2);
       assertThat(goneVersions.get(1).deleted()).isTrue();
-      assertThat(goneVersions.get(1).author()).isEqualTo("prune-bot");
+      assertThat(goneVersions.get(1).author()).startsWith("default(prune-bot@");
 
       CliProcess.Result get = cli.run("policy", "get", "gone:dep");
       assertThat(get.code()).as(get.toString()).isEqualTo(7);
-      assertThat(get.err()).contains("was deleted at v2 by prune-bot");
+      assertThat(get.err()).contains("was deleted at v2 by default(prune-bot@");
       CliProcess.Result list = cli.run("policy", "list", "-o", "name");
       assertThat(list.out()).contains("keep:dep").doesNotContain("gone:dep");
       CliProcess.Result withDeleted = cli.run("policy", "list", "--deleted");

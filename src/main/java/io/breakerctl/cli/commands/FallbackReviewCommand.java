@@ -6,6 +6,7 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
+import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.control.BusinessKeys;
@@ -72,7 +73,7 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
     BreakerId breaker = FallbackViews.breaker(id);
     BreakerCtl root = BreakerCtl.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
-    String actor = Confirmation.actor(root);
+    String actor = WriteAccess.actor(root);
     BusinessKeys keys = FallbackShowCommand.businessKeys(root.env());
     String hash = keys.hash(businessKey);
     FallbackSnapshot s =
@@ -95,6 +96,7 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
               "WOULD_" + verb.toUpperCase(Locale.ROOT),
               true));
     }
+    WriteAccess.require(root, verb + " the snapshot of " + breaker, breaker);
     Confirmation.confirm(
         root,
         mutation.yes(),

@@ -9,6 +9,7 @@ import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Interruption;
 import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.ServiceFactory;
+import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.commands.ForceCommand.OverrideView;
 import io.breakerctl.cli.commands.ForceCommand.Result;
 import io.breakerctl.cli.output.Documents;
@@ -88,11 +89,10 @@ abstract class ForceAction implements Callable<Integer> {
     }
     BreakerCtl root = BreakerCtl.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
-    Confirmation.actor(root);
+    String actor = WriteAccess.actor(root);
     BreakerSelector selector = new BreakerSelector(target, caller, dependency);
     ServiceFactory services = root.services();
-    OverrideRequest request =
-        new OverrideRequest(kind(), root.env().user(), reason, duration(), "");
+    OverrideRequest request = new OverrideRequest(kind(), actor, reason, duration(), "");
     RedisBreakerStore store = services.redis();
     List<BreakerId> ids = select(selector, services, store);
     List<CompletableFuture<BreakerSnapshot>> reads = new ArrayList<>();
@@ -103,9 +103,10 @@ abstract class ForceAction implements Callable<Integer> {
     }
     if (mutation.dryRun()) {
       // a dry run exits as the real run would: a viewer gets 4 naming the command
-      RedisBreakerStore.await(store.checkOverridePermission(ids.get(0)));
+      WriteAccess.require(root, describeChange(), ids);
       return print(dryRun(current, request, store), root.style());
     }
+    WriteAccess.require(root, describeChange(), ids);
     Confirmation.confirm(
         root,
         mutation.yes(),

@@ -4,6 +4,7 @@ import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Times;
+import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
@@ -51,6 +52,7 @@ public final class HistoryPruneCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     BreakerCtl root = BreakerCtl.of(spec);
     Instant cut = Times.parse("--before", before, root.env().clock());
+    WriteAccess.requireAdmin(root, "history prune");
     Confirmation.confirm(
         root,
         yes,

@@ -1,9 +1,9 @@
 package io.breakerctl.cli.commands;
 
 import io.breakerctl.cli.BreakerCtl;
-import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.ServiceFactory;
+import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
@@ -11,6 +11,7 @@ import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.control.HistoryForwarder;
 import io.breakerctl.runtime.control.SyncResult;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,8 +36,9 @@ public final class HistorySyncCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     BreakerCtl root = BreakerCtl.of(spec);
-    String actor = Confirmation.actor(root);
+    String actor = WriteAccess.actor(root);
     ServiceFactory services = root.services();
+    WriteAccess.require(root, "history sync", List.of());
     SyncResult r =
         new HistoryForwarder(services.control(), services.redis(), actor, root.env().clock())
             .syncOnce();

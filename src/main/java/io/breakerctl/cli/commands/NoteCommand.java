@@ -5,6 +5,7 @@ import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
@@ -56,7 +57,7 @@ public final class NoteCommand implements Callable<Integer> {
       throw CliException.usage(e.getMessage());
     }
     BreakerCtl root = BreakerCtl.of(spec);
-    String actor = Confirmation.actor(root);
+    String actor = WriteAccess.actor(root);
     if (text.length() > BreakerNotes.MAX_LENGTH) {
       throw CliException.usage(
           "the note must be at most "
@@ -65,6 +66,7 @@ public final class NoteCommand implements Callable<Integer> {
               + text.length());
     }
     Confirmation.checkText("the note", text, Integer.MAX_VALUE);
+    WriteAccess.require(root, "note on " + breaker, breaker);
     BreakerNote n =
         new BreakerNotes(root.services().control(), root.env().clock()).add(breaker, actor, text);
     NoteView v =

@@ -6,6 +6,7 @@ import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
+import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.commands.PolicyViews.PolicyChange;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.control.ApplyOptions;
@@ -16,6 +17,7 @@ import io.breakerctl.runtime.control.WarmReport;
 import io.breakerctl.runtime.control.policy.PolicyDocument;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.control.policy.PolicySet;
+import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OperatorText;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -117,7 +119,7 @@ public final class PolicyApplyCommand implements Callable<Integer> {
     if (approvedBy != null) {
       Confirmation.checkText("--approved-by", approvedBy, OperatorText.MAX_ACTOR_BYTES);
     }
-    actor = Confirmation.actor(root);
+    actor = WriteAccess.actor(root);
     if (forDuration != null && forDuration.isZero()) {
       throw CliException.usage("--for must be more than 0 (leave it out for a lasting version)");
     }
@@ -160,6 +162,16 @@ public final class PolicyApplyCommand implements Callable<Integer> {
         .forEach(p -> changing.add(p.policyId().toString()));
     changing.addAll(pruning.targets());
     if (!changing.isEmpty()) {
+      List<BreakerId> concerned = new ArrayList<>();
+      for (PolicyPreview p : previews) {
+        if (p.changed()) {
+          concerned.addAll(control.governed(p.policyId()));
+        }
+      }
+      for (PolicyPreview p : pruning.previews()) {
+        concerned.addAll(control.governed(p.policyId()));
+      }
+      WriteAccess.require(root, "policy apply", concerned);
       Confirmation.confirm(
           root,
           mutation.yes(),

@@ -5,6 +5,7 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
+import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.ApplyResult;
@@ -69,7 +70,7 @@ public final class PolicyRollbackCommand implements Callable<Integer> {
     if (approvedBy != null) {
       Confirmation.checkText("--approved-by", approvedBy, OperatorText.MAX_ACTOR_BYTES);
     }
-    String actor = Confirmation.actor(root);
+    String actor = WriteAccess.actor(root);
     PolicyControl control = root.services().policies(!mutation.dryRun());
     if (control.store().version(pid, to).isEmpty()) {
       throw CliException.notFound(
@@ -95,6 +96,7 @@ public final class PolicyRollbackCommand implements Callable<Integer> {
       return ExitCode.OK;
     }
     if (p.changed()) {
+      WriteAccess.require(root, "policy rollback of " + pid, control.governed(pid));
       Confirmation.confirm(
           root,
           mutation.yes(),

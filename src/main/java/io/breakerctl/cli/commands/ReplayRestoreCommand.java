@@ -4,6 +4,7 @@ import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
+import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.commands.ReplayViews.RestorePlanView;
 import io.breakerctl.cli.commands.ReplayViews.RestoreView;
 import io.breakerctl.cli.output.Documents;
@@ -63,7 +64,7 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     BreakerCtl root = BreakerCtl.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
-    String actor = Confirmation.actor(root);
+    String actor = WriteAccess.actor(root);
     BreakerPattern p = ReplayCommand.pattern(pattern);
     BreakerRestore restore =
         new BreakerRestore(root.services().control(), root.services().redis(), root.env().clock());
@@ -81,6 +82,10 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
     if (output.format().isTable()) {
       print(plan); // machine formats get the report only: one document
     }
+    WriteAccess.require(
+        root,
+        "replay restore",
+        plan.with(RestoreAction.RESTORE).stream().map(i -> i.id()).toList());
     Confirmation.confirm(
         root,
         mutation.yes(),

@@ -3,6 +3,7 @@ package io.breakerctl.runtime.control;
 import com.mongodb.ConnectionString;
 import com.mongodb.ErrorCategory;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoSecurityException;
 import com.mongodb.MongoSocketException;
@@ -14,6 +15,9 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -118,10 +122,72 @@ public final class ControlDatabase implements AutoCloseable {
     return config;
   }
 
-  /** A collection, with the indexes ensured. */
+  /**
+   * A collection. Its indexes are ensured before its first write (any insert, update, replace,
+   * delete, find-and-modify or bulk write), never for a read: a review credential that may only
+   * read runs {@code policy apply --dry-run}, {@code history}, {@code replay} and {@code doctor}
+   * without creating anything.
+   */
+  @SuppressWarnings("unchecked")
   public MongoCollection<Document> collection(String name) {
-    ensureIndexes();
-    return database.getCollection(name);
+    return (MongoCollection<Document>) writesEnsureIndexes(database.getCollection(name));
+  }
+
+  private Object writesEnsureIndexes(MongoCollection<?> target) {
+    InvocationHandler h =
+        (proxy, method, args) -> {
+          if (WRITES.matcher(method.getName()).lookingAt()) {
+            ensureIndexes();
+          }
+          try {
+            Object r = method.invoke(target, args);
+            // withReadPreference, withWriteConcern, ...: the same collection, the same rule
+            return r instanceof MongoCollection<?> c ? writesEnsureIndexes(c) : r;
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        };
+    return Proxy.newProxyInstance(
+        MongoCollection.class.getClassLoader(), new Class<?>[] {MongoCollection.class}, h);
+  }
+
+  /** The names of the collection methods that write. */
+  private static final Pattern WRITES =
+      Pattern.compile("insert|update|replace|delete|findOneAnd|bulkWrite|rename");
+
+  /**
+   * Checks, before a write, that the user MongoDB authenticated (if any) holds every action the
+   * control plane's writes need on this database ({@code connectionStatus} with {@code
+   * showPrivileges}). Nothing to check when MongoDB runs without authentication or does not know
+   * the command; the write's own {@code Unauthorized} answer then maps to the same exception.
+   *
+   * @param what the write, named in the message
+   * @throws ControlPermissionException naming the user and the missing actions
+   */
+  public void requireWritable(String what) {
+    Document status =
+        call(
+            "read the MongoDB user's privileges",
+            () -> {
+              try {
+                return database.runCommand(
+                    new Document("connectionStatus", 1).append("showPrivileges", true));
+              } catch (MongoCommandException e) {
+                return null; // a server without the command: the write's answer decides
+              }
+            });
+    String missing = ControlPrivileges.missing(status, database.getName());
+    if (!missing.isEmpty()) {
+      throw new ControlPermissionException(
+          what
+              + ": refused before anything was written: MongoDB user "
+              + ControlPrivileges.users(status)
+              + " may not "
+              + missing
+              + " on database "
+              + database.getName(),
+          null);
+    }
   }
 
   /**
@@ -187,8 +253,13 @@ public final class ControlDatabase implements AutoCloseable {
       throw new ControlUnavailableException(
           action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
     } catch (MongoSecurityException e) {
-      throw new ControlException(action + ": MongoDB refused the credentials", e);
+      throw new ControlPermissionException(action + ": MongoDB refused the credentials", e);
     } catch (MongoException e) {
+      if (e.getCode() == UNAUTHORIZED
+          || (e instanceof MongoWriteException w && w.getError().getCode() == UNAUTHORIZED)) {
+        throw new ControlPermissionException(
+            action + ": MongoDB refused it (Unauthorized): " + describe(e), e);
+      }
       if (e.getCause() instanceof MongoSocketException) {
         throw new ControlUnavailableException(
             action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
@@ -232,6 +303,9 @@ public final class ControlDatabase implements AutoCloseable {
 
   private static final Pattern DUMPED_CAUSE =
       Pattern.compile("\\{[A-Za-z0-9_.$]+(?:Exception|Error): ([^{}]*)\\}");
+
+  /** MongoDB's {@code Unauthorized} error code. */
+  private static final int UNAUTHORIZED = 13;
 
   private String redacted() {
     ConnectionString cs = new ConnectionString(config.uri());

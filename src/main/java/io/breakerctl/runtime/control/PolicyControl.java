@@ -446,20 +446,11 @@ public final class PolicyControl {
       return List.of();
     }
     Map<PolicyId, PolicyVersion> inForce = store.allInForce(clock.instant());
-    List<BreakerId> targets = new ArrayList<>();
-    if (policyId.breaker().isPresent()) {
-      targets.add(policyId.breaker().get());
-    } else {
-      try {
-        redis.forEachBreaker(
-            b -> {
-              if (PolicyResolver.candidates(b).contains(policyId)) {
-                targets.add(b);
-              }
-            });
-      } catch (RuntimeException e) {
-        return List.of(new WarmReport(null, policyId.toString(), 0, "FAILED", e.getMessage()));
-      }
+    List<BreakerId> targets;
+    try {
+      targets = governed(policyId);
+    } catch (RuntimeException e) {
+      return List.of(new WarmReport(null, policyId.toString(), 0, "FAILED", e.getMessage()));
     }
     // not in force (deleted, or expired with nothing before it): the version that removed it
     long removedAt = inForce.containsKey(policyId) ? 0 : store.latestVersion(policyId);
@@ -492,6 +483,27 @@ public final class PolicyControl {
       out.add(report(warming.get(i), resolved.get(i), pending.get(i)));
     }
     return out;
+  }
+
+  /**
+   * The breakers {@code policyId} could govern: its own breaker, or for a default every breaker in
+   * Redis it is a candidate for (none when no Redis is set).
+   *
+   * @throws RuntimeException when Redis cannot be scanned
+   */
+  public List<BreakerId> governed(PolicyId policyId) {
+    List<BreakerId> targets = new ArrayList<>();
+    if (policyId.breaker().isPresent()) {
+      targets.add(policyId.breaker().get());
+    } else if (redis != null) {
+      redis.forEachBreaker(
+          b -> {
+            if (PolicyResolver.candidates(b).contains(policyId)) {
+              targets.add(b);
+            }
+          });
+    }
+    return targets;
   }
 
   /** What warming (or, for a null version, un-warming) one breaker did. */

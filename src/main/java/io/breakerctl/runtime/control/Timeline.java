@@ -7,6 +7,7 @@ import static com.mongodb.client.model.Filters.lt;
 import static com.mongodb.client.model.Filters.or;
 
 import com.mongodb.client.model.Sorts;
+import io.breakerctl.runtime.model.Actor;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
@@ -156,7 +157,7 @@ public final class Timeline {
       return false;
     }
     return q.actor().isEmpty()
-        || q.actor().get().equals(e.actor())
+        || Actor.matches(e.actor(), q.actor().get())
         || q.actor().get().equals(e.node());
   }
 

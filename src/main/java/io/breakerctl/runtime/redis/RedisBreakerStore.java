@@ -688,6 +688,55 @@ public final class RedisBreakerStore implements BreakerStore {
     return result;
   }
 
+  /**
+   * The ACL user a connection made with these settings authenticates as: {@code username}, else the
+   * first URI's user, else {@code default} when a password alone is given (Redis's user for a bare
+   * {@code AUTH password}); empty when no credentials are given (the connection sends no AUTH).
+   */
+  public static Optional<String> authenticatedUser(String uris, String username, String password) {
+    if (username != null) {
+      return Optional.of(username);
+    }
+    try {
+      RedisURI uri = RedisURI.create(uris.split(",", -1)[0].trim());
+      RedisCredentials given =
+          uri.getCredentialsProvider() == null
+              ? null
+              : uri.getCredentialsProvider().resolveCredentials().block(Duration.ofSeconds(1));
+      if (given != null && given.hasUsername() && !given.getUsername().isEmpty()) {
+        return Optional.of(given.getUsername());
+      }
+      if (password != null || (given != null && given.hasPassword())) {
+        return Optional.of("default");
+      }
+    } catch (RuntimeException e) {
+      // a URI Lettuce cannot read fails at connect, with its own message
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Checks that the user is an administrator of the Redis it is connected to: it may run {@code
+   * CONFIG GET} (category {@code @admin}), which changes nothing. The CLI asks it before deleting
+   * audit records ({@code history prune}).
+   *
+   * @throws StorePermissionException naming the command refused
+   */
+  public CompletableFuture<Void> checkAdminPermission(String what) {
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    commands
+        .configGet("maxmemory-policy")
+        .whenComplete(
+            (v, e) -> {
+              if (e == null) {
+                result.complete(null);
+              } else {
+                result.completeExceptionally(StoreErrors.translate(what, StoreErrors.unwrap(e)));
+              }
+            });
+    return result;
+  }
+
   private static final String NO_SUCH_SCRIPT = "0000000000000000000000000000000000000000";
 
   /** Answers the first command the override script runs that the user may not run, or ''. */
