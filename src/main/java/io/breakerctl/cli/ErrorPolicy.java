@@ -2,6 +2,7 @@ package io.breakerctl.cli;
 
 import com.mongodb.MongoSecurityException;
 import io.breakerctl.cli.output.Printable;
+import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.control.PolicyConflictException;
@@ -23,7 +24,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The one error policy of breakerctl: every exception becomes a documented exit code ({@link
- * ExitCode}) and one message on stderr; the stack trace only with {@code -v}.
+ * ExitCode}) and one message on stderr; the stack trace only with {@code -v}. Every message and
+ * trace printed goes through {@link Redaction} first (before it is cut: a cut could drop the
+ * {@code @} that ends a password).
  */
 final class ErrorPolicy
     implements IExecutionExceptionHandler, IParameterExceptionHandler, IExitCodeExceptionMapper {
@@ -38,7 +41,7 @@ final class ErrorPolicy
   public int handleParseException(ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println("error: " + Printable.escape(Inputs.cutQuoted(ex.getMessage())));
+    err.println("error: " + Printable.escape(Inputs.cutQuoted(Redaction.uri(ex.getMessage()))));
     if (ex instanceof UnmatchedArgumentException u) {
       UnmatchedArgumentException.printSuggestions(u, err);
     }
@@ -65,12 +68,12 @@ final class ErrorPolicy
               + ex.getClass().getSimpleName()
               + (ex.getMessage() == null
                   ? ""
-                  : ": " + Printable.escape(Inputs.cutQuoted(ex.getMessage()))));
+                  : ": " + Printable.escape(Inputs.cutQuoted(Redaction.uri(ex.getMessage())))));
       if (!root.verbose()) {
         err.println("Run again with -v for the stack trace, and please report it.");
       }
     } else {
-      err.println("error: " + Printable.escape(Inputs.cutQuoted(message(ex))));
+      err.println("error: " + Printable.escape(Inputs.cutQuoted(Redaction.uri(message(ex)))));
       if (wrongType(ex)) {
         err.println(
             "error: a key of that breaker under prefix '"
@@ -92,7 +95,7 @@ final class ErrorPolicy
       sandboxHint().ifPresent(err::println);
     }
     if (root.verbose()) {
-      ex.printStackTrace(err);
+      err.print(Redaction.trace(ex));
     }
     err.flush();
     return code;

@@ -1,6 +1,7 @@
 package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.BreakerStore;
+import io.breakerctl.runtime.ConnectionUris;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
@@ -142,13 +143,7 @@ public final class RedisBreakerStore implements BreakerStore {
   public static RedisBreakerStore connect(StoreConfig config) {
     List<RedisURI> uris = new ArrayList<>();
     for (String u : config.uris()) {
-      RedisURI uri;
-      try {
-        uri = RedisURI.create(u.trim());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "bad Redis URI '" + Redaction.uri(u) + "': " + e.getMessage(), e);
-      }
+      RedisURI uri = parse(u.trim());
       uri.setTimeout(config.timeout());
       if (config.username() != null || config.password() != null) {
         RedisCredentials given =
@@ -288,6 +283,28 @@ public final class RedisBreakerStore implements BreakerStore {
     } catch (RuntimeException e) {
       resources.shutdown(0, 1, TimeUnit.SECONDS);
       throw StoreErrors.translate("connect to " + where, e);
+    }
+  }
+
+  /**
+   * Lettuce's reading of one URI. A user info Lettuce cannot read as written (a raw {@code / ? # @
+   * %} or space in the password: it would read part of the password as the host) is refused before
+   * Lettuce sees it; the parser's own message, which quotes the URI, is shown redacted and is not
+   * kept as the cause of a URI that carries a secret.
+   *
+   * @throws IllegalArgumentException naming the URI (redacted) and the problem
+   */
+  private static RedisURI parse(String u) {
+    String problem = ConnectionUris.userInfoProblem(u);
+    if (problem != null) {
+      throw new IllegalArgumentException("bad Redis URI '" + Redaction.uri(u) + "': " + problem);
+    }
+    try {
+      return RedisURI.create(u);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "bad Redis URI '" + Redaction.uri(u) + "': " + Redaction.uri(e.getMessage()),
+          Redaction.hasSecret(u) ? null : e);
     }
   }
 
