@@ -117,8 +117,9 @@ public final class ConnectionUris {
             return "a % in its user info starts no %XX escape (write a % of the password as %25)";
           }
         } else if (!allowed(c)) {
+          // (no at sign in the text: a redaction would read the message up to it as user info)
           return "its user info holds a character that must be percent-encoded: write"
-              + " / ? # @ % and spaces of the password as %2F %3F %23 %40 %25 %20";
+              + " / ? # % a space and an at sign of the password as %2F %3F %23 %25 %20 %40";
         }
       }
     }

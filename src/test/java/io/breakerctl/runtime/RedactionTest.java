@@ -115,7 +115,9 @@ class RedactionTest {
       assertThat(ConnectionUris.userInfoProblem("mongodb://u:wo%rd@h/db"))
           .contains("%25")
           .doesNotContain("wo%", "%rd");
-      assertThat(ConnectionUris.userInfoProblem("redis://u:x@y@h:1")).contains("%40");
+      assertThat(ConnectionUris.userInfoProblem("redis://u:x@y@h:1"))
+          .contains("%40")
+          .doesNotContain("@");
     }
   }
 }
