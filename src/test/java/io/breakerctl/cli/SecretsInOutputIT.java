@@ -11,14 +11,9 @@ import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringReader;
-import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,7 +23,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * A password that holds {@code , / # ? %} and a space, raw and percent-encoded, given in every
@@ -111,16 +105,8 @@ class SecretsInOutputIT {
       env.put("BREAKERCTL_MONGO", mongoUri());
       env.put("BREAKERCTL_TIMEOUT", "2s");
       env.putAll(extraEnv);
-      Environment e =
-          new Environment(
-              env, false, Clock.systemUTC(), new BufferedReader(new StringReader("")), "tester");
-      CommandLine cl = BreakerCtl.commandLine(e);
-      StringWriter out = new StringWriter();
-      StringWriter err = new StringWriter();
-      cl.setOut(new PrintWriter(out));
-      cl.setErr(new PrintWriter(err));
-      int code = cl.execute(argv.toArray(String[]::new));
-      runs.add(new Run(argv, code, out.toString(), err.toString()));
+      InProcessRun r = InProcessRun.breakerctl(env, argv.toArray(String[]::new));
+      runs.add(new Run(argv, r.code(), r.out(), r.err()));
     }
     return runs;
   }
