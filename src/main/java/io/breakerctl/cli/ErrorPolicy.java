@@ -9,7 +9,9 @@ import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.redis.MalformedBreakerException;
 import io.breakerctl.runtime.redis.StoreException;
 import io.breakerctl.runtime.redis.StorePermissionException;
+import io.breakerctl.runtime.redis.StoreTlsException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
+import io.breakerctl.runtime.redis.TlsFailure;
 import io.breakerctl.sandbox.SandboxException;
 import java.io.PrintWriter;
 import java.util.Optional;
@@ -83,6 +85,12 @@ final class ErrorPolicy
                 + " write keys like "
                 + prefix()
                 + ":{...}?");
+      }
+      if (ex instanceof StoreTlsException tls
+          && tls.failure() == TlsFailure.UNTRUSTED_CERTIFICATE) {
+        err.println(
+            "hint: trust the CA that signed the server's certificate with --redis-ca-file FILE"
+                + " (BREAKERCTL_REDIS_CA_FILE, or a context's redisCaFile)");
       }
       if (!(ex instanceof StorePermissionException) && refusedCredentials(ex)) {
         err.println("error: Redis refused the credentials (check the user and its password)");
