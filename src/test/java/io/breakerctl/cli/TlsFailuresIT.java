@@ -41,6 +41,8 @@ class TlsFailuresIT {
   static int trustedTls;
   static RedisServerProcess elsewhere;
   static int elsewhereTls;
+  static RedisServerProcess expired;
+  static int expiredTls;
   static Path garbage;
 
   @BeforeAll
@@ -51,13 +53,15 @@ class TlsFailuresIT {
     trusted = tlsServer(ca.server("redis-127", "ip:127.0.0.1"), trustedTls);
     elsewhereTls = freePort();
     elsewhere = tlsServer(ca.server("redis-elsewhere", "dns:elsewhere.invalid"), elsewhereTls);
+    expiredTls = freePort();
+    expired = tlsServer(ca.expiredServer("redis-expired", "ip:127.0.0.1"), expiredTls);
     garbage = dir.resolve("garbage.pem");
     Files.writeString(garbage, "-----BEGIN CERTIFICATE-----\nnot base64 at all\n");
   }
 
   @AfterAll
   static void stop() {
-    for (RedisServerProcess r : new RedisServerProcess[] {trusted, elsewhere}) {
+    for (RedisServerProcess r : new RedisServerProcess[] {trusted, elsewhere, expired}) {
       if (r != null) {
         r.close();
       }
@@ -120,6 +124,7 @@ class TlsFailuresIT {
       assertThat(failure(tls(trustedTls), null)).isEqualTo(TlsFailure.UNTRUSTED_CERTIFICATE);
       assertThat(failure(tls(elsewhereTls), ca.caFile())).isEqualTo(TlsFailure.HOSTNAME_MISMATCH);
       assertThat(failure(tls(trusted.port()), ca.caFile())).isEqualTo(TlsFailure.PLAIN_SERVER);
+      assertThat(failure(tls(expiredTls), ca.caFile())).isEqualTo(TlsFailure.EXPIRED_CERTIFICATE);
     }
 
     @Test
@@ -158,13 +163,14 @@ class TlsFailuresIT {
     }
 
     @Test
-    @DisplayName("four causes, four messages: exit 6 for the connection, exit 2 for the CA file")
+    @DisplayName("each cause its message: exit 6 for the connection, exit 2 for the CA file")
     void causes() {
       InProcessRun untrusted = run(otherCa.caFile(), tls(trustedTls), "status");
       InProcessRun mismatch = run(ca.caFile(), tls(elsewhereTls), "status");
       InProcessRun plain = run(ca.caFile(), tls(trusted.port()), "status");
       InProcessRun badCa = run(garbage, tls(trustedTls), "status");
       InProcessRun missingCa = run(dir.resolve("missing.pem"), tls(trustedTls), "status");
+      InProcessRun outdated = run(ca.caFile(), tls(expiredTls), "status");
 
       assertThat(untrusted.code()).as(untrusted.toString()).isEqualTo(ExitCode.UNAVAILABLE);
       assertThat(untrusted.err())
@@ -179,9 +185,11 @@ class TlsFailuresIT {
       assertThat(badCa.err()).contains("CA file " + garbage + " holds no certificate");
       assertThat(missingCa.code()).as(missingCa.toString()).isEqualTo(ExitCode.USAGE);
       assertThat(missingCa.err()).contains("missing.pem does not exist");
+      assertThat(outdated.code()).as(outdated.toString()).isEqualTo(ExitCode.UNAVAILABLE);
+      assertThat(outdated.err()).contains("TLS: the server's certificate has expired");
 
       List<String> firstLines = new ArrayList<>();
-      for (InProcessRun r : List.of(untrusted, mismatch, plain, badCa)) {
+      for (InProcessRun r : List.of(untrusted, mismatch, plain, badCa, outdated)) {
         assertThat(r.err()).doesNotContain("Unable to connect");
         firstLines.add(r.err().lines().findFirst().orElseThrow().replaceAll(":\\d+", ":PORT"));
       }

@@ -62,6 +62,15 @@ public final class TestCertificates {
    * keytool's syntax, e.g. {@code ip:127.0.0.1} or {@code dns:elsewhere.invalid}.
    */
   public Server server(String alias, String san) {
+    return server(alias, san, "+0d", "2");
+  }
+
+  /** A server certificate like {@link #server} whose validity ended days ago. */
+  public Server expiredServer(String alias, String san) {
+    return server(alias, san, "-10d", "1");
+  }
+
+  private Server server(String alias, String san, String start, String days) {
     Path store = store(alias);
     keyPair(alias);
     Path csr = dir.resolve(alias + ".csr");
@@ -92,7 +101,9 @@ public final class TestCertificates {
         "-ext",
         "san=" + san,
         "-validity",
-        "2");
+        days,
+        "-startdate",
+        start);
     Path key = dir.resolve(alias + "-key.pem");
     writeKey(store, alias, key);
     return new Server(cert, key);

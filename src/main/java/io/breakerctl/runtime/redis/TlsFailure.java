@@ -16,8 +16,8 @@ import javax.net.ssl.SSLException;
 public enum TlsFailure {
   /** No trusted CA signed the server's certificate (the PKIX path cannot be built). */
   UNTRUSTED_CERTIFICATE(
-      "TLS: the server's certificate is not trusted (no trusted CA signed it; trust its CA with a"
-          + " CA file, else the JDK's trust store is used)"),
+      "TLS: the server's certificate is not trusted (signed by no CA of the CA file, or of the"
+          + " JDK's trust store when none is given)"),
   /** The server's certificate is not valid for the host name or address connected to. */
   HOSTNAME_MISMATCH("TLS: the server's certificate does not name the host connected to"),
   /** The server's certificate (or one of its chain) has expired or is not yet valid. */
