@@ -98,7 +98,8 @@ public final class BreakerCtl implements Callable<Integer> {
       paramLabel = "URI",
       description =
           "Redis: redis://, rediss:// (TLS), redis-sentinel://H:P[,H:P]?sentinelMasterId=M, or"
-              + " comma-separated Cluster seeds (default: redis://127.0.0.1:6379).")
+              + " comma-separated Cluster seeds (default: redis://127.0.0.1:6379). A password in"
+              + " the URI percent-encodes / ? # %% @ and spaces.")
   String redis;
 
   @Option(
@@ -143,7 +144,9 @@ public final class BreakerCtl implements Callable<Integer> {
       names = "--redis-ca-file",
       scope = ScopeType.INHERIT,
       paramLabel = "FILE",
-      description = "PEM file of the CA certificates trusted for rediss://.")
+      description =
+          "PEM file of the CA certificates trusted for rediss:// (default: the JDK's trust store);"
+              + " a file missing or without a certificate is exit 2.")
   Path redisCaFile;
 
   @Option(

@@ -2,6 +2,7 @@ package io.breakerctl.cli;
 
 import com.mongodb.MongoSecurityException;
 import io.breakerctl.cli.output.Printable;
+import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlPermissionException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
@@ -9,7 +10,9 @@ import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.redis.MalformedBreakerException;
 import io.breakerctl.runtime.redis.StoreException;
 import io.breakerctl.runtime.redis.StorePermissionException;
+import io.breakerctl.runtime.redis.StoreTlsException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
+import io.breakerctl.runtime.redis.TlsFailure;
 import io.breakerctl.sandbox.SandboxException;
 import java.io.PrintWriter;
 import java.util.Optional;
@@ -24,7 +27,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The one error policy of breakerctl: every exception becomes a documented exit code ({@link
- * ExitCode}) and one message on stderr; the stack trace only with {@code -v}.
+ * ExitCode}) and one message on stderr; the stack trace only with {@code -v}. Every message and
+ * trace printed goes through {@link Redaction} first (before it is cut: a cut could drop the
+ * {@code @} that ends a password).
  */
 final class ErrorPolicy
     implements IExecutionExceptionHandler, IParameterExceptionHandler, IExitCodeExceptionMapper {
@@ -39,7 +44,7 @@ final class ErrorPolicy
   public int handleParseException(ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println("error: " + Printable.escape(Inputs.cutQuoted(ex.getMessage())));
+    err.println("error: " + Printable.escape(Inputs.cutQuoted(Redaction.uri(ex.getMessage()))));
     if (ex instanceof UnmatchedArgumentException u) {
       UnmatchedArgumentException.printSuggestions(u, err);
     }
@@ -66,12 +71,12 @@ final class ErrorPolicy
               + ex.getClass().getSimpleName()
               + (ex.getMessage() == null
                   ? ""
-                  : ": " + Printable.escape(Inputs.cutQuoted(ex.getMessage()))));
+                  : ": " + Printable.escape(Inputs.cutQuoted(Redaction.uri(ex.getMessage())))));
       if (!root.verbose()) {
         err.println("Run again with -v for the stack trace, and please report it.");
       }
     } else {
-      err.println("error: " + Printable.escape(Inputs.cutQuoted(message(ex))));
+      err.println("error: " + Printable.escape(Inputs.cutQuoted(Redaction.uri(message(ex)))));
       if (wrongType(ex)) {
         err.println(
             "error: a key of that breaker under prefix '"
@@ -81,6 +86,12 @@ final class ErrorPolicy
                 + " write keys like "
                 + prefix()
                 + ":{...}?");
+      }
+      if (ex instanceof StoreTlsException tls
+          && tls.failure() == TlsFailure.UNTRUSTED_CERTIFICATE) {
+        err.println(
+            "hint: trust the CA that signed the server's certificate with --redis-ca-file FILE"
+                + " (BREAKERCTL_REDIS_CA_FILE, or a context's redisCaFile)");
       }
       if (!(ex instanceof StorePermissionException) && refusedCredentials(ex)) {
         err.println("error: Redis refused the credentials (check the user and its password)");
@@ -93,7 +104,7 @@ final class ErrorPolicy
       sandboxHint().ifPresent(err::println);
     }
     if (root.verbose()) {
-      ex.printStackTrace(err);
+      err.print(Redaction.trace(ex));
     }
     err.flush();
     return code;

@@ -11,7 +11,7 @@ public final class ExitCode {
   /** A check found something (status --check, policy diff, apply --dry-run, wait timed out). */
   public static final int CHECK_FAILED = 1;
 
-  /** Usage or validation error. */
+  /** Usage or validation error (a bad URI or CA file included). */
   public static final int USAGE = 2;
 
   /** Conflict: a policy version moved, an illegal transition, a rejected dry run, a bad hash. */
@@ -26,7 +26,7 @@ public final class ExitCode {
   /** Cancelled: prompt declined, interrupted. */
   public static final int CANCELLED = 5;
 
-  /** Redis or MongoDB unavailable within --timeout. */
+  /** Redis or MongoDB unavailable within --timeout, or a TLS connection failed (named). */
   public static final int UNAVAILABLE = 6;
 
   /** Not found. */
@@ -48,7 +48,10 @@ public final class ExitCode {
         "1",
         "A check found something (status --check: a breaker OPEN or FORCED_OPEN; policy diff and"
             + " policy apply --dry-run: something would change; wait: the timeout passed).");
-    m.put("2", "Usage or validation error.");
+    m.put(
+        "2",
+        "Usage or validation error (a URI whose password needs percent-encoding, a CA file that is"
+            + " missing or holds no certificate: named in the error).");
     m.put(
         "3",
         "Conflict: a policy version moved (expected and actual named), an illegal transition,"
@@ -61,8 +64,10 @@ public final class ExitCode {
     m.put("5", "Cancelled (prompt declined, interrupted: SIGINT, SIGTERM).");
     m.put(
         "6",
-        "Redis or MongoDB unavailable within --timeout, or Redis refusing the work (oom, readonly,"
+        "Redis or MongoDB unavailable within --timeout, Redis refusing the work (oom, readonly,"
             + " loading, busy, masterdown, clusterdown, tryagain, a script error: named in the"
+            + " error), or a TLS connection that failed (an untrusted certificate, a hostname"
+            + " mismatch, an expired certificate, a plain server behind rediss://: named in the"
             + " error).");
     m.put("7", "Not found.");
     m.put("8", "Stdout could not be written (a full disk; a closed pipe ends quietly).");

@@ -1,17 +1,29 @@
 package io.breakerctl.cli;
 
+import io.breakerctl.runtime.Redaction;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
+import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 
 /**
  * Library logging. SLF4J is bound to slf4j-nop (silent), so Lettuce and Netty log through
- * java.util.logging: off by default, warnings and above to stderr with {@code -v}.
+ * java.util.logging: off by default, warnings and above to stderr with {@code -v}, redacted ({@link
+ * Redaction}) with the exceptions they carry.
  */
 final class Logging {
   private Logging() {}
+
+  /** The JDK's one-line format, with every URI's password hidden (a library may log a URI). */
+  private static final class RedactingFormatter extends SimpleFormatter {
+    @Override
+    public String format(LogRecord record) {
+      return Redaction.uri(super.format(record));
+    }
+  }
 
   static void configure(boolean verbose) {
     LogManager.getLogManager().reset();
@@ -20,6 +32,7 @@ final class Logging {
     if (verbose) {
       Handler h = new ConsoleHandler();
       h.setLevel(Level.INFO);
+      h.setFormatter(new RedactingFormatter());
       root.addHandler(h);
     }
   }

@@ -1,5 +1,6 @@
 package io.breakerctl.cli;
 
+import io.breakerctl.runtime.ConnectionUris;
 import io.breakerctl.runtime.Redaction;
 import java.util.List;
 import java.util.Locale;
@@ -23,43 +24,56 @@ public final class RedisUris {
       throw CliException.usage(what + " must not be empty");
     }
     String shown = Inputs.cut(Redaction.uri(value));
+    // a value with a password never has a piece of itself quoted: a misread user info would show
+    boolean secret = Redaction.hasSecret(value);
     List<String> uris =
         value.startsWith("redis-sentinel") || value.startsWith("rediss-sentinel")
             ? List.of(value)
-            : List.of(value.split(",", -1));
+            : ConnectionUris.split(value);
     for (String uri : uris) {
-      String problem = problem(uri.trim());
+      String problem = problem(uri.trim(), secret);
       if (problem != null) {
         throw CliException.usage(what + " '" + shown + "': " + problem);
       }
     }
   }
 
-  private static String problem(String uri) {
+  private static String problem(String uri, boolean secret) {
     int s = uri.indexOf("://");
     if (s <= 0) {
-      return (uri.isEmpty() ? "an empty URI" : "'" + Inputs.cut(Redaction.uri(uri)) + "'")
+      return (uri.isEmpty() ? "an empty URI" : quoted(uri, secret).strip())
           + " is not a Redis URI (expected redis://HOST:PORT, rediss://HOST:PORT or"
           + " redis-sentinel://HOST:PORT[,HOST:PORT]?sentinelMasterId=NAME)";
+    }
+    String userInfo = ConnectionUris.userInfoProblem(uri);
+    if (userInfo != null) {
+      return userInfo
+          + " (or leave the password out of the URI: --redis-password-file FILE or"
+          + " BREAKERCTL_REDIS_PASSWORD)";
     }
     String scheme = uri.substring(0, s).toLowerCase(Locale.ROOT);
     if (scheme.contains("socket")) {
       return "Unix socket URIs (" + scheme + "://) are not supported; use redis://HOST:PORT";
     }
     if (!SCHEMES.contains(scheme)) {
-      return "unsupported scheme '"
-          + Inputs.cut(scheme)
-          + "://' (use "
+      return "unsupported scheme"
+          + quoted(scheme + "://", secret)
+          + " (use "
           + String.join("://, ", SCHEMES)
           + "://)";
     }
     String rest = uri.substring(s + 3);
+    // the user info runs to the last @ (ConnectionUris): the host part follows it
+    rest = rest.substring(rest.lastIndexOf('@') + 1);
     int end = indexOfAny(rest, "/?#");
     String authority = end < 0 ? rest : rest.substring(0, end);
-    authority = authority.substring(authority.lastIndexOf('@') + 1);
     boolean sentinel = scheme.endsWith("sentinel");
+    if (!sentinel && authority.contains(",")) {
+      return quoted(authority.substring(authority.indexOf(',') + 1), secret).strip()
+          + " is not a Redis URI (give every seed node as redis://HOST:PORT, comma-separated)";
+    }
     for (String hostPort : sentinel ? authority.split(",", -1) : new String[] {authority}) {
-      String p = hostPort(hostPort);
+      String p = hostPort(hostPort, secret);
       if (p != null) {
         return p;
       }
@@ -70,19 +84,19 @@ public final class RedisUris {
     return null;
   }
 
-  private static String hostPort(String hostPort) {
+  private static String hostPort(String hostPort, boolean secret) {
     String host;
     String port = null;
     if (hostPort.startsWith("[")) {
       int close = hostPort.indexOf(']');
       if (close < 0) {
-        return "IPv6 address '" + Inputs.cut(hostPort) + "' has no closing ']'";
+        return "IPv6 address" + quoted(hostPort, secret) + " has no closing ']'";
       }
       host = hostPort.substring(1, close);
       String after = hostPort.substring(close + 1);
       if (!after.isEmpty()) {
         if (!after.startsWith(":")) {
-          return "unexpected '" + Inputs.cut(after) + "' after the IPv6 address";
+          return "unexpected" + quoted(after, secret) + " after the IPv6 address";
         }
         port = after.substring(1);
       }
@@ -96,9 +110,14 @@ public final class RedisUris {
     }
     if (port != null && !port.matches("\\d{1,5}")
         || port != null && (Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535)) {
-      return "port '" + Inputs.cut(port) + "' must be a number from 1 to 65535";
+      return "port" + quoted(port, secret) + " must be a number from 1 to 65535";
     }
     return null;
+  }
+
+  /** {@code " 'piece'"}, or nothing when the value carries a secret. */
+  private static String quoted(String piece, boolean secret) {
+    return secret ? "" : " '" + Inputs.cut(piece) + "'";
   }
 
   private static int indexOfAny(String s, String chars) {

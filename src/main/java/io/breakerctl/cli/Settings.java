@@ -1,6 +1,7 @@
 package io.breakerctl.cli;
 
 import com.mongodb.ConnectionString;
+import io.breakerctl.runtime.ConnectionUris;
 import io.breakerctl.runtime.Redaction;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -90,8 +91,9 @@ public record Settings(
 
   /**
    * Throws a usage error naming {@code what} when {@code uri} is not a MongoDB URI: its scheme and
-   * a host here (every command resolves settings, and the driver's parser costs start-up time); the
-   * driver's full parse in {@link #checkMongoFully} where a URI is saved.
+   * a host and a user info the driver reads as written here (every command resolves settings, and
+   * the driver's parser costs start-up time); the driver's full parse in {@link #checkMongoFully}
+   * where a URI is saved.
    */
   public static void checkMongo(String what, String uri) {
     String rest =
@@ -107,6 +109,10 @@ public record Settings(
               + Inputs.cut(Redaction.uri(uri))
               + "' is not a MongoDB URI (expected mongodb://HOST[:PORT][,HOST[:PORT]...][/DB]"
               + " or mongodb+srv://HOST)");
+    }
+    String userInfo = ConnectionUris.userInfoProblem(uri);
+    if (userInfo != null) {
+      throw CliException.usage(what + " '" + Inputs.cut(Redaction.uri(uri)) + "': " + userInfo);
     }
   }
 

@@ -155,13 +155,8 @@ class CliParseTest {
   record Run(int code, String out, String err) {}
 
   static Run execute(String... args) {
-    CommandLine cl = cli();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int code = cl.execute(args);
-    return new Run(code, out.toString(), err.toString());
+    InProcessRun r = InProcessRun.execute(cli(), args);
+    return new Run(r.code(), r.out(), r.err());
   }
 
   @Nested

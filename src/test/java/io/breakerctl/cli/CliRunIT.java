@@ -12,9 +12,7 @@ import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.io.BufferedReader;
-import java.io.PrintWriter;
 import java.io.StringReader;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -26,7 +24,6 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** The run layer: commands executed in-process with captured stdout/stderr on real servers. */
 @DisplayName("breakerctl commands (in-process, real servers)")
@@ -78,13 +75,8 @@ class CliRunIT {
             Clock.systemUTC(),
             new BufferedReader(new StringReader(stdin)),
             "tester");
-    CommandLine cl = BreakerCtl.commandLine(e);
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int code = cl.execute(args);
-    return new Run(code, out.toString(), err.toString());
+    InProcessRun r = InProcessRun.execute(BreakerCtl.commandLine(e), args);
+    return new Run(r.code(), r.out(), r.err());
   }
 
   static Run run(String... args) {

@@ -4,6 +4,7 @@ import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Settings;
+import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
@@ -67,7 +68,7 @@ public final class CompleteCommand implements Callable<Integer> {
       }
     } catch (RuntimeException e) {
       if (root.verbose()) {
-        e.printStackTrace(spec.commandLine().getErr());
+        spec.commandLine().getErr().print(Redaction.trace(e));
       }
     }
     PrintWriter out = spec.commandLine().getOut();

@@ -76,7 +76,7 @@ public final class DoctorCommand implements Callable<Integer> {
     try {
       store = root.services().redis();
     } catch (RuntimeException e) {
-      add("redis", "fail", e.getMessage());
+      add("redis", "fail", Redaction.uri(e.getMessage()));
       return;
     }
     double connectMs = (System.nanoTime() - t0) / 1e6;

@@ -11,6 +11,7 @@ import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.cli.output.Table;
+import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.control.Timeline;
 import io.breakerctl.runtime.control.TimelineEntry;
@@ -188,7 +189,7 @@ public final class HistoryCommand implements Callable<Integer> {
       }
       spec.commandLine()
           .getErr()
-          .println("warning: Redis unavailable, MongoDB only: " + e.getMessage());
+          .println("warning: Redis unavailable, MongoDB only: " + Redaction.uri(e.getMessage()));
       spec.commandLine().getErr().flush();
       return null;
     }

@@ -1,12 +1,15 @@
 package io.breakerctl.runtime.control;
 
+import io.breakerctl.runtime.ConnectionUris;
+import io.breakerctl.runtime.Redaction;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * How to reach the control plane (MongoDB). Immutable; build with {@link #builder()}.
  *
- * @param uri a MongoDB connection string
+ * @param uri a MongoDB connection string (a user info with raw {@code / ? # @ %} or spaces is
+ *     refused: percent-encode them)
  * @param database the database holding breakerctl's collections
  * @param timeout bounds server selection, connecting and every socket read (never the driver's 30 s
  *     default)
@@ -24,7 +27,14 @@ public record ControlConfig(String uri, String database, Duration timeout) {
     Objects.requireNonNull(uri, "uri");
     if (!uri.startsWith("mongodb://") && !uri.startsWith("mongodb+srv://")) {
       throw new IllegalArgumentException(
-          "MongoDB URI must start with mongodb:// or mongodb+srv:// but was '" + uri + "'");
+          "MongoDB URI must start with mongodb:// or mongodb+srv:// but was '"
+              + Redaction.uri(uri)
+              + "'");
+    }
+    String userInfo = ConnectionUris.userInfoProblem(uri);
+    if (userInfo != null) {
+      throw new IllegalArgumentException(
+          "bad MongoDB URI '" + Redaction.uri(uri) + "': " + userInfo);
     }
     if (database == null || database.isBlank() || database.matches(".*[/\\\\. \"$].*")) {
       throw new IllegalArgumentException(

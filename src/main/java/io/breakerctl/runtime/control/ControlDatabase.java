@@ -15,6 +15,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
+import io.breakerctl.runtime.Redaction;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -75,12 +76,24 @@ public final class ControlDatabase implements AutoCloseable {
   /**
    * Creates a client for {@code config}. Does not contact the server: the first operation does, and
    * fails with {@link ControlUnavailableException} after the timeout if none answers.
+   *
+   * @throws IllegalArgumentException when the driver cannot parse the URI (shown redacted)
    */
   public static ControlDatabase connect(ControlConfig config) {
     long ms = config.timeout().toMillis();
+    ConnectionString uri;
+    try {
+      uri = new ConnectionString(config.uri());
+    } catch (IllegalArgumentException e) {
+      // the driver's message may quote pieces of the URI: redacted, and not kept as the cause of
+      // a URI that carries a secret
+      throw new IllegalArgumentException(
+          "bad MongoDB URI '" + Redaction.uri(config.uri()) + "': " + Redaction.uri(e.getMessage()),
+          Redaction.hasSecret(config.uri()) ? null : e);
+    }
     MongoClientSettings settings =
         MongoClientSettings.builder()
-            .applyConnectionString(new ConnectionString(config.uri()))
+            .applyConnectionString(uri)
             .applyToClusterSettings(b -> b.serverSelectionTimeout(ms, TimeUnit.MILLISECONDS))
             .applyToSocketSettings(
                 b ->
@@ -274,7 +287,7 @@ public final class ControlDatabase implements AutoCloseable {
    * any other failure's message as it is.
    */
   public static String describe(Throwable e) {
-    String m = String.valueOf(e.getMessage());
+    String m = Redaction.uri(String.valueOf(e.getMessage()));
     int view = m.indexOf(". Client view of cluster state is");
     if (view < 0) {
       return m;

@@ -1,6 +1,7 @@
 package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.BreakerStore;
+import io.breakerctl.runtime.ConnectionUris;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
@@ -138,17 +139,15 @@ public final class RedisBreakerStore implements BreakerStore {
    *
    * @throws StoreUnavailableException when no server answers within the timeout
    * @throws StorePermissionException when the credentials are refused
+   * @throws StoreTlsException when a TLS connection fails for a named reason (an untrusted
+   *     certificate, a hostname mismatch, a plain server behind {@code rediss://}, ...)
+   * @throws IllegalArgumentException for a bad URI or a CA file that is missing, unreadable or
+   *     holds no certificate (read only when a URI uses TLS)
    */
   public static RedisBreakerStore connect(StoreConfig config) {
     List<RedisURI> uris = new ArrayList<>();
     for (String u : config.uris()) {
-      RedisURI uri;
-      try {
-        uri = RedisURI.create(u.trim());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "bad Redis URI '" + Redaction.uri(u) + "': " + e.getMessage(), e);
-      }
+      RedisURI uri = parse(u.trim());
       uri.setTimeout(config.timeout());
       if (config.username() != null || config.password() != null) {
         RedisCredentials given =
@@ -182,10 +181,16 @@ public final class RedisBreakerStore implements BreakerStore {
     // Commands are bounded by the connection's timeout: the connect timeout while connecting,
     // then the command timeout (setTimeout below).
     TimeoutOptions timeouts = TimeoutOptions.enabled();
+    // the CA file is read here, once, when a URI uses TLS: a bad file is named, not a failed
+    // connect
+    boolean tls = uris.stream().anyMatch(RedisURI::isSsl);
     SslOptions ssl =
-        config.caFile() == null
+        config.caFile() == null || !tls
             ? SslOptions.create()
-            : SslOptions.builder().jdkSslProvider().trustManager(config.caFile().toFile()).build();
+            : SslOptions.builder()
+                .jdkSslProvider()
+                .trustManager(CaFile.trust(config.caFile()))
+                .build();
     // The JDK's resolver instead of Netty's DNS resolver, and no latency recorder: both cost
     // start-up time (the CLI starts for every command) and neither is used here.
     // Reconnects back off with jitter (50 ms doubling to 1 s): a fleet that loses Redis does not
@@ -287,7 +292,49 @@ public final class RedisBreakerStore implements BreakerStore {
           config.commandTimeout());
     } catch (RuntimeException e) {
       resources.shutdown(0, 1, TimeUnit.SECONDS);
-      throw StoreErrors.translate("connect to " + where, e);
+      StoreException failure = StoreErrors.translate("connect to " + where, e);
+      if (tls && failure.getClass() == StoreUnavailableException.class) {
+        // a handshake that got no answer: a plain Redis there answers a plain PING
+        for (RedisURI u : uris) {
+          if (u.isSsl() && StoreErrors.answersPlainRedis(u, config.timeout())) {
+            throw new StoreTlsException(
+                "connect to "
+                    + where
+                    + ": "
+                    + TlsFailure.PLAIN_SERVER.message()
+                    + " ("
+                    + u.getHost()
+                    + ":"
+                    + u.getPort()
+                    + " answers a plain PING)",
+                e,
+                TlsFailure.PLAIN_SERVER);
+          }
+        }
+      }
+      throw failure;
+    }
+  }
+
+  /**
+   * Lettuce's reading of one URI. A user info Lettuce cannot read as written (a raw {@code / ? # @
+   * %} or space in the password: it would read part of the password as the host) is refused before
+   * Lettuce sees it; the parser's own message, which quotes the URI, is shown redacted and is not
+   * kept as the cause of a URI that carries a secret.
+   *
+   * @throws IllegalArgumentException naming the URI (redacted) and the problem
+   */
+  private static RedisURI parse(String u) {
+    String problem = ConnectionUris.userInfoProblem(u);
+    if (problem != null) {
+      throw new IllegalArgumentException("bad Redis URI '" + Redaction.uri(u) + "': " + problem);
+    }
+    try {
+      return RedisURI.create(u);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "bad Redis URI '" + Redaction.uri(u) + "': " + Redaction.uri(e.getMessage()),
+          Redaction.hasSecret(u) ? null : e);
     }
   }
 

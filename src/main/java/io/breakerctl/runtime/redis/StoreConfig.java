@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.ConnectionUris;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -118,10 +119,11 @@ public record StoreConfig(
 
     /**
      * One URI, or several comma-separated seed nodes (a {@code redis-sentinel://} URI is one URI:
-     * its commas separate sentinels).
+     * its commas separate sentinels). The list splits only where a {@code scheme://} follows a
+     * comma ({@link ConnectionUris#split}): a comma in a password stays in its URI.
      */
     public Builder uri(String uri) {
-      this.uris = uri.startsWith("redis-sentinel") ? List.of(uri) : List.of(uri.split(","));
+      this.uris = uri.startsWith("redis-sentinel") ? List.of(uri) : ConnectionUris.split(uri);
       return this;
     }
 

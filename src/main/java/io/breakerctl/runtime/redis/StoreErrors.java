@@ -4,15 +4,20 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Turns Lettuce's exceptions into the store's kinds (permission, unavailable, malformed breaker,
- * other), with a message naming the action.
+ * Turns Lettuce's exceptions into the store's kinds (permission, unavailable, a named TLS failure,
+ * malformed breaker, other), with a message naming the action.
  */
 final class StoreErrors {
   private StoreErrors() {}
@@ -23,6 +28,14 @@ final class StoreErrors {
       return se;
     }
     String msg = clean(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+    TlsFailure tls = TlsFailure.of(e);
+    if (tls != null) {
+      String detail = TlsFailure.detail(e);
+      return new StoreTlsException(
+          action + ": " + tls.message() + (detail == null ? "" : " (" + clean(detail) + ")"),
+          e,
+          tls);
+    }
     String refused = refusal(e);
     if (refused != null && !msg.startsWith("NOPERM") && !msg.contains("NOPERM ")) {
       return new StorePermissionException(
@@ -62,6 +75,29 @@ final class StoreErrors {
           action + ": Redis cannot do it (" + fault.code() + "): " + msg, e, fault);
     }
     return new StoreException(action + ": " + msg, e);
+  }
+
+  /**
+   * Whether the server of {@code uri} answers a plain-text {@code PING} with a RESP reply ({@code
+   * +PONG}, or an error such as {@code -NOAUTH}): a plain Redis, where a TLS server would answer a
+   * TLS alert or nothing. Bounded by {@code timeout} and at most 1 s (a plain Redis answers in
+   * microseconds; a hung server must not double the wait); false on any failure.
+   */
+  static boolean answersPlainRedis(RedisURI uri, Duration timeout) {
+    if (uri.getHost() == null || uri.getPort() <= 0) {
+      return false;
+    }
+    int ms = (int) Math.max(1, Math.min(1000, timeout.toMillis()));
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), ms);
+      s.setSoTimeout(ms);
+      s.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream().flush();
+      int first = s.getInputStream().read();
+      return first == '+' || first == '-';
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 
   /** The WRONGPASS or NOAUTH answer among the causes of a failed connect, or null. */
