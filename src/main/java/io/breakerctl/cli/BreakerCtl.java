@@ -19,8 +19,10 @@ import io.breakerctl.cli.commands.VersionCommand;
 import io.breakerctl.cli.commands.WaitCommand;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.Style;
+import io.breakerctl.cli.output.TerminalWriter;
 import io.breakerctl.console.ConsoleCommand;
 import io.breakerctl.console.TopCommand;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -212,13 +214,15 @@ public final class BreakerCtl implements Callable<Integer> {
    */
   public static CommandLine commandLine(Environment env, Sessions sessions, String first) {
     BreakerCtl root = new BreakerCtl(env, sessions);
-    CommandLine cl = new CommandLine(root);
+    CommandLine cl = new TerminalSafeCommandLine(root);
     Class<?> only = first == null || NEED_ALL.contains(first) ? null : named(first);
     for (Class<?> sub : SUBCOMMANDS) {
       if (only == null || sub == only) {
         cl.addSubcommand(sub);
       }
     }
+    cl.setOut(cl.getOut()); // the default writers behind the sanitiser too, for every subcommand
+    cl.setErr(cl.getErr());
     ErrorPolicy policy = new ErrorPolicy(root);
     cl.setExecutionExceptionHandler(policy);
     cl.setParameterExceptionHandler(policy);
@@ -325,5 +329,25 @@ public final class BreakerCtl implements Callable<Integer> {
   /** The root of a command's command line. */
   public static BreakerCtl of(CommandSpec spec) {
     return (BreakerCtl) spec.root().userObject();
+  }
+
+  /**
+   * A command line whose out and err, whoever sets them (the process, the console, {@code top}, a
+   * test), are {@link TerminalWriter}s; picocli hands them to every subcommand.
+   */
+  private static final class TerminalSafeCommandLine extends CommandLine {
+    TerminalSafeCommandLine(Object command) {
+      super(command);
+    }
+
+    @Override
+    public CommandLine setOut(PrintWriter out) {
+      return super.setOut(TerminalWriter.of(out));
+    }
+
+    @Override
+    public CommandLine setErr(PrintWriter err) {
+      return super.setErr(TerminalWriter.of(err));
+    }
   }
 }

@@ -23,7 +23,8 @@ import org.jline.utils.AttributedStyle;
  * severity (forced open, open, half-open, invalid, other overrides, degraded or disagreeing nodes,
  * the rest) or by id or failures, failures against thresholds, time left open, leases, nodes,
  * overrides, a footer of recent transitions, the keys and a status line. States are coloured when
- * colour is on and always spelled out, so the screen reads without colour.
+ * colour is on and always spelled out, so the screen reads without colour. Every line goes through
+ * {@link #fit}: nothing read from Redis reaches the terminal unescaped.
  */
 final class TopScreen {
   /** The orders {@code s} cycles through. */
@@ -208,7 +209,7 @@ final class TopScreen {
     String leases =
         b.leases() == null || b.leases().isEmpty()
             ? "-"
-            : b.leases().size() + " " + b.leases().get(0).owner();
+            : b.leases().size() + " " + Printable.escape(b.leases().get(0).owner());
     String nodes = "-";
     if (b.nodes() != null) {
       nodes =
@@ -222,9 +223,9 @@ final class TopScreen {
             : b.override().actor() + ": " + b.override().reason();
     AttributedStringBuilder sb = new AttributedStringBuilder();
     sb.append(selected ? "> " : "  ");
-    sb.append(String.format(Locale.ROOT, "%-40s ", b.id()));
+    sb.append(String.format(Locale.ROOT, "%-40s ", Printable.escape(b.id())));
     sb.style(colour ? style(b) : AttributedStyle.DEFAULT);
-    sb.append(String.format(Locale.ROOT, "%-13s", b.state()));
+    sb.append(String.format(Locale.ROOT, "%-13s", Printable.escape(b.state())));
     sb.style(AttributedStyle.DEFAULT);
     sb.append(
         String.format(
@@ -239,7 +240,7 @@ final class TopScreen {
     if (selected && colour) {
       line = line.styleMatches(Pattern.compile("^> .*"), AttributedStyle.INVERSE);
     }
-    return line.columnSubSequence(0, width);
+    return fit(line, width);
   }
 
   private static String openLeft(BreakerView b) {
@@ -268,10 +269,24 @@ final class TopScreen {
   }
 
   private static AttributedString plain(String text, int width, AttributedStyle style) {
-    AttributedString s =
-        new AttributedString(
-            Printable.escape(text), style == null ? AttributedStyle.DEFAULT : style);
-    return s.columnSubSequence(0, width);
+    return fit(new AttributedString(text, style == null ? AttributedStyle.DEFAULT : style), width);
+  }
+
+  /**
+   * Every line of the screen passes here: its unsafe characters escaped ({@link Printable}), each
+   * escape in the style of the character it replaces, then cut to {@code width} columns.
+   */
+  static AttributedString fit(AttributedString line, int width) {
+    String text = line.toString();
+    if (Printable.escape(text).equals(text)) {
+      return line.columnSubSequence(0, width);
+    }
+    AttributedStringBuilder b = new AttributedStringBuilder();
+    for (int i = 0; i < line.length(); i++) {
+      b.style(line.styleAt(i));
+      b.append(Printable.escape(String.valueOf(line.charAt(i))));
+    }
+    return b.toAttributedString().columnSubSequence(0, width);
   }
 
   /** A transition message of the events channel as a footer line, or null for anything else. */

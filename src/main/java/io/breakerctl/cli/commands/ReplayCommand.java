@@ -11,6 +11,7 @@ import io.breakerctl.cli.commands.ReplayViews.FleetAt;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.Printable;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.control.Replay;
@@ -158,7 +159,8 @@ public final class ReplayCommand implements Callable<Integer> {
           out.println();
         }
         if (fleet.transition() != null) {
-          out.println("at " + fleet.at() + " (" + fleet.transition().breakerId() + "):");
+          out.println(
+              "at " + fleet.at() + " (" + Printable.escape(fleet.transition().breakerId()) + "):");
         }
         if (fleet.items().isEmpty()) {
           out.println("No breakers known at " + fleet.at() + ".");
@@ -166,7 +168,7 @@ public final class ReplayCommand implements Callable<Integer> {
           ReplayViews.fleet(fleet.items()).print(out, style, output.headers());
         }
       }
-      case NAME -> fleet.items().forEach(b -> out.println(b.id()));
+      case NAME -> fleet.items().forEach(b -> out.println(Printable.escape(b.id())));
       case YAML -> {
         if (separate) {
           out.print("---\n");

@@ -121,7 +121,7 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
         ReplayViews.restore(items).print(out, BreakerCtl.of(spec).style(), output.headers());
       }
     } else if (format == OutputFormat.NAME) {
-      items.forEach(i -> out.println(i.id()));
+      items.forEach(i -> out.println(Printable.escape(i.id())));
     } else {
       Documents.single(
           format,

@@ -98,10 +98,13 @@ public final class BreakerTables {
     return t;
   }
 
-  /** The describe text: sections of "Key: value" lines and small tables. */
+  /**
+   * The describe text: sections of "Key: value" lines and small tables; every value from Redis
+   * escaped ({@link Printable}), every table row through {@link Table}.
+   */
   public static void describe(BreakerDetailView v, Style style, PrintWriter out) {
     if (v.problem() != null) {
-      out.println("Id:            " + v.id());
+      out.println("Id:            " + Printable.escape(v.id()));
       out.println("State:         " + BreakerView.INVALID);
       out.println("Problem:       " + Printable.escape(v.problem()));
       out.println("Stored fields:");
@@ -113,9 +116,9 @@ public final class BreakerTables {
     long now = millis(v.redisTime());
     State state = State.fromCode(v.state());
     String stored = v.storedState().equals(v.state()) ? "" : " (stored " + v.storedState() + ")";
-    out.println("Id:            " + v.id());
+    out.println("Id:            " + Printable.escape(v.id()));
     out.println("State:         " + style.paint(v.state(), state) + stored);
-    out.println("Epoch:         " + (v.epoch().isEmpty() ? "-" : v.epoch()));
+    out.println("Epoch:         " + (v.epoch().isEmpty() ? "-" : Printable.escape(v.epoch())));
     out.println("Generation:    " + v.generation());
     out.println(
         "Failures:      " + failures(v.failures()) + " (calls " + v.failures().calls() + ")");
@@ -145,7 +148,7 @@ public final class BreakerTables {
                         ? ", until cleared"
                         : ", until " + style.time(millis(o.until()), now))
                     + " (correlation "
-                    + o.correlationId()
+                    + Printable.escape(o.correlationId())
                     + ")"));
     if (v.policy() == null) {
       out.println("Policy:        none warmed (nodes use their registry defaults)");
@@ -159,7 +162,7 @@ public final class BreakerTables {
                   + v.policy().version());
       for (Map.Entry<String, Object> e : v.policy().spec().entrySet()) {
         if (e.getValue() != null) {
-          out.println("  " + e.getKey() + ": " + e.getValue());
+          out.println("  " + Printable.escape(e.getKey() + ": " + e.getValue()));
         }
       }
     }

@@ -1,11 +1,11 @@
 package io.breakerctl.cli.output;
 
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -14,19 +14,22 @@ import java.io.UncheckedIOException;
 /**
  * Writes machine output: one versioned document ({@code apiVersion: breakerctl/v1}, a {@code kind}
  * and, for lists, {@code items}) in JSON or YAML, or one object a line (jsonl), or names. Lists are
- * streamed item by item, so memory stays flat however many breakers there are.
+ * streamed item by item, so memory stays flat however many breakers there are. Every string, keys
+ * included, is escaped by the rule of {@link Printable}: <code>&#92;uXXXX</code> in JSON ({@link
+ * JsonEscapes}), a double-quoted scalar with escapes in YAML ({@link YamlEscapes}), so a document
+ * shown on a terminal cannot act on it and a reader gets the original string back.
  */
 public final class Documents {
   /** The API version of every document. */
   public static final String API_VERSION = "breakerctl/v1";
 
   static final ObjectMapper JSON =
-      new ObjectMapper()
+      new ObjectMapper(new JsonFactoryBuilder().characterEscapes(new JsonEscapes()).build())
           .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
           .disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
   static final ObjectMapper YAML =
       new ObjectMapper(
-              new YAMLFactory()
+              YamlEscapes.factory()
                   .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                   .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
                   .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
@@ -107,7 +110,7 @@ public final class Documents {
         switch (format) {
           case JSON, YAML -> items.writeValue(gen, view);
           case JSONL -> out.println(JSON.writeValueAsString(view));
-          default -> out.println(name);
+          default -> out.println(Printable.escape(name));
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);

@@ -6,8 +6,10 @@ import java.util.Optional;
 /**
  * The rule for text an operator writes and every other operator and node reads back (override
  * reasons, actors, notes): bounded in size, and free of control characters (C0 and C1, DEL, line
- * and paragraph separators, bidirectional overrides and isolates), which would otherwise move the
- * cursor, recolour or fake rows on other operators' terminals.
+ * and paragraph separators, bidirectional marks, embeddings, overrides and isolates), which would
+ * otherwise move the cursor, recolour, fake rows or reorder text on other operators' terminals. The
+ * CLI's output escapes the same characters wherever they come from ({@code
+ * io.breakerctl.cli.output.Printable}).
  */
 public final class OperatorText {
   /** The most bytes (UTF-8) an override reason or a note may take. */
@@ -18,12 +20,18 @@ public final class OperatorText {
 
   private OperatorText() {}
 
-  /** Whether {@code codePoint} is one that text shown to operators must not contain. */
+  /**
+   * Whether {@code codePoint} is one that text shown to operators must not contain: C0 controls
+   * (tab, newline and ESC included), DEL, C1 controls (U+0080-U+009F, U+009B being a one-character
+   * CSI), the line and paragraph separators U+2028 and U+2029, and the bidirectional controls
+   * U+061C, U+200E, U+200F, U+202A-U+202E and U+2066-U+2069.
+   */
   public static boolean isControl(int codePoint) {
     int type = Character.getType(codePoint);
     return type == Character.CONTROL
         || type == Character.LINE_SEPARATOR
         || type == Character.PARAGRAPH_SEPARATOR
+        || codePoint == 0x061C
         || codePoint == 0x200E
         || codePoint == 0x200F
         || (codePoint >= 0x202A && codePoint <= 0x202E)
