@@ -7,7 +7,8 @@ import io.breakerctl.cli.output.OutputFormat;
  * console session (and {@code top} inside it) starts each of its lines from. A line's own option
  * wins for that line only; a line's {@code --context} (like {@code use CONTEXT} for the session)
  * leaves the session's target options out, so that line runs as {@code breakerctl --context NAME}
- * would.
+ * would. {@code --no-color} and {@code -v} have no negation: given to the console, they hold for
+ * every line.
  *
  * @param flags the settings flags (null fields: not given)
  * @param output the {@code -o} format
