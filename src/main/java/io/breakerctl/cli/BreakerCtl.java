@@ -33,6 +33,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
@@ -172,10 +173,21 @@ public final class BreakerCtl implements Callable<Integer> {
       description = "Diagnostics: library warnings and stack traces on stderr.")
   boolean verbose;
 
-  /** Connections kept open across the commands of one console session. */
+  /**
+   * A console session: the connections kept open across its commands and the global options each of
+   * its commands starts from.
+   */
   public interface Sessions {
     /** The services for a command run with these flags in this environment (kept open). */
     ServiceFactory services(Settings.Flags flags, Environment env);
+
+    /**
+     * The global options every command of the session starts from (those the console was started
+     * with, or the context {@code use} switched to); null: none.
+     */
+    default GlobalOptions options() {
+      return null;
+    }
   }
 
   private final Environment env;
@@ -232,6 +244,7 @@ public final class BreakerCtl implements Callable<Integer> {
     cl.setAllowSubcommandsAsOptionParameters(true);
     cl.setExecutionStrategy(
         parseResult -> {
+          root.startFrom(sessions == null ? null : sessions.options(), parseResult);
           Logging.configure(root.verbose);
           try {
             return new CommandLine.RunLast().execute(parseResult);
@@ -275,6 +288,45 @@ public final class BreakerCtl implements Callable<Integer> {
   public Settings.Flags flags() {
     return new Settings.Flags(
         context, redis, mongo, prefix, timeout, redisUser, redisPasswordFile, redisCaFile);
+  }
+
+  /** The global options as given (after a console session's were applied). */
+  public GlobalOptions globals() {
+    return new GlobalOptions(flags(), output, noColor, verbose);
+  }
+
+  /**
+   * Gives every global option the line did not give the session's value; a line that names its own
+   * {@code --context} takes none of the session's target options (see {@link GlobalOptions}).
+   */
+  private void startFrom(GlobalOptions session, ParseResult line) {
+    if (session == null) {
+      return;
+    }
+    Settings.Flags s = session.flags();
+    boolean target = !given(line, "--context");
+    context = given(line, "--context") ? context : s.context();
+    redis = given(line, "--redis") || !target ? redis : s.redis();
+    mongo = given(line, "--mongo") || !target ? mongo : s.mongo();
+    prefix = given(line, "--prefix") || !target ? prefix : s.prefix();
+    redisUser = given(line, "--redis-user") || !target ? redisUser : s.redisUser();
+    redisPasswordFile =
+        given(line, "--redis-password-file") || !target ? redisPasswordFile : s.redisPasswordFile();
+    redisCaFile = given(line, "--redis-ca-file") || !target ? redisCaFile : s.redisCaFile();
+    timeout = given(line, "--timeout") ? timeout : s.timeout();
+    output = given(line, "--output") ? output : session.output();
+    noColor |= session.noColor();
+    verbose |= session.verbose();
+  }
+
+  /** Whether {@code option} was given on the root or on any subcommand of the line. */
+  private static boolean given(ParseResult line, String option) {
+    for (ParseResult p = line; p != null; p = p.subcommand()) {
+      if (p.hasMatchedOption(option)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Connections on demand. */

@@ -81,6 +81,15 @@ public record Settings(
       }
     }
 
+    /**
+     * These flags switched to context {@code name}: the target flags (Redis, MongoDB, prefix, Redis
+     * user, password file, CA file) left out so the context's own apply, as {@code breakerctl
+     * --context NAME} without them would; the timeout stays.
+     */
+    public Flags inContext(String name) {
+      return new Flags(name, null, null, null, timeout, null, null, null);
+    }
+
     private static void nonEmpty(String flag, String value) {
       if (value != null && value.isBlank()) {
         throw CliException.usage(

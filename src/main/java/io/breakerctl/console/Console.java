@@ -1,15 +1,16 @@
 package io.breakerctl.console;
 
 import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.GlobalOptions;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.output.Printable;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,23 +30,34 @@ import picocli.CommandLine;
  * the session's connections, prints its errors and goes on. Ctrl-C stops the running command (its
  * thread is interrupted: a {@code status --watch} ends with exit 5) and clears a half-typed line;
  * Ctrl-D exits.
+ *
+ * <p>Every line starts from the global options the console was started with ({@code breakerctl
+ * --redis URI console} and {@code breakerctl console --redis URI} alike: see {@link
+ * io.breakerctl.cli.GlobalOptions}); a line's own option holds for that line only. {@code use
+ * CONTEXT} switches the session to that context as {@code breakerctl --context CONTEXT} would run
+ * (the target options the console was started with no longer apply; timeout, output and verbosity
+ * stay). The prompt names where the next line acts ({@link TargetLabel}). The history is {@link
+ * ConsoleHistory}: private, and without the lines that carry a secret.
  */
 public final class Console {
   private static final ThreadLocal<Terminal> CURRENT = new ThreadLocal<>();
 
   private final Terminal terminal;
   private final Environment env;
-  private final ConsoleSessions sessions = new ConsoleSessions();
+  private final ConsoleSessions sessions;
   private final TrailingLine output;
   private final PrintWriter writer;
   private final PrintWriter err;
-  private String context;
   private int lastFailure;
 
-  /** A console on {@code terminal}; settings and history locations come from {@code env}. */
-  public Console(Terminal terminal, Environment env) {
+  /**
+   * A console on {@code terminal} whose lines start from {@code options}; settings and history
+   * locations come from {@code env}.
+   */
+  public Console(Terminal terminal, Environment env, GlobalOptions options) {
     this.terminal = terminal;
     this.env = env;
+    this.sessions = new ConsoleSessions(options);
     this.output = new TrailingLine(terminal.writer());
     this.writer = new PrintWriter(output, true);
     this.err = writer;
@@ -71,8 +83,9 @@ public final class Console {
 
   /** Runs until Ctrl-D or {@code exit}; returns 0. */
   public int run() throws IOException {
-    Path history = historyFile(env);
-    Files.createDirectories(history.getParent());
+    Path file = historyFile(env);
+    ConsoleHistory history = new ConsoleHistory(file);
+    history.clean();
     DefaultParser parser = new DefaultParser();
     parser.setEscapeChars(new char[0]);
     LineReader reader =
@@ -83,9 +96,10 @@ public final class Console {
             .completer(
                 new ConsoleCompleter(
                     BreakerCtl.commandLine(env).getCommandSpec(),
-                    prefix -> LiveCandidates.breakerIds(sessions, env, context, prefix),
+                    prefix -> LiveCandidates.breakerIds(sessions, env, prefix),
                     () -> LiveCandidates.contexts(env)))
-            .variable(LineReader.HISTORY_FILE, history)
+            .history(history)
+            .variable(LineReader.HISTORY_FILE, file)
             .variable(LineReader.HISTORY_SIZE, 1000)
             .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true)
             .build();
@@ -110,6 +124,11 @@ public final class Console {
         if (words.get(0).equals("exit") || words.get(0).equals("quit")) {
           break;
         }
+        if (ConsoleHistory.carriesSecret(line)) {
+          err.println(
+              "note: this line holds a secret and is not kept in the history"
+                  + " (--redis-password-file or BREAKERCTL_REDIS_PASSWORD keep it off the line)");
+        }
         execute(words, stdin, true);
       }
     } finally {
@@ -123,8 +142,9 @@ public final class Console {
    * Piped stdin: one command a line (blank lines and {@code #} comments skipped), no prompt;
    * returns the exit code of the last command that failed (0 when none did).
    */
-  public static int piped(Environment env, PrintWriter out, PrintWriter err) throws IOException {
-    Console c = new Console(env, out, err);
+  public static int piped(Environment env, GlobalOptions options, PrintWriter out, PrintWriter err)
+      throws IOException {
+    Console c = new Console(env, options, out, err);
     DefaultParser parser = new DefaultParser();
     parser.setEscapeChars(new char[0]);
     try {
@@ -144,9 +164,10 @@ public final class Console {
     return c.lastFailure;
   }
 
-  private Console(Environment env, PrintWriter out, PrintWriter err) {
+  private Console(Environment env, GlobalOptions options, PrintWriter out, PrintWriter err) {
     this.terminal = null;
     this.env = env;
+    this.sessions = new ConsoleSessions(options);
     this.output = null;
     this.writer = out;
     this.err = err;
@@ -161,16 +182,18 @@ public final class Console {
     return words;
   }
 
+  /** {@code breakerctl (CONTEXT: REDIS, prefix P)> }; {@code breakerctl> } when unresolvable. */
   private String prompt() {
-    String shown = context;
-    if (shown == null) {
-      try {
-        shown = ConfigFile.load(Settings.configPath(env)).currentContext;
-      } catch (RuntimeException e) {
-        shown = null;
-      }
+    try {
+      return "breakerctl (" + TargetLabel.of(settings(sessions.options())) + ")> ";
+    } catch (RuntimeException e) {
+      return "breakerctl> "; // the next command says what is wrong
     }
-    return shown == null ? "breakerctl> " : "breakerctl (" + shown + ")> ";
+  }
+
+  /** The settings lines run with under {@code options} (reads the config, never the network). */
+  private Settings settings(GlobalOptions options) {
+    return Settings.resolve(options.flags(), env);
   }
 
   /** Runs one command line; returns its exit code. */
@@ -194,9 +217,6 @@ public final class Console {
 
   private int run(List<String> words, BufferedReader stdin, boolean interactive) {
     Map<String, String> vars = new HashMap<>(env.variables());
-    if (context != null) {
-      vars.put("BREAKERCTL_CONTEXT", context);
-    }
     if (terminal != null && terminal.getWidth() > 0 && env.get("COLUMNS") == null) {
       vars.put("COLUMNS", Integer.toString(terminal.getWidth()));
     }
@@ -241,19 +261,32 @@ public final class Console {
     }
     String name = words.get(1);
     Path config = Settings.configPath(env);
-    if (ConfigFile.load(config).context(name).isEmpty()) {
+    GlobalOptions switched = sessions.options().inContext(name);
+    Settings settings;
+    try {
+      if (ConfigFile.load(config).context(name).isEmpty()) {
+        err.println(
+            "error: no context '"
+                + Printable.escape(name)
+                + "' in "
+                + config
+                + " (contexts: "
+                + String.join(", ", LiveCandidates.contexts(env))
+                + "); the console stays where it was");
+        return ExitCode.NOT_FOUND;
+      }
+      settings = settings(switched);
+    } catch (CliException e) {
       err.println(
-          "error: no context '"
-              + Printable.escape(name)
-              + "' in "
-              + config
-              + " (contexts: "
-              + String.join(", ", LiveCandidates.contexts(env))
-              + ")");
-      return ExitCode.NOT_FOUND;
+          "error: " + Printable.escape(e.getMessage()) + "; the console stays where it was");
+      return e.exitCode();
     }
-    context = name;
-    writer.println("using context '" + name + "' for the commands of this console");
+    sessions.options(switched);
+    writer.println(
+        "using context '"
+            + Printable.escape(name)
+            + "' for the commands of this console: "
+            + TargetLabel.of(settings));
     return ExitCode.OK;
   }
 }

@@ -2,17 +2,34 @@ package io.breakerctl.console;
 
 import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.Environment;
+import io.breakerctl.cli.GlobalOptions;
 import io.breakerctl.cli.ServiceFactory;
 import io.breakerctl.cli.Settings;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The connections of one console session: one set of services per (flags, context) in use, opened
+ * One console session: the global options its lines start from (those the console was started with,
+ * until {@code use CONTEXT} switches them), and one set of connections per settings in use, opened
  * on the first command that needs them and kept until the console ends.
  */
 final class ConsoleSessions implements BreakerCtl.Sessions, AutoCloseable {
   private final Map<String, ServiceFactory> open = new LinkedHashMap<>();
+  private volatile GlobalOptions options;
+
+  ConsoleSessions(GlobalOptions options) {
+    this.options = options;
+  }
+
+  @Override
+  public GlobalOptions options() {
+    return options;
+  }
+
+  /** Makes {@code options} the session's from the next line on. */
+  void options(GlobalOptions options) {
+    this.options = options;
+  }
 
   @Override
   public synchronized ServiceFactory services(Settings.Flags flags, Environment env) {
@@ -20,7 +37,7 @@ final class ConsoleSessions implements BreakerCtl.Sessions, AutoCloseable {
     return open.computeIfAbsent(key, k -> BreakerCtl.newServices(flags, env));
   }
 
-  /** How many sets of connections are open (one per context used). */
+  /** How many sets of connections are open (one per settings used). */
   synchronized int size() {
     return open.size();
   }

@@ -7,9 +7,7 @@ import io.breakerctl.cli.ServiceFactory;
 import io.breakerctl.cli.Settings;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -23,18 +21,12 @@ final class LiveCandidates {
 
   private LiveCandidates() {}
 
-  /** Ids starting with {@code prefix}, in the context in use ({@code null}: the default one). */
-  static List<String> breakerIds(
-      ConsoleSessions sessions, Environment env, String context, String prefix) {
+  /** Ids starting with {@code prefix}, where the session's next line acts. */
+  static List<String> breakerIds(ConsoleSessions sessions, Environment env, String prefix) {
     TreeSet<String> ids = new TreeSet<>();
     try {
-      Map<String, String> vars = new HashMap<>(env.variables());
-      if (context != null) {
-        vars.put("BREAKERCTL_CONTEXT", context);
-      }
-      Environment e = new Environment(vars, false, env.clock(), env.stdin(), env.user());
-      ServiceFactory services =
-          sessions.services(new Settings.Flags(null, null, null, null, null, null, null, null), e);
+      Environment e = new Environment(env.variables(), false, env.clock(), env.stdin(), env.user());
+      ServiceFactory services = sessions.services(sessions.options().flags(), e);
       Duration timeout = services.settings().timeout();
       services
           .redis()

@@ -36,6 +36,9 @@ import picocli.CommandLine.Spec;
       "Keys: q quit, up/down (j/k) select, / filter, s sort (severity, id, failures), o force the"
           + " selected breaker open, c clear its override (both ask a reason and a confirmation and"
           + " are audited like 'breakerctl force'), r refresh. Ctrl-C leaves.",
+      "It acts on the cluster of the global options it was started with (inside the console:"
+          + " the session's); the header names it: the context, the Redis address (password"
+          + " hidden) and the prefix.",
       "On a dumb terminal (or with stdout not a terminal) it says so and runs 'status --watch'."
     })
 public final class TopCommand implements Callable<Integer> {
@@ -97,7 +100,7 @@ public final class TopCommand implements Callable<Integer> {
     }
     RedisBreakerStore store = services.redis();
     Duration timeout = services.settings().timeout();
-    String title = services.settings().redis();
+    String title = TargetLabel.of(services.settings());
     boolean colour = root.env().get("NO_COLOR") == null && root.style().colour();
     new Top(
             terminal,

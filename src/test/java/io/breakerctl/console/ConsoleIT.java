@@ -17,7 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,7 +36,10 @@ class ConsoleIT {
   @RegisterExtension static final RedisExtension redis = RedisExtension.standalone();
 
   private static final Duration BOUND = Duration.ofSeconds(15);
-  private static final String PROMPT = "breakerctl> ";
+
+  /** The end of the prompt ({@code breakerctl (redis://127.0.0.1:PORT, prefix cb)> }). */
+  private static final String PROMPT = ", prefix cb)> ";
+
   private static MongoServer mongo;
   private static String mongoUri;
 
@@ -76,19 +79,8 @@ class ConsoleIT {
 
   private VirtualTerminal console(RedisServerProcess server, String type) throws Exception {
     return new VirtualTerminal(
-        Map.of(
-            "BREAKERCTL_REDIS",
-            server.uri(),
-            "BREAKERCTL_MONGO",
-            mongoUri,
-            "BREAKERCTL_TIMEOUT",
-            "3s",
-            "XDG_STATE_HOME",
-            home.resolve("state").toString(),
-            "XDG_CONFIG_HOME",
-            home.resolve("config").toString(),
-            "NO_COLOR",
-            "1"),
+        VirtualTerminal.variables(
+            home, "BREAKERCTL_REDIS", server.uri(), "BREAKERCTL_MONGO", mongoUri),
         120,
         40,
         type);
@@ -221,7 +213,10 @@ class ConsoleIT {
       t.type("use green\r");
       t.awaitText(s -> s.contains("no context 'green'"), BOUND, "the unknown context");
       t.type("use blue\r");
-      t.awaitText(s -> s.contains("breakerctl (blue)> "), BOUND, "the context in the prompt");
+      t.awaitText(
+          s -> s.contains("breakerctl (blue: " + server.uri() + PROMPT),
+          BOUND,
+          "the context in the prompt");
       t.type("status claims:*\r");
       t.awaitText(s -> s.contains("claims:members"), BOUND, "status in the context");
     }
@@ -261,7 +256,7 @@ class ConsoleIT {
   }
 
   private static int prompts(String text) {
-    return text.split(PROMPT, -1).length - 1;
+    return text.split(Pattern.quote(PROMPT), -1).length - 1;
   }
 
   private static long clients(RedisServerProcess server) {

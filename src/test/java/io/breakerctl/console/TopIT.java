@@ -59,7 +59,7 @@ class TopIT {
         RedisBreakerStore.await(
             store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), policy));
       }
-      t.awaitText(s -> s.contains("breakerctl> "), BOUND, "the prompt");
+      t.awaitText(s -> s.contains(", prefix cb)> "), BOUND, "the prompt");
       t.type("top --interval 30s\r");
       t.awaitScreen(
           s -> row(s, "checkout:payments").contains("CLOSED") && s.contains("claims:members"),

@@ -1,6 +1,8 @@
 package io.breakerctl.console;
 
+import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.Environment;
+import io.breakerctl.cli.GlobalOptions;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -8,16 +10,20 @@ import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.jline.builtins.ScreenTerminal;
 import org.jline.terminal.Size;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.impl.ExternalTerminal;
+import picocli.CommandLine;
 
 /**
  * A real JLine terminal (an xterm over piped streams, fixed size) running a {@link Console} on its
@@ -41,8 +47,12 @@ final class VirtualTerminal implements AutoCloseable {
     this(variables, columns, rows, "xterm");
   }
 
-  /** A terminal of {@code type} (e.g. {@code dumb}). */
-  VirtualTerminal(Map<String, String> variables, int columns, int rows, String type)
+  /**
+   * A terminal of {@code type} (e.g. {@code dumb}) running the console as {@code breakerctl
+   * GLOBALS... console} would: {@code globals} are parsed by the command model.
+   */
+  VirtualTerminal(
+      Map<String, String> variables, int columns, int rows, String type, String... globals)
       throws IOException {
     screen = new ScreenTerminal(columns, rows);
     PipedInputStream in = new PipedInputStream(keys, 64 * 1024);
@@ -70,11 +80,14 @@ final class VirtualTerminal implements AutoCloseable {
     Environment env =
         new Environment(
             variables, true, Clock.systemUTC(), new BufferedReader(new StringReader("")), "it");
+    CommandLine model = BreakerCtl.commandLine(env);
+    model.parseArgs(Stream.concat(Stream.of(globals), Stream.of("console")).toArray(String[]::new));
+    GlobalOptions options = ((BreakerCtl) model.getCommand()).globals();
     thread =
         new Thread(
             () -> {
               try {
-                code.set(new Console(terminal, env).run());
+                code.set(new Console(terminal, env, options).run());
               } catch (Throwable t) {
                 failure = t;
               }
@@ -83,6 +96,25 @@ final class VirtualTerminal implements AutoCloseable {
     thread.setDaemon(true);
     thread.start();
   }
+
+  /**
+   * The variables of a console confined to {@code home}: its XDG config and state there, no colour,
+   * a 3 s timeout; plus {@code more} (name, value, ...).
+   */
+  static Map<String, String> variables(Path home, String... more) {
+    Map<String, String> all = new HashMap<>();
+    all.put("XDG_STATE_HOME", home.resolve("state").toString());
+    all.put("XDG_CONFIG_HOME", home.resolve("config").toString());
+    all.put("BREAKERCTL_TIMEOUT", "3s");
+    all.put("NO_COLOR", "1");
+    for (int i = 0; i + 1 < more.length; i += 2) {
+      all.put(more[i], more[i + 1]);
+    }
+    return all;
+  }
+
+  /** How long a test waits for what the console should show (far above any normal run). */
+  static final Duration BOUND = Duration.ofSeconds(15);
 
   /** Up-arrow as an xterm sends it in keypad mode (which JLine's reader turns on). */
   static final String UP = "\u001bOA";
