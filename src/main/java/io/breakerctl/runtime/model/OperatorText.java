@@ -8,8 +8,8 @@ import java.util.Optional;
  * reasons, actors, notes): bounded in size, and free of control characters (C0 and C1, DEL, line
  * and paragraph separators, bidirectional marks, embeddings, overrides and isolates), which would
  * otherwise move the cursor, recolour, fake rows or reorder text on other operators' terminals. The
- * CLI's output escapes the same characters wherever they come from ({@code
- * io.breakerctl.cli.output.Printable}).
+ * CLI's output escapes the same characters wherever they come from (its output package's sanitiser,
+ * which calls {@link #isControl}: the arrow points from the CLI to the runtime).
  */
 public final class OperatorText {
   /** The most bytes (UTF-8) an override reason or a note may take. */
