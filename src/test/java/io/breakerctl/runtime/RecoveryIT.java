@@ -155,7 +155,14 @@ class RecoveryIT {
     RedisBreakerStore.await(
         store.override(
             id, new OverrideRequest(OverrideKind.CLEAR, "oncall", "done", Duration.ZERO, "c-2")));
-    Poll.until(Duration.ofSeconds(3), "cleared", () -> cb.view().state() == State.CLOSED);
+    // the view changes before the listener hears of it (the node emits after it let go of its
+    // lock): wait for the event, not for the state, or a starved refresh thread loses the race
+    Poll.until(
+        Duration.ofSeconds(3),
+        "cleared and heard",
+        () ->
+            cb.view().state() == State.CLOSED
+                && events.stream().anyMatch(e -> e.type() == CircuitEvent.Type.TRANSITION));
     assertThat(events)
         .filteredOn(e -> e.type() == CircuitEvent.Type.TRANSITION)
         .singleElement()
