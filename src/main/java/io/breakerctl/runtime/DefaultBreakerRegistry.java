@@ -959,11 +959,23 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     flushEverything();
-    if (cfg.mode() != Mode.LOCAL && guard.up()) {
+    // The periodic tasks stop before the node says it leaves: a beat sent after that mark (a
+    // scheduler thread that checked the guard just before close) would put the node back in the
+    // fleet view for three intervals. Beats are issued on the store's connection in order, so
+    // once the scheduler has ended every beat is ahead of the mark.
+    scheduler.shutdown();
+    try {
+      scheduler.awaitTermination(cfg.commandTimeout().toMillis() + 100, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (cfg.mode() != Mode.LOCAL) {
       BreakerStore st = store;
       if (st != null) {
         try {
-          // out of the fleet view now rather than when its last beat runs out
+          // out of the fleet view now rather than when its last beat runs out; tried even while
+          // degraded (one write bounded by the command timeout): a node degraded by a slow
+          // answer still reaches Redis, and one that cannot fails at once
           BreakerStore.await(st.alive(cfg.nodeId(), java.time.Duration.ZERO), cfg.commandTimeout());
         } catch (RuntimeException e) {
           // its last beat runs out on its own
