@@ -2478,13 +2478,16 @@ function _picocli_breakerctl_replay_restore() {
 
   local commands=""
   local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--reason' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local arg_opts="'--reason' '--from-deployment' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--reason')
+      return
+      ;;
+    '--from-deployment')
       return
       ;;
     '--context')

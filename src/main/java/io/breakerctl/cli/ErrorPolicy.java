@@ -6,6 +6,7 @@ import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlPermissionException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
+import io.breakerctl.runtime.control.DeploymentMismatchException;
 import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.redis.MalformedBreakerException;
 import io.breakerctl.runtime.redis.StoreException;
@@ -123,6 +124,9 @@ final class ErrorPolicy
     }
     if (ex instanceof PolicyConflictException) {
       return ExitCode.CONFLICT;
+    }
+    if (ex instanceof DeploymentMismatchException d) {
+      return d.unknown() ? ExitCode.NOT_FOUND : ExitCode.CONFLICT;
     }
     if (ex instanceof CliException c) {
       return c.exitCode();

@@ -75,7 +75,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
         BreakerId id = queue.poll(500, TimeUnit.MILLISECONDS);
         RedisBreakerStore s = store.get();
         if (id != null && s != null) {
-          new HistoryForwarder(db, s, node, clock).syncBreaker(id);
+          fleetForwarder(s).syncBreaker(id); // one identity lookup per store, not per hand-off
           health.succeeded(BackgroundTask.FORWARDING);
         }
       } catch (InterruptedException e) {

@@ -37,7 +37,11 @@ import picocli.CommandLine.Spec;
       "Shows the plan (RESTORE, INTACT, ALREADY_RESTORED, MOVED_ON: keys that moved on are never"
           + " set back, NOT_NEEDED), then asks on a terminal or takes --yes; --dry-run shows the"
           + " plan only. Running it twice changes nothing the second time. Exit 6 when a breaker"
-          + " failed (the others proceeded; run it again)."
+          + " failed (the others proceeded; run it again).",
+      "Only the deployment's own history: the Redis's identity (key <prefix>:deployment, or the"
+          + " deployment it was reached at before when its data is lost) selects it. A Redis that"
+          + " is no deployment on record, while others are, is refused (exit 3) with those listed;"
+          + " --from-deployment restores one of them into it deliberately."
     })
 public final class ReplayRestoreCommand implements Callable<Integer> {
 
@@ -56,6 +60,15 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
       description = "Why, in each audit record (default: ${DEFAULT-VALUE}).")
   String reason;
 
+  @Option(
+      names = "--from-deployment",
+      paramLabel = "ID",
+      description =
+          "Restore the history of deployment ID (d-...; the refusal lists those on record) into"
+              + " this Redis though it is another deployment or none yet: a new deployment,"
+              + " deliberately. Unknown ID: exit 7.")
+  String fromDeployment;
+
   @Mixin MutationOptions mutation;
 
   @Mixin OutputOptions output;
@@ -68,6 +81,10 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
     BreakerPattern p = ReplayCommand.pattern(pattern);
     BreakerRestore restore =
         new BreakerRestore(root.services().control(), root.services().redis(), root.env().clock());
+    if (fromDeployment != null) {
+      Confirmation.checkText("--from-deployment", fromDeployment, 64);
+      restore = restore.from(fromDeployment);
+    }
     RestorePlan plan = restore.plan(p);
     List<String> todo =
         plan.with(RestoreAction.RESTORE).stream().map(i -> i.id().toString()).toList();
@@ -75,8 +92,20 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
       print(plan);
       if (todo.isEmpty() && !mutation.dryRun()) {
         spec.commandLine().getErr().println("Nothing to restore.");
-        spec.commandLine().getErr().flush();
       }
+      if (todo.isEmpty() && !plan.source().others().isEmpty()) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "hint: history of other deployments of this prefix is not restored here ("
+                    + String.join(
+                        "; ",
+                        plan.source().others().stream()
+                            .map(d -> Printable.escape(d.describe()))
+                            .toList())
+                    + "); --from-deployment ID restores one of them into this Redis");
+      }
+      spec.commandLine().getErr().flush();
       return ExitCode.OK;
     }
     if (output.format().isTable()) {
@@ -114,6 +143,15 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
     OutputFormat format = output.format();
     List<RestoreView> items = plan.items().stream().map(ReplayViews::of).toList();
     if (format.isTable()) {
+      out.println(
+          "From "
+              + plan.source()
+                  .deployment()
+                  .map(d -> "deployment " + Printable.escape(d))
+                  .orElse("history")
+              + " ("
+              + Printable.escape(plan.source().basis())
+              + ")");
       out.println(plan.dryRun() ? "Plan (nothing written yet):" : "Restored:");
       if (items.isEmpty()) {
         out.println("No breakers in history.");
@@ -126,7 +164,12 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
       Documents.single(
           format,
           "RestorePlan",
-          new RestorePlanView(plan.dryRun(), plan.correlationId(), items),
+          new RestorePlanView(
+              plan.dryRun(),
+              plan.correlationId(),
+              plan.source().deployment().orElse(null),
+              plan.source().into().orElse(null),
+              items),
           out);
     }
     out.flush();

@@ -89,8 +89,13 @@ public final class ReplayViews {
       String detail) {}
 
   /** A restore's plan or report. */
-  @JsonPropertyOrder({"dryRun", "correlationId", "items"})
-  public record RestorePlanView(boolean dryRun, String correlationId, List<RestoreView> items) {}
+  @JsonPropertyOrder({"dryRun", "correlationId", "fromDeployment", "intoDeployment", "items"})
+  public record RestorePlanView(
+      boolean dryRun,
+      String correlationId,
+      String fromDeployment,
+      String intoDeployment,
+      List<RestoreView> items) {}
 
   static BreakerAt of(ReplayState s) {
     return new BreakerAt(

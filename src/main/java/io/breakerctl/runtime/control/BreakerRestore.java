@@ -30,18 +30,135 @@ import java.util.UUID;
  * history's newest is left alone and reported ({@link RestoreAction#MOVED_ON}); the script decides
  * that again atomically, so a transition that lands between plan and restore is not overwritten.
  * Running a restore twice changes nothing the second time.
+ *
+ * <p><b>Only a deployment's own history.</b> History is restored only into the deployment it
+ * belongs to ({@link Deployments}): the Redis's identity (its key, or, when its data is lost, the
+ * recorded deployment it was reached at before) selects the history documents of that deployment
+ * (and those stored before identities existed). A Redis that is no recorded deployment, while
+ * others are on record for its prefix, is refused (exit 3 in the CLI) with the recorded ones
+ * listed; naming one ({@link #from}, {@code --from-deployment}) restores that deployment's history
+ * into it: a new deployment, deliberately.
  */
 public final class BreakerRestore {
 
   private final ControlDatabase db;
   private final RedisBreakerStore redis;
   private final Clock clock;
+  private final Deployments deployments;
+  private final Optional<String> named;
 
-  /** A restore from {@code db} into {@code redis}. */
+  /** A restore from {@code db} into {@code redis} of the Redis's own deployment's history. */
   public BreakerRestore(ControlDatabase db, RedisBreakerStore redis, Clock clock) {
+    this(db, redis, clock, Optional.empty());
+  }
+
+  private BreakerRestore(
+      ControlDatabase db, RedisBreakerStore redis, Clock clock, Optional<String> named) {
     this.db = db;
     this.redis = redis;
     this.clock = clock;
+    this.deployments = new Deployments(db);
+    this.named = named;
+  }
+
+  /**
+   * A restore of deployment {@code id}'s history into this Redis, whichever deployment the Redis
+   * is: the explicit way to restore into a new deployment.
+   */
+  public BreakerRestore from(String id) {
+    return new BreakerRestore(db, redis, clock, Optional.of(id));
+  }
+
+  /**
+   * Whose history a restore takes.
+   *
+   * @param deployment the deployment whose history is restored; empty when none is on record for
+   *     the prefix (every history document then)
+   * @param into the Redis's own identity, empty when it has none yet
+   * @param basis how the two were found, for the plan's header
+   * @param others the other deployments on record for the prefix (their history is not restored)
+   */
+  public record Source(
+      Optional<String> deployment,
+      Optional<String> into,
+      String basis,
+      List<Deployments.Deployment> others) {}
+
+  /**
+   * Checks which history goes into this Redis.
+   *
+   * @throws DeploymentMismatchException when the Redis is no recorded deployment while others are
+   *     on record (name one with {@link #from}), or when the one named is not on record
+   */
+  public Source source() {
+    Deployments.Identity me = deployments.identify(redis);
+    String prefix = redis.keys().prefix();
+    Optional<String> into = me.id();
+    String how =
+        me.key().isPresent()
+            ? "this Redis's identity (key " + redis.keys().deployment() + ")"
+            : me.atAddress()
+                .map(
+                    d ->
+                        "its data lost; recognised by its address ("
+                            + String.join(", ", redis.addresses())
+                            + ")")
+                .orElse("");
+    if (named.isPresent()) {
+      String n = named.get();
+      if (me.recorded().stream().noneMatch(d -> d.id().equals(n)) && !into.equals(named)) {
+        throw new DeploymentMismatchException(
+            "no deployment "
+                + n
+                + " on record for prefix '"
+                + prefix
+                + "'"
+                + recordedList(me.recorded())
+                + "; nothing was restored",
+            true);
+      }
+      String basis =
+          into.equals(named)
+              ? "named, and this Redis's own: " + how
+              : "named with --from-deployment: restored into "
+                  + into.map(i -> "deployment " + i).orElse("this Redis, a new deployment");
+      return new Source(named, into, basis, others(me.recorded(), n));
+    }
+    if (into.isPresent()) {
+      return new Source(into, into, how, others(me.recorded(), into.get()));
+    }
+    if (me.recorded().isEmpty()) {
+      return new Source(
+          Optional.empty(),
+          Optional.empty(),
+          "no deployment on record for prefix '" + prefix + "': every history document",
+          List.of());
+    }
+    throw new DeploymentMismatchException(
+        "this Redis ("
+            + (redis.addresses().isEmpty()
+                ? "address unknown"
+                : String.join(", ", redis.addresses()))
+            + ") is no deployment on record for prefix '"
+            + prefix
+            + "', and the history there belongs to other deployments"
+            + recordedList(me.recorded())
+            + "; nothing was restored. To restore one of them into this Redis as a new deployment,"
+            + " name it: --from-deployment "
+            + me.recorded().get(0).id(),
+        false);
+  }
+
+  private static List<Deployments.Deployment> others(
+      List<Deployments.Deployment> recorded, String id) {
+    return recorded.stream().filter(d -> !d.id().equals(id)).toList();
+  }
+
+  private static String recordedList(List<Deployments.Deployment> recorded) {
+    return recorded.isEmpty()
+        ? " (none is)"
+        : ": "
+            + String.join("; ", recorded.stream().map(Deployments.Deployment::describe).toList());
   }
 
   /**
@@ -52,9 +169,10 @@ public final class BreakerRestore {
    */
   public RestorePlan plan(BreakerPattern pattern) {
     String corr = UUID.randomUUID().toString();
-    List<Planned> planned = planned(pattern);
+    Source source = source();
+    List<Planned> planned = planned(pattern, source);
     long time = planned.stream().mapToLong(Planned::redisTimeMillis).max().orElse(0);
-    return new RestorePlan(planned.stream().map(Planned::item).toList(), true, time, corr);
+    return new RestorePlan(planned.stream().map(Planned::item).toList(), true, time, corr, source);
   }
 
   /** A plan's item with the history steps a restore writes from. */
@@ -65,9 +183,10 @@ public final class BreakerRestore {
       long overrideUntilMillis,
       long redisTimeMillis) {}
 
-  private List<Planned> planned(BreakerPattern pattern) {
+  private List<Planned> planned(BreakerPattern pattern, Source source) {
     Map<String, BreakerFold> folds = new TreeMap<>();
     new Replay(db, null)
+        .of(source.deployment())
         .steps(
             pattern,
             s ->
@@ -155,7 +274,13 @@ public final class BreakerRestore {
       throw new IllegalArgumentException("restore actor must not be empty");
     }
     String corr = UUID.randomUUID().toString();
-    List<Planned> plan = planned(pattern);
+    Source source = source();
+    List<Planned> plan = planned(pattern, source);
+    if (plan.stream().anyMatch(p -> p.item().action() == RestoreAction.RESTORE)) {
+      // the Redis takes (or keeps) its identity before a breaker is written: what it forwards
+      // from now on is its own history
+      deployments.ensure(redis, clock);
+    }
     Map<PolicyId, PolicyVersion> policies = new PolicyStore(db).allInForce(clock.instant());
     AuditLog audit = new AuditLog(db);
     List<RestoreItem> out = new ArrayList<>();
@@ -173,7 +298,7 @@ public final class BreakerRestore {
         out.add(item.with(RestoreAction.FAILED, item.epoch(), e.getMessage()));
       }
     }
-    return new RestorePlan(out, false, time, corr);
+    return new RestorePlan(out, false, time, corr, source);
   }
 
   private RestoreItem restoreOne(

@@ -59,6 +59,9 @@ public final class ControlDatabase implements AutoCloseable {
   /** Deferred requests, replayed when the dependency recovers. */
   public static final String DEFERRED = "deferred";
 
+  /** The deployments whose history is stored here ({@link Deployments}); {@code _id} = identity. */
+  public static final String DEPLOYMENTS = "deployments";
+
   private final MongoClient client;
   private final boolean owned;
   private final MongoDatabase database;

@@ -27,7 +27,8 @@ final class ControlPrivileges {
           ControlDatabase.CURSORS,
           ControlDatabase.GAPS,
           ControlDatabase.SNAPSHOTS,
-          ControlDatabase.DEFERRED);
+          ControlDatabase.DEFERRED,
+          ControlDatabase.DEPLOYMENTS);
 
   private ControlPrivileges() {}
 

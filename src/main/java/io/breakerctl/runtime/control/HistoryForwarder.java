@@ -10,6 +10,7 @@ import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.ForwardState;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -72,7 +73,9 @@ public final class HistoryForwarder {
   private final String actor;
   private final Clock clock;
   private final Duration retention;
+  private final Deployments deployments;
   private Instant lastFullSweep;
+  private volatile String deployment;
 
   /**
    * A forwarder that prunes documents older than {@link HistoryRetention#DEFAULT_MAX_AGE}.
@@ -101,6 +104,7 @@ public final class HistoryForwarder {
     this.actor = actor;
     this.clock = clock;
     this.retention = retention;
+    this.deployments = new Deployments(db);
   }
 
   /**
@@ -131,6 +135,9 @@ public final class HistoryForwarder {
   }
 
   private SyncResult sweep(boolean full) {
+    if (full || deployment == null) {
+      identify();
+    }
     List<BreakerId> ids = new ArrayList<>();
     if (full) {
       redis.forEachBreaker(ids::add);
@@ -175,8 +182,30 @@ public final class HistoryForwarder {
    * @throws RuntimeException when Redis or MongoDB fails; the next pass retries
    */
   public SyncResult syncBreaker(BreakerId id) {
+    if (deployment == null) {
+      identify();
+    }
     int[] n = forward(id, RedisBreakerStore.await(redis.forwardState(id)));
     return new SyncResult(1, n[0], n[1], List.of());
+  }
+
+  /**
+   * Finds (or sets) the identity of the Redis this forwarder reads, which every history document it
+   * stores carries ({@link Deployments}). A Redis or an identity that refuses it (an ACL without
+   * SET, say) leaves the documents without one, as before identities existed, and is tried again at
+   * the next full sweep.
+   */
+  private void identify() {
+    try {
+      deployment = deployments.ensure(redis, clock);
+    } catch (StoreException e) {
+      // history is still forwarded; the documents carry no identity until a sweep sets one
+    }
+  }
+
+  /** The identity stored history documents carry, null while none is known. */
+  String deployment() {
+    return deployment;
   }
 
   /** Forwards one breaker's events; returns {newly stored events, newly stored audits}. */
@@ -268,6 +297,10 @@ public final class HistoryForwarder {
             .append("cause", e.field("cause"))
             .append("fields", fields)
             .append("storedAt", Date.from(clock.instant()));
+    String from = deployment;
+    if (from != null) {
+      doc.append("deployment", from);
+    }
     return db.call(
         "store history " + ref.key(),
         () -> {

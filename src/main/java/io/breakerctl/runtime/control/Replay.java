@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.control;
 
+import com.mongodb.client.model.Filters;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerEvent;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -27,6 +29,7 @@ public final class Replay {
 
   private final ControlDatabase db;
   private final RedisBreakerStore redis;
+  private final Optional<String> deployment;
 
   /**
    * A replay.
@@ -35,8 +38,21 @@ public final class Replay {
    * @param redis the breakers' store for the unforwarded tail, or null for MongoDB alone
    */
   public Replay(ControlDatabase db, RedisBreakerStore redis) {
+    this(db, redis, Optional.empty());
+  }
+
+  private Replay(ControlDatabase db, RedisBreakerStore redis, Optional<String> deployment) {
     this.db = db;
     this.redis = redis;
+    this.deployment = deployment;
+  }
+
+  /**
+   * The same replay of one deployment's history only ({@link Deployments}): the documents it stored
+   * and those stored before identities existed. Empty: every document.
+   */
+  public Replay of(Optional<String> deployment) {
+    return new Replay(db, redis, deployment);
   }
 
   /**
@@ -124,7 +140,16 @@ public final class Replay {
         () -> {
           for (Document d :
               db.collection(ControlDatabase.HISTORY)
-                  .find(pattern.filter("breakerId"))
+                  .find(
+                      deployment
+                          .map(
+                              d ->
+                                  Filters.and(
+                                      pattern.filter("breakerId"),
+                                      Filters.or(
+                                          Filters.eq("deployment", d),
+                                          Filters.exists("deployment", false))))
+                          .orElseGet(() -> pattern.filter("breakerId")))
                   .batchSize(2000)) {
             ReplayStep s = ReplayStep.of(d);
             if (seen.isEmpty() || !seen.contains(s.key().id())) {

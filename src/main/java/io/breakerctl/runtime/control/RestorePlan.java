@@ -9,9 +9,14 @@ import java.util.List;
  * @param dryRun whether nothing was written
  * @param redisTimeMillis the Redis time the plan was made at
  * @param correlationId the restore's correlation id (each breaker's audit record extends it)
+ * @param source whose history is restored, and why that one ({@link BreakerRestore.Source})
  */
 public record RestorePlan(
-    List<RestoreItem> items, boolean dryRun, long redisTimeMillis, String correlationId) {
+    List<RestoreItem> items,
+    boolean dryRun,
+    long redisTimeMillis,
+    String correlationId,
+    BreakerRestore.Source source) {
 
   /** Copies the list. */
   public RestorePlan {

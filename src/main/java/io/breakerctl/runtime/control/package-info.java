@@ -14,7 +14,8 @@
  *       index {@code correlationId}.
  *   <li>{@code notes}: {@code {_id, breakerId, actor, at, text}}.
  *   <li>{@code history}: one document per transition, {@code _id = breakerId|epoch|streamId},
- *       unique index {@code (breakerId, epoch, streamId)}.
+ *       unique index {@code (breakerId, epoch, streamId)}; {@code deployment} names the Redis it
+ *       came from (absent on documents forwarded before identities existed).
  *   <li>{@code cursors}: the forwarder's cursor {@code {_id: breakerId|epoch, lastStreamId}}.
  *   <li>{@code gaps}: events a stream's cap dropped before forwarding {@code {_id: breakerId|epoch,
  *       breakerId, epoch, dropped, at}} ({@code at} = the epoch's start, the gap's timeline place).
@@ -22,6 +23,9 @@
  *       source, capturedAt, approvedBy, expiresAt, status, payload: {keyId, nonce, data}}}.
  *   <li>{@code deferred}: deferred requests {@code {_id: trackingId, breakerId, payload, status,
  *       attempts, result, createdAt}}.
+ *   <li>{@code deployments}: the Redis deployments whose history is stored here {@code {_id: d-<12
+ *       hex>, prefix, addresses: [host:port], firstSeen, lastSeen}} ({@link
+ *       io.breakerctl.runtime.control.Deployments}).
  * </ul>
  *
  * <p>Indexes are created idempotently on first use ({@link

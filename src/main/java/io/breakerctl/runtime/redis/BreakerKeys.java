@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
  *   &lt;prefix&gt;:{&lt;id&gt;}:nodeinfo hash: node id -&gt; heartbeat JSON (state, policy, degraded, at)
  *   &lt;prefix&gt;:{&lt;id&gt;}:unfwd    string: present while events await the history forwarder
  *   &lt;prefix&gt;:events          pub/sub channel: every transition and warmed policy, as JSON
+ *   &lt;prefix&gt;:deployment      string: the deployment's identity, which its history carries
  * </pre>
  */
 public final class BreakerKeys {
@@ -50,6 +51,15 @@ public final class BreakerKeys {
   /** The prefix. */
   public String prefix() {
     return prefix;
+  }
+
+  /**
+   * The deployment's identity ({@code d-} and 12 hex digits): set once, when history is first
+   * forwarded from this Redis or restored into it; never expires. See {@code
+   * io.breakerctl.runtime.control.Deployments}.
+   */
+  public String deployment() {
+    return prefix + ":deployment";
   }
 
   /** The state hash. */

@@ -22,6 +22,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.StreamMessage;
@@ -52,8 +53,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -89,6 +93,7 @@ public final class RedisBreakerStore implements BreakerStore {
   private final String idleTtlMillis;
   private final Map<Policy, String> policyArgs = new ConcurrentHashMap<>();
   private final Map<BreakerId, Target> targets = new ConcurrentHashMap<>();
+  private volatile List<String> addresses = List.of();
 
   /**
    * A breaker as the scripts address it: its keys (built once), the lean acquire's one key, and
@@ -221,20 +226,7 @@ public final class RedisBreakerStore implements BreakerStore {
         }
         String info = await(c.async().info("cluster"), config.timeout(), "INFO cluster", where);
         if (!info.contains("cluster_enabled:1")) {
-          c.setTimeout(config.commandTimeout());
-          return new RedisBreakerStore(
-              client,
-              c,
-              c.async(),
-              null,
-              () -> {
-                c.close();
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-                resources.shutdown(0, 2, TimeUnit.SECONDS);
-              },
-              config.prefix(),
-              config.idleTtl(),
-              config.commandTimeout());
+          return opened(uris, client, c, c.async(), null, resources, config);
         }
         c.close();
         client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
@@ -276,20 +268,7 @@ public final class RedisBreakerStore implements BreakerStore {
         resources.shutdown(0, 1, TimeUnit.SECONDS);
         throw e;
       }
-      c.setTimeout(config.commandTimeout());
-      return new RedisBreakerStore(
-          client,
-          c,
-          c.async(),
-          c,
-          () -> {
-            c.close();
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
-          },
-          config.prefix(),
-          config.idleTtl(),
-          config.commandTimeout());
+      return opened(uris, client, c, c.async(), c, resources, config);
     } catch (RuntimeException e) {
       resources.shutdown(0, 1, TimeUnit.SECONDS);
       StoreException failure = StoreErrors.translate("connect to " + where, e);
@@ -338,6 +317,90 @@ public final class RedisBreakerStore implements BreakerStore {
     }
   }
 
+  /** The store on a connection {@link #connect} opened: closing it shuts the client down. */
+  private static RedisBreakerStore opened(
+      List<RedisURI> uris,
+      AbstractRedisClient client,
+      StatefulConnection<String, String> c,
+      RedisClusterAsyncCommands<String, String> commands,
+      StatefulRedisClusterConnection<String, String> cluster,
+      ClientResources resources,
+      StoreConfig config) {
+    c.setTimeout(config.commandTimeout());
+    return addressed(
+        uris,
+        new RedisBreakerStore(
+            client,
+            c,
+            commands,
+            cluster,
+            () -> {
+              c.close();
+              client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+              resources.shutdown(0, 2, TimeUnit.SECONDS);
+            },
+            config.prefix(),
+            config.idleTtl(),
+            config.commandTimeout()));
+  }
+
+  /**
+   * Records where the store connected ({@link #addresses}): the URIs' servers (each sentinel of a
+   * Sentinel URI, with the master's name) and, on a Cluster, every node of its topology.
+   */
+  private static RedisBreakerStore addressed(List<RedisURI> uris, RedisBreakerStore store) {
+    Set<String> out = new TreeSet<>();
+    for (RedisURI u : uris) {
+      if (u.getSentinels().isEmpty()) {
+        out.add(address(u.getHost(), u.getPort()));
+      } else {
+        for (RedisURI s : u.getSentinels()) {
+          out.add(address(s.getHost(), s.getPort()) + "/" + u.getSentinelMasterId());
+        }
+      }
+    }
+    if (store.cluster != null) {
+      for (RedisClusterNode node : store.cluster.getPartitions()) {
+        out.add(address(node.getUri().getHost(), node.getUri().getPort()));
+      }
+    }
+    store.addresses = List.copyOf(out);
+    return store;
+  }
+
+  private static String address(String host, int port) {
+    String h = host.toLowerCase(Locale.ROOT);
+    return (h.equals("localhost") || h.equals("::1") ? "127.0.0.1" : h) + ":" + port;
+  }
+
+  /**
+   * The servers this store connected to, as {@code host:port} (a sentinel as {@code
+   * host:port/master}), sorted; no credentials. Empty for a store on a client the caller owns. The
+   * deployment check of {@code replay restore} compares them with those a deployment was seen at.
+   */
+  public List<String> addresses() {
+    return addresses;
+  }
+
+  /** This Redis's deployment identity ({@link BreakerKeys#deployment()}), if one is set. */
+  public CompletableFuture<Optional<String>> deployment() {
+    return guard(
+        "read the deployment identity",
+        commands.get(keys.deployment()).thenApply(Optional::ofNullable));
+  }
+
+  /**
+   * Sets this Redis's deployment identity to {@code id} unless one is set ({@code SET NX}); returns
+   * the identity set afterwards, which is another one when it was set before.
+   */
+  public CompletableFuture<String> claimDeployment(String id) {
+    return guard(
+        "set the deployment identity",
+        commands
+            .set(keys.deployment(), id, SetArgs.Builder.nx())
+            .thenCompose(ok -> commands.get(keys.deployment())));
+  }
+
   /**
    * A store on a Lettuce client the caller owns: the store opens (and closes) its own connections
    * on it; the client's options (timeouts, disconnected behaviour) apply.
@@ -359,7 +422,9 @@ public final class RedisBreakerStore implements BreakerStore {
       RedisClusterClient client, String prefix, Duration idleTtl, Duration timeout) {
     try {
       StatefulRedisClusterConnection<String, String> c = client.connect();
-      return new RedisBreakerStore(client, c, c.async(), c, c::close, prefix, idleTtl, timeout);
+      return addressed(
+          List.of(),
+          new RedisBreakerStore(client, c, c.async(), c, c::close, prefix, idleTtl, timeout));
     } catch (RuntimeException e) {
       throw StoreErrors.translate("connect", e);
     }
