@@ -50,7 +50,8 @@ class CiRolloutIT extends WithCliServers {
     return new Run(p.exitValue(), out.get(5, TimeUnit.SECONDS), err.get(5, TimeUnit.SECONDS));
   }
 
-  private static String breakerctl() {
+  /** The packaged jar as {@code BREAKERCTL} (the command line the script runs). */
+  static String breakerctl() {
     return Path.of(System.getProperty("java.home"), "bin", "java")
         + " "
         + String.join(" ", CliProcess.jvmFlags())

@@ -60,43 +60,48 @@ class RolesIT {
   private static final BreakerId BREAKER = BreakerId.parse("roles:dep");
 
   @TempDir static Path home;
+  static Servers servers;
   static RedisServerProcess redis;
-  static MongoServer mongo;
   static String mongoUri;
   static CliProcess cli;
   static final Map<String, String> PASSWORDS = new LinkedHashMap<>();
 
-  /** The README's {@code ACL SETUSER} lines, as a redis.conf with this test's passwords. */
-  static String readmeAclConfig() throws Exception {
-    String readme = Files.readString(Path.of("README.md"));
+  /** The README's {@code ACL SETUSER} lines: each role's rules after its password. */
+  static Map<String, String> readmeRoles() throws Exception {
     Matcher m =
         Pattern.compile("(?m)^ACL SETUSER (viewer|operator|admin) on >([A-Z-]+) (.*)$")
-            .matcher(readme);
-    StringBuilder conf = new StringBuilder();
+            .matcher(Files.readString(Path.of("README.md")));
+    Map<String, String> rules = new LinkedHashMap<>();
     while (m.find()) {
-      String pw = m.group(1) + "-pw-" + m.group(1).length();
-      PASSWORDS.put(m.group(1), pw);
-      conf.append("user ").append(m.group(1)).append(" on >").append(pw).append(' ');
-      conf.append(m.group(3)).append('\n');
+      rules.put(m.group(1), m.group(3));
+      PASSWORDS.put(m.group(1), m.group(1) + "-pw-" + m.group(1).length());
     }
-    assertThat(PASSWORDS)
-        .as("the README's role lines")
-        .containsOnlyKeys("viewer", "operator", "admin");
+    assertThat(rules).as("the README's role lines").containsOnlyKeys("viewer", "operator", "admin");
+    return rules;
+  }
+
+  /** The README's {@code ACL SETUSER} lines, as a redis.conf with this test's passwords. */
+  static String readmeAclConfig() throws Exception {
+    StringBuilder conf = new StringBuilder();
+    readmeRoles()
+        .forEach(
+            (role, rules) ->
+                conf.append("user ")
+                    .append(role)
+                    .append(" on >")
+                    .append(PASSWORDS.get(role))
+                    .append(' ')
+                    .append(rules)
+                    .append('\n'));
     return conf.toString();
   }
 
   @BeforeAll
   static void start() throws Exception {
-    redis = RedisServerProcess.builder(RedisBinary.embedded()).config(readmeAclConfig()).start();
-    mongo = new MongoServer(new MemoryBackend());
-    mongo.bind("127.0.0.1", 0);
-    mongoUri = "mongodb://127.0.0.1:" + mongo.getLocalAddress().getPort();
-    cli =
-        new CliProcess(home)
-            .env("BREAKERCTL_REDIS", redis.uri())
-            .env("BREAKERCTL_MONGO", mongoUri)
-            .env("BREAKERCTL_TIMEOUT", "5s")
-            .env("BREAKERCTL_FALLBACK_SALT", SALT);
+    servers = new Servers();
+    redis = servers.redis;
+    mongoUri = servers.mongoUri;
+    cli = servers.cli(home).env("BREAKERCTL_FALLBACK_SALT", SALT);
     // the state every command below could change, set up by the default user
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
@@ -132,10 +137,40 @@ class RolesIT {
 
   @AfterAll
   static void stop() {
-    if (mongo != null) {
-      mongo.shutdownNow();
+    if (servers != null) {
+      servers.close();
     }
-    if (redis != null) {
+  }
+
+  /** A Redis with the README's role lines (this test's passwords) and an in-memory MongoDB. */
+  static final class Servers implements AutoCloseable {
+    final RedisServerProcess redis;
+    final MongoServer mongo = new MongoServer(new MemoryBackend());
+    final String mongoUri;
+
+    Servers() throws Exception {
+      mongo.bind("127.0.0.1", 0);
+      mongoUri = "mongodb://127.0.0.1:" + mongo.getLocalAddress().getPort();
+      try {
+        redis =
+            RedisServerProcess.builder(RedisBinary.embedded()).config(readmeAclConfig()).start();
+      } catch (Exception | Error e) {
+        mongo.shutdownNow();
+        throw e;
+      }
+    }
+
+    /** The packaged CLI on both servers, as the default user. */
+    CliProcess cli(Path home) {
+      return new CliProcess(home)
+          .env("BREAKERCTL_REDIS", redis.uri())
+          .env("BREAKERCTL_MONGO", mongoUri)
+          .env("BREAKERCTL_TIMEOUT", "5s");
+    }
+
+    @Override
+    public void close() {
+      mongo.shutdownNow();
       redis.close();
     }
   }
@@ -170,8 +205,8 @@ class RolesIT {
         new String[] {"history", "prune", "--before", "2099-01-01T00:00:00Z", "--yes"});
   }
 
-  /** Everything in Redis: each key's type and content (TTLs aside). */
-  static Map<String, Object> redisDump() {
+  /** Everything in {@code redis}: each key's type and content (TTLs aside). */
+  static Map<String, Object> redisDump(RedisServerProcess redis) {
     Map<String, Object> dump = new TreeMap<>();
     for (Object k : (List<?>) redis.call("KEYS", "*")) {
       String key = String.valueOf(k);
@@ -191,8 +226,8 @@ class RolesIT {
     return dump;
   }
 
-  /** Every MongoDB collection: its documents and its indexes. */
-  static Map<String, Object> mongoDump() {
+  /** Every MongoDB collection at {@code mongoUri}: its documents and its indexes. */
+  static Map<String, Object> mongoDump(String mongoUri) {
     Map<String, Object> dump = new TreeMap<>();
     try (MongoClient c = MongoClients.create(mongoUri)) {
       MongoDatabase db = c.getDatabase(ControlConfig.builder().uri(mongoUri).build().database());
@@ -213,31 +248,31 @@ class RolesIT {
   @Order(1)
   @DisplayName("a viewer: every write exits 4 naming the permission; Redis and MongoDB unchanged")
   void viewerWritesNothing() throws Exception {
-    Map<String, Object> redisBefore = redisDump();
-    Map<String, Object> mongoBefore = mongoDump();
+    Map<String, Object> redisBefore = redisDump(redis);
+    Map<String, Object> mongoBefore = mongoDump(mongoUri);
     for (String[] command : writes()) {
       CliProcess.Result r = cli.run(as("viewer"), command);
       String what = String.join(" ", command);
       assertThat(r.code()).as(what + ": " + r).isEqualTo(4);
       assertThat(r.err()).as(what).contains("NOPERM").contains("viewer");
-      assertThat(redisDump()).as("Redis after " + what).isEqualTo(redisBefore);
-      assertThat(mongoDump()).as("MongoDB after " + what).isEqualTo(mongoBefore);
+      assertThat(redisDump(redis)).as("Redis after " + what).isEqualTo(redisBefore);
+      assertThat(mongoDump(mongoUri)).as("MongoDB after " + what).isEqualTo(mongoBefore);
     }
     CliProcess.Result console =
         console(
             as("viewer"),
             "note roles:dep from-the-console\nforce open roles:dep --reason r --yes\n");
     assertThat(console.code()).as(console.toString()).isEqualTo(4);
-    assertThat(redisDump()).as("Redis after the console").isEqualTo(redisBefore);
-    assertThat(mongoDump()).as("MongoDB after the console").isEqualTo(mongoBefore);
+    assertThat(redisDump(redis)).as("Redis after the console").isEqualTo(redisBefore);
+    assertThat(mongoDump(mongoUri)).as("MongoDB after the console").isEqualTo(mongoBefore);
   }
 
   @Test
   @Order(2)
   @DisplayName("a viewer reads: status, history, replay, doctor, dry runs of policy and restore")
   void viewerReads() throws Exception {
-    Map<String, Object> redisBefore = redisDump();
-    Map<String, Object> mongoBefore = mongoDump();
+    Map<String, Object> redisBefore = redisDump(redis);
+    Map<String, Object> mongoBefore = mongoDump(mongoUri);
     List<String[]> reads =
         List.of(
             new String[] {"status", "roles:*"},
@@ -270,8 +305,8 @@ class RolesIT {
     ok(cli.run(as("viewer"), "replay", "restore", "roles:*", "--dry-run"));
     CliProcess.Result doctor = cli.run(as("viewer"), "doctor");
     assertThat(doctor.out()).contains("acl read").contains("read-only user");
-    assertThat(redisDump()).isEqualTo(redisBefore);
-    assertThat(mongoDump()).isEqualTo(mongoBefore);
+    assertThat(redisDump(redis)).isEqualTo(redisBefore);
+    assertThat(mongoDump(mongoUri)).isEqualTo(mongoBefore);
   }
 
   @Test

@@ -30,7 +30,7 @@ import picocli.CommandLine;
  * own thread: the tests type keys into it and read both what it wrote (escapes stripped) and the
  * screen a VT100 emulator makes of it.
  */
-final class VirtualTerminal implements AutoCloseable {
+public final class VirtualTerminal implements AutoCloseable {
   /** CSI sequences (ESC [ ... final), keypad modes (ESC = / ESC >), charsets, OSC strings. */
   private static final Pattern ESCAPES =
       Pattern.compile("\u001b(\\[[0-?]*[ -/]*[@-~]|[=>]|[()][0-9A-B]|\\][^\u0007]*\u0007)");
@@ -43,7 +43,7 @@ final class VirtualTerminal implements AutoCloseable {
   private final AtomicInteger code = new AtomicInteger(-1);
   private volatile Throwable failure;
 
-  VirtualTerminal(Map<String, String> variables, int columns, int rows) throws IOException {
+  public VirtualTerminal(Map<String, String> variables, int columns, int rows) throws IOException {
     this(variables, columns, rows, "xterm");
   }
 
@@ -101,7 +101,7 @@ final class VirtualTerminal implements AutoCloseable {
    * The variables of a console confined to {@code home}: its XDG config and state there, no colour,
    * a 3 s timeout; plus {@code more} (name, value, ...).
    */
-  static Map<String, String> variables(Path home, String... more) {
+  public static Map<String, String> variables(Path home, String... more) {
     Map<String, String> all = new HashMap<>();
     all.put("XDG_STATE_HOME", home.resolve("state").toString());
     all.put("XDG_CONFIG_HOME", home.resolve("config").toString());
@@ -114,36 +114,36 @@ final class VirtualTerminal implements AutoCloseable {
   }
 
   /** How long a test waits for what the console should show (far above any normal run). */
-  static final Duration BOUND = Duration.ofSeconds(15);
+  public static final Duration BOUND = Duration.ofSeconds(15);
 
   /** Up-arrow as an xterm sends it in keypad mode (which JLine's reader turns on). */
   static final String UP = "\u001bOA";
 
   /** Types keys (Ctrl-C is \u0003, Ctrl-D \u0004, Enter \r, Tab \t). */
-  void type(String s) throws IOException {
+  public void type(String s) throws IOException {
     keys.write(s.getBytes(StandardCharsets.UTF_8));
     keys.flush();
   }
 
   /** Everything written so far, escapes stripped. */
-  String text() {
+  public String text() {
     synchronized (written) {
       return ESCAPES.matcher(written.toString()).replaceAll("");
     }
   }
 
   /** The emulated screen now. */
-  String screen() {
+  public String screen() {
     return screen.toString();
   }
 
   /** Waits (bounded) until the written text satisfies {@code ok}; fails naming what it saw. */
-  String awaitText(Predicate<String> ok, Duration bound, String what) {
+  public String awaitText(Predicate<String> ok, Duration bound, String what) {
     return await(this::text, ok, bound, what);
   }
 
   /** Waits (bounded) until the screen satisfies {@code ok}. */
-  String awaitScreen(Predicate<String> ok, Duration bound, String what) {
+  public String awaitScreen(Predicate<String> ok, Duration bound, String what) {
     return await(this::screen, ok, bound, what);
   }
 

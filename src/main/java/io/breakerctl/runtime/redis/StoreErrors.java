@@ -10,6 +10,11 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -36,7 +41,7 @@ final class StoreErrors {
           e,
           tls);
     }
-    String refused = refusal(e);
+    String refused = answer(e, "WRONGPASS", "NOAUTH");
     if (refused != null && !msg.startsWith("NOPERM") && !msg.contains("NOPERM ")) {
       return new StorePermissionException(
           action + ": authentication failed: " + refused, e, StoreFault.AUTH);
@@ -51,6 +56,12 @@ final class StoreErrors {
           msg.startsWith("NOPERM") || msg.contains("NOPERM ")
               ? StoreFault.NOPERM
               : StoreFault.AUTH);
+    }
+    String denied = answer(e, "NOPERM");
+    if (denied != null) {
+      // a connect refused by an ACL on every seed (e.g. a Cluster user without CLUSTER NODES)
+      return new StorePermissionException(
+          action + ": permission denied: " + clean(denied), e, StoreFault.NOPERM);
     }
     if (e instanceof RedisCommandTimeoutException || e instanceof TimeoutException) {
       return new StoreUnavailableException(
@@ -100,13 +111,29 @@ final class StoreErrors {
     }
   }
 
-  /** The WRONGPASS or NOAUTH answer among the causes of a failed connect, or null. */
-  private static String refusal(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      String m = String.valueOf(t.getMessage());
-      if (m.startsWith("WRONGPASS") || m.startsWith("NOAUTH")) {
-        return m;
+  /**
+   * The first of Redis's answers starting with one of {@code codes} among the causes of {@code e}
+   * and what they suppressed (a Cluster connect keeps each seed's answer as a suppressed exception
+   * under "Unable to establish a connection to Redis Cluster"), or null.
+   */
+  private static String answer(Throwable e, String... codes) {
+    ArrayDeque<Throwable> todo = new ArrayDeque<>(List.of(e));
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    while (!todo.isEmpty() && seen.size() < 64) {
+      Throwable t = todo.poll();
+      if (!seen.add(t)) {
+        continue;
       }
+      String m = String.valueOf(t.getMessage());
+      for (String code : codes) {
+        if (m.startsWith(code)) {
+          return m;
+        }
+      }
+      if (t.getCause() != null) {
+        todo.add(t.getCause());
+      }
+      todo.addAll(List.of(t.getSuppressed()));
     }
     return null;
   }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -76,5 +78,28 @@ class StoreFaultTest {
     assertFalse(t.fault().hard());
     StoreException u = StoreErrors.translate("acquire x:y", new java.io.IOException("reset"));
     assertEquals(StoreFault.UNREACHABLE, u.fault());
+  }
+
+  @Test
+  @DisplayName("a Cluster connect refused by an ACL on the seeds is a permission failure")
+  void clusterConnectRefusedByAnAcl() {
+    RedisException seeds =
+        new RedisException("Cannot retrieve cluster partitions from [redis://127.0.0.1:7000]");
+    seeds.addSuppressed(
+        new RedisCommandExecutionException(
+            "NOPERM this user has no permissions to run the 'cluster' command or its subcommand"));
+    StoreException e =
+        StoreErrors.translate(
+            "connect",
+            new RedisConnectionException(
+                "Unable to establish a connection to Redis Cluster", seeds));
+    assertTrue(e instanceof StorePermissionException, e.toString());
+    assertEquals(StoreFault.NOPERM, e.fault());
+    assertTrue(e.getMessage().contains("'cluster'"), e.getMessage());
+    RedisException wrong = new RedisException("Cannot retrieve cluster partitions");
+    wrong.addSuppressed(new RedisCommandExecutionException("WRONGPASS invalid username-password"));
+    assertEquals(
+        StoreFault.AUTH,
+        StoreErrors.translate("connect", new RedisConnectionException("Unable", wrong)).fault());
   }
 }
