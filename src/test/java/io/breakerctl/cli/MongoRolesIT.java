@@ -160,6 +160,8 @@ class MongoRolesIT {
     CliProcess.Result r = cli.run(as(WRITER), "note", BREAKER.toString(), "written by the writer");
     assertThat(r.code()).as(r.toString()).isZero();
     assertThat(RolesIT.mongoDump(mongo.uri(WRITER)).get("notes").toString())
-        .contains("written by the writer");
+        .contains("written by the writer")
+        .as("only MongoDB authenticates: its user is the actor, with the OS user and host")
+        .contains("\"actor\": \"writer(");
   }
 }
