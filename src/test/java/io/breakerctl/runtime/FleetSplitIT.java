@@ -123,7 +123,12 @@ class FleetSplitIT {
       assertThat(causes).containsOnlyOnce(TransitionCause.FAILURE_THRESHOLD);
       // about four windows in the run (1 s each, every probe failing): two leave ample room
       assertThat(windows).as("half-open windows in the run").isGreaterThanOrEqualTo(2);
-      assertThat(probesFailed).as("one probe per half-open window").isEqualTo(windows);
+      // each window's probe failed, except that the run may end as the last window's probe is
+      // granted, before it is called (a busy-core run: 5 windows, 4 probe calls reached the
+      // dependency, 4 failed probes); a second probe in a window is what afterRejection counts
+      assertThat(probesFailed)
+          .as("one failed probe per half-open window (the last one's may be still out)")
+          .isBetween(windows - 1, windows);
       assertThat(afterRejection)
           .as("calls by nodes that had rejected are probes: at most one per half-open window")
           .isLessThanOrEqualTo(windows);

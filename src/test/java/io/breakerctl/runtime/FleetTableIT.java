@@ -107,7 +107,10 @@ class FleetTableIT {
       assertThat(failuresAtTrip).isEqualTo(5);
       assertThat(causes).containsOnlyOnce(TransitionCause.FAILURE_THRESHOLD);
       assertThat(windows).as("half-open windows").isPositive();
-      assertThat(probesFailed).as("one probe per half-open window").isEqualTo(windows);
+      // the run may end while the last window's probe is still out (FleetSplitIT says more)
+      assertThat(probesFailed)
+          .as("one failed probe per half-open window (the last one's may be still out)")
+          .isBetween(windows - 1, windows);
       assertThat(afterRejection)
           .as("calls by nodes that had rejected are probes: at most one per half-open window")
           .isLessThanOrEqualTo(windows * policy().halfOpenPermits());
