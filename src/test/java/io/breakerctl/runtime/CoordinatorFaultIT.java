@@ -258,47 +258,57 @@ class CoordinatorFaultIT {
       }
     }
     assertThat(reached).as("calls one caller made to the failing dependency").isEqualTo(threshold);
-    // four callers: at most the threshold plus the calls in flight beside the one that trips it
+    // four callers: at most the threshold plus the calls in flight beside the one that trips it,
+    // in every one of many rounds (a fresh breaker each): the local trip races the fleet's first
+    // answers and the other callers' admissions, and a round that lost those races let 9 to 140
+    // calls through (3 of 300 rounds on a quiet 2-core machine before the fix)
     int callers = 4;
-    CircuitBreaker four = node.breaker(BreakerId.parse("back-to-back:four-" + SEQ.get()));
-    four.tryAcquire().onSuccess(1_000);
-    Poll.until(Duration.ofSeconds(5), "the first read", () -> !four.view().generation().isEmpty());
-    AtomicInteger calls = new AtomicInteger();
-    CyclicBarrier go = new CyclicBarrier(callers);
-    List<Thread> threads = new ArrayList<>();
-    for (int t = 0; t < callers; t++) {
-      Thread th =
-          new Thread(
-              () -> {
-                try {
-                  go.await(10, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-                for (int i = 0; i < 200; i++) {
-                  Permission p = four.tryAcquire();
-                  if (p.allowed()) {
-                    calls.incrementAndGet();
-                    p.onFailure(new IllegalStateException("down"), 1_000_000);
+    int most = 0;
+    List<CircuitBreaker> fours = new ArrayList<>();
+    for (int round = 0; round < 300; round++) {
+      CircuitBreaker four = node.breaker(BreakerId.parse("back-to-back:four-" + round));
+      fours.add(four);
+      four.tryAcquire().onSuccess(1_000);
+      Poll.until(
+          Duration.ofSeconds(5), "the first read", () -> !four.view().generation().isEmpty());
+      AtomicInteger calls = new AtomicInteger();
+      CyclicBarrier go = new CyclicBarrier(callers);
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < callers; t++) {
+        Thread th =
+            new Thread(
+                () -> {
+                  try {
+                    go.await(10, TimeUnit.SECONDS);
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
                   }
-                }
-              });
-      th.start();
-      threads.add(th);
+                  for (int i = 0; i < 200; i++) {
+                    Permission p = four.tryAcquire();
+                    if (p.allowed()) {
+                      calls.incrementAndGet();
+                      p.onFailure(new IllegalStateException("down"), 1_000_000);
+                    }
+                  }
+                });
+        th.start();
+        threads.add(th);
+      }
+      for (Thread th : threads) {
+        th.join(TimeUnit.SECONDS.toMillis(30));
+      }
+      assertThat(calls.get())
+          .as("round %d: calls %d callers made to the failing dependency", round, callers)
+          .isBetween(threshold, threshold + callers - 1);
+      most = Math.max(most, calls.get());
     }
-    for (Thread th : threads) {
-      th.join(TimeUnit.SECONDS.toMillis(30));
-    }
-    assertThat(calls.get())
-        .as("calls %d callers made to the failing dependency", callers)
-        .isBetween(threshold, threshold + callers - 1);
     System.out.printf(
-        "back-to-back HYBRID threshold %d: 1 caller %d calls, %d callers %d calls%n",
-        threshold, reached, callers, calls.get());
+        "back-to-back HYBRID threshold %d: 1 caller %d calls, %d callers at most %d calls%n",
+        threshold, reached, callers, most);
     // the failures went to Redis as they happened: the fleet trips on them
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      for (CircuitBreaker cb : List.of(one, four)) {
+      for (CircuitBreaker cb : List.of(one, fours.get(0), fours.get(fours.size() - 1))) {
         Poll.until(
             Duration.ofSeconds(3),
             "the fleet tripped " + cb.id(),

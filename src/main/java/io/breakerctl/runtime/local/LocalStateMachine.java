@@ -523,6 +523,37 @@ public final class LocalStateMachine {
   }
 
   /**
+   * Takes the fleet's CLOSED state at {@code generation} (as {@link #seed} with CLOSED and no
+   * override), but only while this machine is itself CLOSED without an override; otherwise changes
+   * nothing and answers false. Atomic with respect to {@link #record}: a runtime following a fleet
+   * that is CLOSED must not erase a trip this node's own failures made a moment ago, which a check
+   * of {@link #storedState()} before {@link #seed} could not rule out (the trip may be under way in
+   * another thread between the two).
+   *
+   * @param generation the shared generation (at least 0)
+   * @return whether the machine took it (false: the machine is open on its own count)
+   */
+  public boolean seedClosed(long generation) {
+    if (generation < 0) {
+      throw new IllegalArgumentException("generation must be >= 0 but was " + generation);
+    }
+    lock.lock();
+    try {
+      if (stored != State.CLOSED || override != null) {
+        return false;
+      }
+      openUntil = 0;
+      openMillis = 0;
+      this.generation = generation;
+      halfOpenSuccesses = 0;
+      leases.clear();
+      return true;
+    } finally {
+      finish();
+    }
+  }
+
+  /**
    * Empties the failure window, as the scripts do when the shared breaker trips or closes: a node
    * following the fleet to a new generation counts its failures afresh from there.
    */

@@ -892,6 +892,23 @@ class LocalStateMachineTest {
     }
 
     @Test
+    @DisplayName("seedClosed takes the fleet's generation only while the machine is closed")
+    void seedClosedNeverErasesAnOwnTrip() {
+      LocalStateMachine m = seeded(new ArrayList<>());
+      m.record(2, 0, -1, -1, null, NODE);
+      assertThat(m.seedClosed(7)).isTrue();
+      assertThat(m.generation()).isEqualTo(7);
+      assertThat(m.windowFailures()).as("the node's own count stays").isEqualTo(2);
+
+      m.record(1, 0, -1, -1, null, NODE); // its own trip
+      assertThat(m.state()).isEqualTo(OPEN);
+      assertThat(m.seedClosed(7)).as("an own trip is never erased").isFalse();
+      assertThat(m.state()).isEqualTo(OPEN);
+      assertThat(m.generation()).isEqualTo(8);
+      assertThat(m.tryAcquire(NODE).allowed()).isFalse();
+    }
+
+    @Test
     @DisplayName("FORCED_CLOSED admits through failures; METRICS_ONLY counts and never rejects")
     void admittingOverrides() {
       LocalStateMachine closed = seeded(new ArrayList<>());
