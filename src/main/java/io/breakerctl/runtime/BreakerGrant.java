@@ -26,6 +26,9 @@ final class BreakerGrant implements Permission {
   /** Guards against reporting twice; null for the shared closed-state permission. */
   private final AtomicBoolean reported;
 
+  /** The renewals of this probe's lease while its call runs; null for a call without a lease. */
+  private volatile ProbeRenewal renewal;
+
   BreakerGrant(
       DistributedBreaker breaker,
       boolean allowed,
@@ -68,6 +71,11 @@ final class BreakerGrant implements Permission {
     this.lease = lease;
     this.local = local;
     this.reported = reported;
+  }
+
+  /** Keeps this probe's lease alive with {@code r} until its outcome is reported. */
+  void renewing(ProbeRenewal r) {
+    renewal = r;
   }
 
   @Override
@@ -121,6 +129,10 @@ final class BreakerGrant implements Permission {
         || outcome == CallOutcome.REJECTED
         || (reported != null && !reported.compareAndSet(false, true))) {
       return;
+    }
+    ProbeRenewal r = renewal;
+    if (r != null) {
+      r.stop(); // the call ended: its lease is given back or decided by the outcome below
     }
     boolean counted = outcome.counted();
     boolean slow = outcome == CallOutcome.SUCCESS && breaker.isSlow(nanos / 1_000_000);

@@ -12,6 +12,7 @@ import io.breakerctl.runtime.redis.ReassertResult;
 import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.WarmResult;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -50,6 +51,17 @@ public interface BreakerStore extends AutoCloseable {
       BreakerId id, String node, Policy policy, String leaseId) {
     return acquire(id, node, policy);
   }
+
+  /**
+   * Keeps the lease of a probe {@code node} is running alive ({@code renew.lua}): RENEWED for
+   * another {@code probeLeaseSeconds}, or PROBE_TIMED_OUT once the probe held its slot for {@code
+   * maxProbeSeconds} (it counts as failed; the breaker reopened), LEASE_EXPIRED or STALE_LEASE when
+   * the node no longer holds it. {@code policy} applies while no policy is warmed.
+   *
+   * @param generation the generation the lease was granted in
+   */
+  CompletableFuture<RenewResult> renew(
+      BreakerId id, String node, Policy policy, String leaseId, String generation);
 
   /**
    * Records outcomes ({@code record.lua}), with this node's heartbeat when {@code heartbeat} is not

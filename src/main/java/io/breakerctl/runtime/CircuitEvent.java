@@ -68,6 +68,13 @@ public record CircuitEvent(
     PROBE_SUCCEEDED,
     /** A probe this node ran failed. */
     PROBE_FAILED,
+    /**
+     * A probe this node is running held its slot for {@code maxProbeSeconds}: it counts as failed
+     * and the breaker reopened (the call itself may still be running).
+     */
+    PROBE_TIMED_OUT,
+    /** This node kept the lease of a probe it is still running alive (one per renewal). */
+    PROBE_RENEWED,
     /** Redis became unreachable: the node decides with its storeFailureMode. */
     DEGRADED,
     /** Redis is reachable again and the node has reconciled. */

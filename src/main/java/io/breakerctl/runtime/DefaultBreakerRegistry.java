@@ -499,6 +499,21 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     }
   }
 
+  /**
+   * Runs {@code task} on the registry's scheduler in {@code delayMillis}; null once the registry is
+   * closed (a probe's lease renewals, {@link ProbeRenewal}).
+   */
+  java.util.concurrent.ScheduledFuture<?> later(Runnable task, long delayMillis) {
+    if (closed.get()) {
+      return null;
+    }
+    try {
+      return scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      return null; // rejected after close
+    }
+  }
+
   /** Schedules one state read of {@code b} (coalesced), e.g. after a message or a transition. */
   void refreshSoon(DistributedBreaker b) {
     queueRefresh(b, 0);

@@ -4,6 +4,7 @@ import io.breakerctl.runtime.local.LocalStateMachine;
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.RenewOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.model.TransitionCause;
@@ -15,6 +16,7 @@ import io.breakerctl.runtime.redis.PolicyEncoding;
 import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
 import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.StoreException;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -281,16 +283,17 @@ final class DistributedBreaker implements CircuitBreaker {
       endOwnTrip();
       return new BreakerGrant(this, true, State.CLOSED, AdmissionReason.CLOSED, gen, "", false);
     }
-    return new BreakerGrant(
-        this,
-        true,
-        a.state(),
-        a.reason(),
-        a.generation(),
-        a.leaseId(),
-        true,
-        new AtomicBoolean(),
-        true);
+    return renewing(
+        new BreakerGrant(
+            this,
+            true,
+            a.state(),
+            a.reason(),
+            a.generation(),
+            a.leaseId(),
+            true,
+            new AtomicBoolean(),
+            true));
   }
 
   private Permission sharedAcquire() {
@@ -320,8 +323,9 @@ final class DistributedBreaker implements CircuitBreaker {
     if (!r.allowed()) {
       return reject(r.state(), r.reason());
     }
-    return new BreakerGrant(
-        this, true, r.state(), r.reason(), parse(r.generation()), r.leaseId(), false);
+    return renewing(
+        new BreakerGrant(
+            this, true, r.state(), r.reason(), parse(r.generation()), r.leaseId(), false));
   }
 
   /**
@@ -549,14 +553,105 @@ final class DistributedBreaker implements CircuitBreaker {
     if (!a.allowed()) {
       return reject(a.state(), a.reason());
     }
-    return new BreakerGrant(
-        this,
-        true,
-        a.state(),
-        a.reason(),
-        a.generation(),
-        a.leaseId() == null ? "" : a.leaseId(),
-        true);
+    return renewing(
+        new BreakerGrant(
+            this,
+            true,
+            a.state(),
+            a.reason(),
+            a.generation(),
+            a.leaseId() == null ? "" : a.leaseId(),
+            true));
+  }
+
+  /**
+   * Keeps a granted probe's lease alive while its call runs, and ends the probe as failed at {@code
+   * maxProbeSeconds} ({@link ProbeRenewal}): in Redis for a shared lease, in the local machine for
+   * one it granted. A grant without a lease is returned as it is.
+   */
+  private BreakerGrant renewing(BreakerGrant g) {
+    if (g.lease.isEmpty()) {
+      return g;
+    }
+    g.renewing(renewal(g.lease, g.generation, g.local));
+    return g;
+  }
+
+  private ProbeRenewal renewal(String lease, long generation, boolean localMachine) {
+    Policy p = localMachine ? local.policy() : resolved.policy();
+    ProbeRenewal.Renewer renewer =
+        localMachine
+            ? () -> CompletableFuture.completedFuture(renewLocal(lease, generation))
+            : () -> renewShared(lease, Long.toString(generation));
+    return ProbeRenewal.start(
+        registry,
+        renewer,
+        r -> renewed(r, localMachine),
+        p.probeLease().toMillis(),
+        p.maxProbe().toMillis());
+  }
+
+  private CompletableFuture<RenewResult> renewShared(String lease, String generation) {
+    BreakerStore store = registry.store();
+    if (store == null) {
+      return CompletableFuture.failedFuture(
+          new io.breakerctl.runtime.redis.StoreUnavailableException("not connected", null));
+    }
+    return store
+        .renew(id, node(), resolved.policy(), lease, generation)
+        .whenComplete(
+            (r, e) -> {
+              if (e != null) {
+                registry.guard().failure(e);
+              } else {
+                registry.guard().success();
+              }
+            });
+  }
+
+  private RenewResult renewLocal(String lease, long generation) {
+    LocalStateMachine.Renewal r = local.renew(lease, node(), generation);
+    return new RenewResult(
+        r.state(), r.reason(), Long.toString(r.generation()), r.untilMillis(), "", r.renewals());
+  }
+
+  /** What a renewal's answer does: events, and the reopened breaker learned at once. */
+  private void renewed(RenewResult r, boolean localMachine) {
+    String detail = localMachine ? "LOCAL" : "";
+    if (r.outcome() == RenewOutcome.RENEWED) {
+      emit(CircuitEvent.Type.PROBE_RENEWED, State.HALF_OPEN, State.HALF_OPEN, detail);
+    } else if (r.outcome() == RenewOutcome.PROBE_TIMED_OUT) {
+      emit(CircuitEvent.Type.PROBE_TIMED_OUT, State.HALF_OPEN, State.OPEN, detail);
+      if (!localMachine) {
+        learnTimedOut(r);
+      }
+    }
+  }
+
+  /** The shared breaker reopened because this node's probe ran past maxProbeSeconds. */
+  private void learnTimedOut(RenewResult r) {
+    SharedView v = view;
+    long gen = parse(r.generation());
+    if (v != null && r.epoch().equals(v.epoch()) && gen <= v.generation()) {
+      return;
+    }
+    apply(
+        new SharedView(
+            State.OPEN,
+            r.untilMillis(),
+            v == null ? 0 : v.openMillis(),
+            null,
+            0,
+            SharedView.OverrideOrigin.UNKNOWN,
+            null,
+            gen,
+            r.epoch(),
+            v == null ? 0 : v.offsetMillis(),
+            now()),
+        TransitionCause.PROBE_TIMED_OUT,
+        CircuitEvent.Source.WON);
+    registry.transitionWon(id);
+    registry.refreshSoon(this);
   }
 
   private Permission reject(State s, AdmissionReason reason) {
@@ -1232,10 +1327,13 @@ final class DistributedBreaker implements CircuitBreaker {
               return;
             }
             boolean ok;
+            ProbeRenewal renewal = renewal(r.leaseId(), parse(r.generation()), false);
             try {
               ok = Boolean.TRUE.equals(check.call());
             } catch (Exception e) {
               ok = false;
+            } finally {
+              renewal.stop();
             }
             RecordResult res =
                 BreakerStore.await(

@@ -8,6 +8,7 @@ import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.ReassertOutcome;
+import io.breakerctl.runtime.model.RenewOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.model.WarmOutcome;
@@ -22,6 +23,7 @@ import io.breakerctl.runtime.redis.PolicyEncoding;
 import io.breakerctl.runtime.redis.ReassertResult;
 import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
 import io.breakerctl.runtime.redis.WarmResult;
 import java.time.Clock;
@@ -338,6 +340,29 @@ public final class InProcessBreakerStore implements BreakerStore {
               r.accepted(),
               r.reason(),
               e.machine.openUntilMillis());
+        });
+  }
+
+  @Override
+  public CompletableFuture<RenewResult> renew(
+      BreakerId id, String node, Policy policy, String leaseId, String generation) {
+    return run(
+        "renew",
+        () -> {
+          if (!entries.containsKey(id)) {
+            // as renew.lua on a breaker without keys: nothing held, nothing written
+            return new RenewResult(State.CLOSED, RenewOutcome.STALE_LEASE, "0", 0, "", 0);
+          }
+          Entry e = use(id, policy);
+          long gen = generation.isEmpty() ? -1 : Long.parseLong(generation);
+          LocalStateMachine.Renewal r = e.machine.renew(leaseId, node, gen);
+          return new RenewResult(
+              r.state(),
+              r.reason(),
+              Long.toString(r.generation()),
+              r.untilMillis(),
+              e.epoch,
+              r.renewals());
         });
   }
 

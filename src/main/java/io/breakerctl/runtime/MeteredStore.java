@@ -11,6 +11,7 @@ import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.ReassertResult;
 import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.WarmResult;
 import java.util.EnumMap;
 import java.util.List;
@@ -82,6 +83,12 @@ final class MeteredStore implements BreakerStore {
       BreakerId id, Outcome outcome, Policy policy, NodeHeartbeat heartbeat) {
     return timed(
         StoreCommand.ofRecord(outcome), () -> delegate.record(id, outcome, policy, heartbeat));
+  }
+
+  @Override
+  public CompletableFuture<RenewResult> renew(
+      BreakerId id, String node, Policy policy, String leaseId, String generation) {
+    return timed(StoreCommand.RENEW, () -> delegate.renew(id, node, policy, leaseId, generation));
   }
 
   @Override

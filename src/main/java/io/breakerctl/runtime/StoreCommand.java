@@ -15,6 +15,8 @@ public enum StoreCommand {
   RECORD,
   /** {@code record.lua} with batched successes only (and the heartbeat): the batched flush. */
   FLUSH,
+  /** {@code renew.lua}: a running probe's lease kept alive. */
+  RENEW,
   /** {@code override.lua}. */
   OVERRIDE,
   /** {@code reassert.lua}: a trip or an override put back, a degraded trip published. */

@@ -15,8 +15,9 @@
 -- nothing, and the caller sends the full form (every key, ARGV as in the prelude header) at once.
 -- Otherwise the breaker is settled (time-based transitions recorded) and, in HALF_OPEN, at most
 -- halfOpenPermits leases exist fleet-wide per generation: live leases plus probes already
--- succeeded. Expired leases are removed first, so a dead prober's slot returns after
--- probeLeaseMillis. Lease ids come from the leaseSeq counter (math.random is not random on 6.2),
+-- succeeded. Expired leases are removed first, so a dead or frozen prober's slot returns after
+-- probeLeaseMillis; a live prober keeps its lease alive while its call runs (renew.lua), up to
+-- maxProbeMillis. A grant records its start in the hash ('lease.<member>', prelude). Lease ids come from the leaseSeq counter (math.random is not random on 6.2),
 -- or from the caller: ARGV[4], when given, is the id the lease gets if one is granted (it must not
 -- contain '|', the member separator). A node names its lease so that it can give it back unseen:
 -- an acquire whose answer timed out may still have run here and granted a lease nobody holds, and
@@ -54,7 +55,7 @@ elseif not p.enabled then
 elseif state == 'OPEN' then
   until_ms = num('openUntil', 0)
 elseif state == 'HALF_OPEN' then
-  redis.call('ZREMRANGEBYSCORE', LEASES, '-inf', NOW)
+  for _, m in ipairs(redis.call('ZRANGEBYSCORE', LEASES, '-inf', NOW)) do drop_lease(m) end
   if redis.call('ZCARD', LEASES) + num('halfOpenSuccesses', 0) < p.permits then
     local id = ARGV[4] or ''
     if id == '' then
@@ -63,6 +64,7 @@ elseif state == 'HALF_OPEN' then
     end
     until_ms = NOW + p.lease
     redis.call('ZADD', LEASES, until_ms, id .. '|' .. NODE)
+    set(lease_field(id .. '|' .. NODE), NOW .. ':0')
     allowed, reason, lease = 1, 'PROBE', tostring(id)
   else
     reason = 'PROBES_BUSY'

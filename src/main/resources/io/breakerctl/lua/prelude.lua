@@ -15,10 +15,11 @@
 --                                    `forwarded` (value: lastEvent); see "Unforwarded marker"
 -- ARGV (every script):
 --   ARGV[1] node id or actor        ARGV[2] idle TTL of the keys in ms
---   ARGV[3] the caller's policy, used while none is warmed: ten comma-separated values, each
---           empty for its default (and '' for all defaults): failureThreshold, windowMillis,
---           failureRate, minimumCalls, slowCallMillis, openMillis, maxOpenMillis,
---           halfOpenPermits, probeLeaseMillis, enabled (1|0). One argument rather than ten:
+--   ARGV[3] the caller's policy, used while none is warmed: eleven comma-separated values,
+--           each empty for its default (and '' for all defaults): failureThreshold,
+--           windowMillis, failureRate, minimumCalls, slowCallMillis, openMillis, maxOpenMillis,
+--           halfOpenPermits, probeLeaseMillis, enabled (1|0), maxProbeMillis (0: no bound; the
+--           ten values of a node built before it still match). One argument rather than ten:
 --           each argument costs the client an encoding (ten cost ~2 us of a call's latency on a
 --           busy machine), while the one string.match that splits it costs Redis ~0.8 us, about
 --           what nine more ARGV strings did.
@@ -105,13 +106,17 @@ end
 -- The caller's policy argument (ARGV[3]) as ten strings ('' = default); record.lua's fast path
 -- matches the same pattern. A malformed argument is an error, never a silent default.
 local POLICY_ARG = '^([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),'
-  .. '([%d.]*),([01]?)$'
+  .. '([%d.]*),([01]?)'
 local function policy_arg()
   local arg = ARGV[3] or ''
-  if arg == '' then return '', '', '', '', '', '', '', '', '', '' end
-  local a, b, c, d, e, f, g, h, i, j = string.match(arg, POLICY_ARG)
+  if arg == '' then return '', '', '', '', '', '', '', '', '', '', '' end
+  local a, b, c, d, e, f, g, h, i, j = string.match(arg, POLICY_ARG .. '$')
+  local k = ''
+  if not a then
+    a, b, c, d, e, f, g, h, i, j, k = string.match(arg, POLICY_ARG .. ',([%d.]*)$')
+  end
   if not a then error('breakerctl: bad policy argument ' .. arg) end
-  return a, b, c, d, e, f, g, h, i, j
+  return a, b, c, d, e, f, g, h, i, j, k
 end
 
 -- The policy in force: the warmed copy when present, else the caller's (ARGV[3]), else
@@ -126,14 +131,14 @@ local function policy()
       slow = num('p.slowCallMillis', nil), open = num('p.openMillis', 30000),
       maxOpen = num('p.maxOpenMillis', 300000), permits = num('p.halfOpenPermits', 1),
       lease = num('p.probeLeaseMillis', 10000), enabled = (B['p.enabled'] ~= '0'),
-      id = B.policyId or '', version = B.policyVersion }
+      maxProbe = num('p.maxProbeMillis', 30000), id = B.policyId or '', version = B.policyVersion }
     return POLICY
   end
-  local t, w, r, m, s, o, mo, p, l, e = policy_arg()
+  local t, w, r, m, s, o, mo, p, l, e, mp = policy_arg()
   POLICY = { threshold = tonumber(t) or 5, window = tonumber(w) or 60000, rate = tonumber(r),
     minCalls = tonumber(m) or 20, slow = tonumber(s), open = tonumber(o) or 30000,
     maxOpen = tonumber(mo) or 300000, permits = tonumber(p) or 1, lease = tonumber(l) or 10000,
-    enabled = (e ~= '0'), id = '', version = '0' }
+    enabled = (e ~= '0'), maxProbe = tonumber(mp) or 30000, id = '', version = '0' }
   return POLICY
 end
 
@@ -201,6 +206,28 @@ local function append_event(ev)
   return id
 end
 
+-- Probe leases: a live lease is a member "<leaseId>|<owner>" of KEYS[3] scored by its expiry,
+-- and a hash field 'lease.<member>' = "<grantedAt>:<renewals>" (Redis ms, count) says when its
+-- probe started and how often its node renewed it (renew.lua): maxProbeMillis is measured from
+-- grantedAt, and describe shows both. The field leaves with its member (a result, a release, an
+-- expiry noticed by acquire, a transition).
+local function lease_field(member)
+  return 'lease.' .. member
+end
+
+-- The lease's start and renewals; a member without its field (granted by a node built before
+-- renewals) reads as started now with none, so it is never timed out by an unknown age.
+local function lease_info(member)
+  local v = B[lease_field(member)]
+  local start, renewals = string.match(v or '', '^(%d+):(%d+)$')
+  return tonumber(start) or NOW, tonumber(renewals) or 0
+end
+
+local function drop_lease(member)
+  redis.call('ZREM', LEASES, member)
+  if B[lease_field(member)] then set(lease_field(member), false) end
+end
+
 -- Records a transition: bumps the generation (results and leases of the old one become stale),
 -- drops live leases, appends the event. extra: more field/value pairs for the event.
 local function transition(from, to, cause, extra)
@@ -209,6 +236,9 @@ local function transition(from, to, cause, extra)
   set('lastTransitionAt', tostring(NOW))
   set('halfOpenSuccesses', '0')
   redis.call('DEL', LEASES)
+  for f, v in pairs(B) do
+    if v and string.sub(f, 1, 6) == 'lease.' then set(f, false) end
+  end
   local p = policy()
   local ev = { 'epoch', B.epoch, 'from', from, 'to', to, 'cause', cause, 'generation', gen,
     'policyId', p.id, 'policyVersion', p.version, 'node', NODE, 'at', NOW }
@@ -216,6 +246,26 @@ local function transition(from, to, cause, extra)
     for i = 1, #extra do ev[#ev + 1] = extra[i] end
   end
   return append_event(ev)
+end
+
+-- Opens from the current machine state for `om` ms (a trip, a failed or timed-out probe);
+-- returns the event's stream id.
+local function open_for(om, from, cause, extra)
+  set('state', 'OPEN')
+  set('openMillis', tostring(om))
+  set('openUntil', tostring(NOW + om))
+  set('openedAt', tostring(NOW))
+  extra[#extra + 1] = 'openMillis'
+  extra[#extra + 1] = om
+  extra[#extra + 1] = 'until'
+  extra[#extra + 1] = NOW + om
+  return transition(from, 'OPEN', cause, extra)
+end
+
+-- The open window after a failed probe: the last one doubled, up to maxOpenMillis.
+local function backoff()
+  local p = policy()
+  return math.min(num('openMillis', p.open) * 2, p.maxOpen)
 end
 
 local function clear_window()

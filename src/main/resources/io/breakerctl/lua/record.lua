@@ -25,7 +25,9 @@
 -- failuresTotal counts every failure received, counted in the window or not. A result from an
 -- older generation (admitted before a trip or an override) changes no state. In HALF_OPEN only a
 -- result carrying a live lease of this generation and owner counts: halfOpenPermits successes
--- close, one failure reopens with the open window doubled up to maxOpenMillis. A lease with no
+-- close, one failure reopens with the open window doubled up to maxOpenMillis, and a result that
+-- arrives maxProbeMillis or more after its lease was granted counts as failed whatever it says
+-- (PROBE_TIMED_OUT, as renew.lua decides at that moment). A lease with no
 -- outcome (0 failures, 0 successes) is given back unused: this owner's lease is removed in any
 -- state and generation (RELEASED; STALE_LEASE when it holds none), so another node may probe at
 -- once instead of after probeLeaseMillis. A node sends it when its acquire's answer was lost (see
@@ -82,7 +84,7 @@ if A[8] == '' then
     local t, w, r, m, s, e = '', '', '', '', '', ''
     if pol ~= '' then
       t, w, r, m, s, e = string.match(pol,
-        '^([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),[%d.]*,[%d.]*,[%d.]*,[%d.]*,([01]?)$')
+        '^([%d.]*),([%d.]*),([%d.]*),([%d.]*),([%d.]*),[%d.]*,[%d.]*,[%d.]*,[%d.]*,([01]?),?[%d.]*$')
     end
     local threshold = t and (tonumber(t) or 5)
     local window, rate, min_calls = tonumber(w) or 60000, tonumber(r), tonumber(m) or 20
@@ -196,21 +198,10 @@ local gen = B.generation
 local accepted, reason, event = 0, 'COUNTED', ''
 local wf, wc = num('winFailures', 0), num('winCalls', 0)
 
-local function open_for(om, from, cause, extra)
-  set('state', 'OPEN')
-  set('openMillis', tostring(om))
-  set('openUntil', tostring(NOW + om))
-  set('openedAt', tostring(NOW))
-  extra[#extra + 1] = 'openMillis'
-  extra[#extra + 1] = om
-  extra[#extra + 1] = 'until'
-  extra[#extra + 1] = NOW + om
-  event = transition(from, 'OPEN', cause, extra)
-  state = 'OPEN'
-end
-
 if lease ~= '' and failures == 0 and successes == 0 then
-  if redis.call('ZREM', LEASES, lease .. '|' .. NODE) == 1 then
+  local member = lease .. '|' .. NODE
+  if redis.call('ZSCORE', LEASES, member) then
+    drop_lease(member)
     accepted, reason = 1, 'RELEASED'
   else
     reason = 'STALE_LEASE'
@@ -223,11 +214,18 @@ elseif lease ~= '' then
   elseif tonumber(expiry) <= NOW then
     reason = 'LEASE_EXPIRED'
   else
-    redis.call('ZREM', LEASES, member)
+    local start = lease_info(member)
+    drop_lease(member)
     accepted = 1
-    if failures > 0 then
-      open_for(math.min(num('openMillis', p.open) * 2, p.maxOpen), 'HALF_OPEN', 'PROBE_FAILED',
-        { 'lease', lease, 'slow', slow })
+    if p.maxProbe > 0 and NOW - start >= p.maxProbe then
+      -- the probe ran past maxProbeMillis under a live lease (its renewal was not yet due):
+      -- failed whatever it answered, as renew.lua decides
+      event = open_for(backoff(), 'HALF_OPEN', 'PROBE_TIMED_OUT',
+        { 'lease', lease, 'probeMillis', NOW - start })
+      state = 'OPEN'
+    elseif failures > 0 then
+      event = open_for(backoff(), 'HALF_OPEN', 'PROBE_FAILED', { 'lease', lease, 'slow', slow })
+      state = 'OPEN'
     else
       local ok = num('halfOpenSuccesses', 0) + 1
       if ok >= p.permits then
@@ -287,8 +285,10 @@ elseif state == 'CLOSED' or state == 'FORCED_CLOSED' or state == 'METRICS_ONLY' 
       cause = 'FAILURE_RATE'
     end
     if cause then
-      open_for(p.open, 'CLOSED', cause, { 'failures', wf, 'calls', wc, 'threshold', p.threshold,
-        'failureRate', p.rate or '', 'minimumCalls', p.minCalls, 'slow', slow })
+      event = open_for(p.open, 'CLOSED', cause, { 'failures', wf, 'calls', wc,
+        'threshold', p.threshold, 'failureRate', p.rate or '', 'minimumCalls', p.minCalls,
+        'slow', slow })
+      state = 'OPEN'
       clear_window()
     end
   end

@@ -70,7 +70,7 @@ if gone_id == id then set('unwarmed', false) end
 ensure_created()
 local names = { 'p.failureThreshold', 'p.windowMillis', 'p.failureRate', 'p.minimumCalls',
   'p.slowCallMillis', 'p.openMillis', 'p.maxOpenMillis', 'p.halfOpenPermits',
-  'p.probeLeaseMillis', 'p.enabled' }
+  'p.probeLeaseMillis', 'p.enabled', 'p.maxProbeMillis' }
 local values = { policy_arg() }
 for i, f in ipairs(names) do
   local v = values[i]

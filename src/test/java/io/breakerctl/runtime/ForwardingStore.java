@@ -11,6 +11,7 @@ import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.ReassertResult;
 import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.WarmResult;
 import java.time.Duration;
 import java.util.List;
@@ -43,6 +44,12 @@ class ForwardingStore implements BreakerStore {
   public CompletableFuture<RecordResult> record(
       BreakerId id, Outcome outcome, Policy policy, NodeHeartbeat heartbeat) {
     return target.record(id, outcome, policy, heartbeat);
+  }
+
+  @Override
+  public CompletableFuture<RenewResult> renew(
+      BreakerId id, String node, Policy policy, String leaseId, String generation) {
+    return target.renew(id, node, policy, leaseId, generation);
   }
 
   @Override

@@ -40,7 +40,8 @@ record ReplayStep(
   private boolean isTrip() {
     return cause == TransitionCause.FAILURE_THRESHOLD
         || cause == TransitionCause.FAILURE_RATE
-        || cause == TransitionCause.PROBE_FAILED;
+        || cause == TransitionCause.PROBE_FAILED
+        || cause == TransitionCause.PROBE_TIMED_OUT;
   }
 
   /** The machine state after the step (for steps that set it). */

@@ -5,6 +5,7 @@ import io.breakerctl.runtime.model.EffectiveState;
 import io.breakerctl.runtime.model.OverrideOutcome;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.RecordOutcome;
+import io.breakerctl.runtime.model.RenewOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.model.Transitions;
@@ -266,7 +267,7 @@ public final class LocalStateMachine {
       leases.removeExpired(now);
       if (leases.size() + halfOpenSuccesses < p.halfOpenPermits()) {
         long until = now + p.probeLease().toMillis();
-        String id = leases.grant(owner, until);
+        String id = leases.grant(owner, now, until);
         return new Admission(true, state, AdmissionReason.PROBE, generation, id, until);
       }
       return new Admission(
@@ -274,6 +275,74 @@ public final class LocalStateMachine {
     } finally {
       finish();
     }
+  }
+
+  /**
+   * The answer of {@link #renew}, as {@code renew.lua} returns it.
+   *
+   * @param state the effective state after
+   * @param reason RENEWED, PROBE_TIMED_OUT (the breaker reopened), LEASE_EXPIRED or STALE_LEASE
+   * @param generation the generation after
+   * @param untilMillis for RENEWED the lease's new expiry, for PROBE_TIMED_OUT the open window's
+   *     end, else 0
+   * @param renewals the lease's renewals so far (0 when no lease was held)
+   */
+  public record Renewal(
+      State state, RenewOutcome reason, long generation, long untilMillis, long renewals) {}
+
+  /**
+   * Keeps a running probe's lease alive, as {@code renew.lua} does. After time-based changes are
+   * recorded: a live lease of this owner and generation in HALF_OPEN expires {@code
+   * probeLeaseSeconds} from now again (RENEWED), unless its probe started {@code maxProbeSeconds}
+   * or more ago (non-zero): then the probe counts as failed and the breaker reopens with the open
+   * window doubled up to {@code maxOpenSeconds} (PROBE_TIMED_OUT). A lease past its expiry is not
+   * renewed (LEASE_EXPIRED); no such lease is STALE_LEASE. Nothing but the lease changes unless the
+   * probe timed out.
+   *
+   * @param leaseId the lease {@link #tryAcquire} granted
+   * @param owner the owner it was granted to
+   * @param generation the generation it was granted in
+   */
+  public Renewal renew(String leaseId, String owner, long generation) {
+    Objects.requireNonNull(leaseId, "leaseId");
+    Objects.requireNonNull(owner, "owner");
+    lock.lock();
+    try {
+      long now = clock.millis();
+      Policy p = policy;
+      State state = settle(now);
+      ProbeLeases.Lease l =
+          state == State.HALF_OPEN && generation == this.generation
+              ? leases.get(leaseId, owner)
+              : null;
+      if (l == null) {
+        return new Renewal(state, RenewOutcome.STALE_LEASE, this.generation, 0, 0);
+      }
+      if (l.expiry() <= now) {
+        return new Renewal(state, RenewOutcome.LEASE_EXPIRED, this.generation, 0, 0);
+      }
+      if (timedOut(p, l, now)) {
+        reopen(now, p, TransitionCause.PROBE_TIMED_OUT);
+        return new Renewal(
+            State.OPEN, RenewOutcome.PROBE_TIMED_OUT, this.generation, openUntil, l.renewals());
+      }
+      long until = now + p.probeLease().toMillis();
+      ProbeLeases.Lease renewed = leases.renew(leaseId, owner, until);
+      return new Renewal(state, RenewOutcome.RENEWED, this.generation, until, renewed.renewals());
+    } finally {
+      finish();
+    }
+  }
+
+  private static boolean timedOut(Policy p, ProbeLeases.Lease l, long now) {
+    long max = p.maxProbe().toMillis();
+    return max > 0 && now - l.grantedAt() >= max;
+  }
+
+  /** record.lua/renew.lua backoff(): a failed probe reopens for the last window doubled. */
+  private void reopen(long now, Policy p, TransitionCause cause) {
+    long base = openMillis > 0 ? openMillis : p.open().toMillis();
+    openFor(now, Math.min(base * 2, p.maxOpen().toMillis()), cause);
   }
 
   /**
@@ -288,7 +357,9 @@ public final class LocalStateMachine {
    *       lease);
    *   <li>with a lease id: only a live lease of this owner and generation in HALF_OPEN counts
    *       (STALE_LEASE, LEASE_EXPIRED otherwise); a failure reopens with the open window doubled up
-   *       to {@code maxOpenSeconds}, {@code halfOpenPermits} successes close and empty the window;
+   *       to {@code maxOpenSeconds}, as does any result {@code maxProbeSeconds} or more after the
+   *       lease's grant (PROBE_TIMED_OUT); {@code halfOpenPermits} successes close and empty the
+   *       window;
    *   <li>a known generation that is not the current one changes nothing (STALE_GENERATION);
    *   <li>in CLOSED, FORCED_CLOSED and METRICS_ONLY outcomes enter the window; only CLOSED with an
    *       enabled policy trips, on {@code failureThreshold} failures or, once {@code minimumCalls}
@@ -349,20 +420,22 @@ public final class LocalStateMachine {
           reason = RecordOutcome.STALE_LEASE;
         }
       } else if (leaseId != null && !leaseId.isEmpty()) {
-        Long expiry =
-            state == State.HALF_OPEN && generation == current
-                ? leases.expiryOf(leaseId, owner)
-                : null;
-        if (expiry == null) {
+        ProbeLeases.Lease l =
+            state == State.HALF_OPEN && generation == current ? leases.get(leaseId, owner) : null;
+        if (l == null) {
           reason = RecordOutcome.STALE_LEASE;
-        } else if (expiry <= now) {
+        } else if (l.expiry() <= now) {
           reason = RecordOutcome.LEASE_EXPIRED;
         } else {
           leases.remove(leaseId, owner);
           accepted = true;
-          if (failures > 0) {
-            long base = openMillis > 0 ? openMillis : p.open().toMillis();
-            openFor(now, Math.min(base * 2, p.maxOpen().toMillis()), TransitionCause.PROBE_FAILED);
+          if (timedOut(p, l, now) || failures > 0) {
+            reopen(
+                now,
+                p,
+                timedOut(p, l, now)
+                    ? TransitionCause.PROBE_TIMED_OUT
+                    : TransitionCause.PROBE_FAILED);
             state = State.OPEN;
             transitioned = true;
           } else if (halfOpenSuccesses + 1 >= p.halfOpenPermits()) {

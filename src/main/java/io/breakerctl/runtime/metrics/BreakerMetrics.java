@@ -40,8 +40,10 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@value #TRANSITIONS}, tags {@code from} and {@code to}: state changes this node saw (won
  *       here or learned from the fleet: every node counts a fleet-wide trip once, so sum over nodes
  *       with care; the breaker's event stream is the fleet's history);
- *   <li>{@value #PROBES}, tag {@code outcome} ({@code success}, {@code failure}): half-open probes
- *       this node ran.
+ *   <li>{@value #PROBES}, tag {@code outcome} ({@code success}, {@code failure}, {@code timed_out}:
+ *       held its slot for {@code maxProbeSeconds}): half-open probes this node ran;
+ *   <li>{@value #PROBE_RENEWALS}: renewals of the leases of probes this node was running (a slow
+ *       probe keeps its slot).
  * </ul>
  *
  * <p>Per call (from the breaker's {@link CircuitBreaker#observe observer}, pre-resolved meters, no
@@ -84,6 +86,9 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
 
   /** Counter: probes this node ran (tag {@code outcome}: {@code success} or {@code failure}). */
   public static final String PROBES = "breakerctl.breaker.probes";
+
+  /** Counter: lease renewals of the probes this node ran. */
+  public static final String PROBE_RENEWALS = "breakerctl.breaker.probe.renewals";
 
   /**
    * Timer: permitted calls by outcome ({@code success}, {@code failure}, {@code timeout}, {@code
@@ -228,6 +233,8 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
         b -> b.view().policyVersion());
     counter(PROBES, "outcome", "success");
     counter(PROBES, "outcome", "failure");
+    counter(PROBES, "outcome", "timed_out");
+    counter(PROBE_RENEWALS);
     counter(LEASE_DENIED);
     observation = breaker.observe(new CallMeters(meters, tags, this.meters));
     listener = breaker.onEvent(this::onEvent);
@@ -254,6 +261,8 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
       case TRANSITION -> increment(TRANSITIONS, "from", e.from().name(), "to", e.to().name());
       case PROBE_SUCCEEDED -> increment(PROBES, "outcome", "success");
       case PROBE_FAILED -> increment(PROBES, "outcome", "failure");
+      case PROBE_TIMED_OUT -> increment(PROBES, "outcome", "timed_out");
+      case PROBE_RENEWED -> increment(PROBE_RENEWALS);
       default -> {
         // DEGRADED, RECOVERED, POLICY_ADOPTED: visible in the gauges
       }
@@ -297,6 +306,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
       case REJECTIONS -> "calls the breaker rejected on this node";
       case TRANSITIONS -> "state changes this node saw (won here or learned from the fleet)";
       case LEASE_DENIED -> "half-open acquires denied: the probe leases were taken";
+      case PROBE_RENEWALS -> "lease renewals of probes this node was running";
       default -> "half-open probes this node ran";
     };
   }

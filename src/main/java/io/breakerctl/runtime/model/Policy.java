@@ -37,6 +37,12 @@ public final class Policy {
   /** Default {@code probeLeaseSeconds}: a probe that has not reported after 10 s frees its slot. */
   public static final Duration DEFAULT_PROBE_LEASE = Duration.ofSeconds(10);
 
+  /**
+   * Default {@code maxProbeSeconds}: a probe still running after 30 s (longer than most clients'
+   * timeouts) counts as failed and the breaker reopens; 0 sets no bound.
+   */
+  public static final Duration DEFAULT_MAX_PROBE = Duration.ofSeconds(30);
+
   /** Upper bound of every duration field: one day (maxOpenSeconds: seven days). */
   public static final Duration MAX_DURATION = Duration.ofDays(1);
 
@@ -59,6 +65,7 @@ public final class Policy {
   private final Duration maxOpen;
   private final int halfOpenPermits;
   private final Duration probeLease;
+  private final Duration maxProbe;
   private final StoreFailureMode storeFailureMode;
   private final FallbackPolicy fallbackPolicy;
   private final String staticDefault;
@@ -75,6 +82,7 @@ public final class Policy {
     this.maxOpen = b.maxOpen;
     this.halfOpenPermits = b.halfOpenPermits;
     this.probeLease = b.probeLease;
+    this.maxProbe = b.maxProbe;
     this.storeFailureMode = b.storeFailureMode;
     this.fallbackPolicy = b.fallbackPolicy;
     this.staticDefault = b.staticDefault;
@@ -98,6 +106,7 @@ public final class Policy {
     b.maxOpen = maxOpen;
     b.halfOpenPermits = halfOpenPermits;
     b.probeLease = probeLease;
+    b.maxProbe = maxProbe;
     b.storeFailureMode = storeFailureMode;
     b.fallbackPolicy = fallbackPolicy;
     b.staticDefault = staticDefault;
@@ -154,6 +163,15 @@ public final class Policy {
     return probeLease;
   }
 
+  /**
+   * How long a probe may hold its slot (default 30 s; {@link Duration#ZERO}: no bound). Its node
+   * keeps the lease alive while the call runs; past this the probe counts as failed and the breaker
+   * reopens with backoff, so a call that never returns cannot keep the breaker half-open.
+   */
+  public Duration maxProbe() {
+    return maxProbe;
+  }
+
   /** What nodes do while Redis is unreachable (default LOCAL_ONLY). */
   public StoreFailureMode storeFailureMode() {
     return storeFailureMode;
@@ -192,6 +210,7 @@ public final class Policy {
         && maxOpen.equals(p.maxOpen)
         && halfOpenPermits == p.halfOpenPermits
         && probeLease.equals(p.probeLease)
+        && maxProbe.equals(p.maxProbe)
         && storeFailureMode == p.storeFailureMode
         && fallbackPolicy == p.fallbackPolicy
         && Objects.equals(staticDefault, p.staticDefault)
@@ -219,6 +238,7 @@ public final class Policy {
         maxOpen,
         halfOpenPermits,
         probeLease,
+        maxProbe,
         storeFailureMode,
         fallbackPolicy,
         staticDefault,
@@ -243,6 +263,8 @@ public final class Policy {
         + halfOpenPermits
         + ", probeLeaseSeconds="
         + seconds(probeLease)
+        + ", maxProbeSeconds="
+        + seconds(maxProbe)
         + ", storeFailureMode="
         + storeFailureMode
         + ", fallbackPolicy="
@@ -273,6 +295,7 @@ public final class Policy {
     private Duration maxOpen = DEFAULT_MAX_OPEN;
     private int halfOpenPermits = DEFAULT_HALF_OPEN_PERMITS;
     private Duration probeLease = DEFAULT_PROBE_LEASE;
+    private Duration maxProbe = DEFAULT_MAX_PROBE;
     private StoreFailureMode storeFailureMode = StoreFailureMode.LOCAL_ONLY;
     private FallbackPolicy fallbackPolicy = FallbackPolicy.NONE;
     private String staticDefault;
@@ -342,6 +365,15 @@ public final class Policy {
     public Builder probeLease(Duration value) {
       this.probeLease =
           duration("probeLeaseSeconds", value, Duration.ofMillis(1), Duration.ofHours(1));
+      return this;
+    }
+
+    /** The longest a probe may hold its slot; 0 (no bound) or 0.001 s to one day. */
+    public Builder maxProbe(Duration value) {
+      this.maxProbe =
+          value != null && value.isZero()
+              ? Duration.ZERO
+              : duration("maxProbeSeconds", value, Duration.ofMillis(1), MAX_DURATION);
       return this;
     }
 

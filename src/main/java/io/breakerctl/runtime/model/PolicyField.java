@@ -29,6 +29,8 @@ public enum PolicyField {
   HALF_OPEN_PERMITS("halfOpenPermits", Type.INTEGER, "p.halfOpenPermits", 7),
   /** How long a probe lease lasts before another node may probe. */
   PROBE_LEASE("probeLeaseSeconds", Type.SECONDS, "p.probeLeaseMillis", 8),
+  /** How long a probe may hold its slot before it counts as failed (0: no bound). */
+  MAX_PROBE("maxProbeSeconds", Type.SECONDS, "p.maxProbeMillis", 10),
   /** What a node does while Redis is unreachable. */
   STORE_FAILURE_MODE("storeFailureMode", Type.ENUM, "p.storeFailureMode", -1),
   /** What serves a rejected call. */

@@ -12,6 +12,12 @@ public enum TransitionCause {
   PROBES_SUCCEEDED,
   /** A probe failed; the open window is doubled up to {@code maxOpenSeconds}. */
   PROBE_FAILED,
+  /**
+   * A probe held its slot for {@code maxProbeSeconds} without a result (a dependency that hangs):
+   * it counts as failed, and the open window is doubled up to {@code maxOpenSeconds} as for {@link
+   * #PROBE_FAILED}.
+   */
+  PROBE_TIMED_OUT,
   /** An operator set an override. */
   OVERRIDE_SET,
   /** An operator changed the reason, actor or expiry of the live override. */

@@ -36,6 +36,8 @@ public final class Transitions {
               TransitionCause.PROBES_SUCCEEDED),
           new Rule(
               EnumSet.of(State.HALF_OPEN), EnumSet.of(State.OPEN), TransitionCause.PROBE_FAILED),
+          new Rule(
+              EnumSet.of(State.HALF_OPEN), EnumSet.of(State.OPEN), TransitionCause.PROBE_TIMED_OUT),
           new Rule(EnumSet.allOf(State.class), OVERRIDES, TransitionCause.OVERRIDE_SET),
           new Rule(OVERRIDES, OVERRIDES, TransitionCause.OVERRIDE_UPDATED),
           new Rule(OVERRIDES, MACHINE, TransitionCause.OVERRIDE_CLEARED),

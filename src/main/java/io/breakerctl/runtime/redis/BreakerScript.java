@@ -19,6 +19,8 @@ public enum BreakerScript {
   RECORD("record.lua"),
   /** Admission and half-open probe leases. */
   ACQUIRE("acquire.lua"),
+  /** Keeps a running probe's lease alive; ends a probe past maxProbeMillis. */
+  RENEW("renew.lua"),
   /** Sets, changes or clears an operator override. */
   OVERRIDE("override.lua"),
   /** Writes a resolved policy version (monotonic). */

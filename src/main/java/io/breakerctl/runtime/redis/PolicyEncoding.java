@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * How a {@link Policy} travels to the scripts (one argument of ten comma-separated values) and
+ * How a {@link Policy} travels to the scripts (one argument of eleven comma-separated values) and
  * lives in the state hash ({@code p.*} fields next to {@code policyId} and {@code policyVersion}).
  */
 public final class PolicyEncoding {
@@ -20,10 +20,12 @@ public final class PolicyEncoding {
   public record WarmedPolicy(String policyId, long version, Policy policy) {}
 
   /**
-   * The policy as the scripts' one policy argument (ARGV[3]): ten comma-separated values,
+   * The policy as the scripts' one policy argument (ARGV[3]): eleven comma-separated values,
    * failureThreshold, windowMillis, failureRate, minimumCalls, slowCallMillis, openMillis,
-   * maxOpenMillis, halfOpenPermits, probeLeaseMillis, enabled (1|0); an unset optional field is
-   * empty. Plain decimals only (no exponent), as the scripts' pattern expects.
+   * maxOpenMillis, halfOpenPermits, probeLeaseMillis, enabled (1|0), maxProbeMillis (0: no bound);
+   * an unset optional field is empty. (Ten values, as nodes built before maxProbeSeconds send,
+   * still decode: maxProbeMillis takes its default.) Plain decimals only (no exponent), as the
+   * scripts' pattern expects.
    */
   public static String toArg(Policy p) {
     return String.join(
@@ -37,7 +39,8 @@ public final class PolicyEncoding {
         Long.toString(p.maxOpen().toMillis()),
         Integer.toString(p.halfOpenPermits()),
         Long.toString(p.probeLease().toMillis()),
-        p.enabled() ? "1" : "0");
+        p.enabled() ? "1" : "0",
+        Long.toString(p.maxProbe().toMillis()));
   }
 
   /** The policy argument of scripts that need no caller policy: every field its default. */
@@ -50,7 +53,7 @@ public final class PolicyEncoding {
   /**
    * Decodes a policy argument ({@link #toArg}); an empty value is every default.
    *
-   * @throws IllegalArgumentException for a value that is not ten comma-separated fields
+   * @throws IllegalArgumentException for a value that is not ten or eleven comma-separated fields
    */
   public static Policy fromArg(String arg) {
     Policy.Builder b = Policy.builder();
@@ -58,9 +61,9 @@ public final class PolicyEncoding {
       return b.build();
     }
     String[] v = arg.split(",", -1);
-    if (v.length != 10) {
+    if (v.length != 11 && v.length != 10) {
       throw new IllegalArgumentException(
-          "a policy argument has 10 comma-separated fields but this has " + v.length);
+          "a policy argument has 11 comma-separated fields but this has " + v.length);
     }
     if (!v[0].isEmpty()) {
       b.failureThreshold(Integer.parseInt(v[0]));
@@ -86,12 +89,15 @@ public final class PolicyEncoding {
       b.probeLease(Duration.ofMillis(Long.parseLong(v[8])));
     }
     b.enabled(!"0".equals(v[9]));
+    if (v.length > 10 && !v[10].isEmpty()) {
+      b.maxProbe(Duration.ofMillis(Long.parseLong(v[10])));
+    }
     return b.build();
   }
 
   /**
    * The registry defaults the nodes run with while no policy is warmed, as the record script stores
-   * them ({@code nodePolicy}), if any node recorded them. Only the ten script fields are known:
+   * them ({@code nodePolicy}), if any node recorded them. Only the script fields are known:
    * storeFailureMode, fallbackPolicy and staticDefault read as their defaults.
    */
   public static Optional<Policy> nodeDefaults(Map<String, String> f) {
@@ -151,6 +157,10 @@ public final class PolicyEncoding {
     b.halfOpenPermits(Integer.parseInt(f.getOrDefault("p.halfOpenPermits", "1")));
     b.probeLease(Duration.ofMillis(Long.parseLong(f.getOrDefault("p.probeLeaseMillis", "10000"))));
     b.enabled(!"0".equals(f.get("p.enabled")));
+    String maxProbe = f.get(PolicyField.MAX_PROBE.hashField());
+    if (maxProbe != null) {
+      b.maxProbe(Duration.ofMillis(Long.parseLong(maxProbe)));
+    }
     b.storeFailureMode(
         StoreFailureMode.valueOf(f.getOrDefault("p.storeFailureMode", "LOCAL_ONLY")));
     b.fallbackPolicy(FallbackPolicy.valueOf(f.getOrDefault("p.fallbackPolicy", "NONE")));

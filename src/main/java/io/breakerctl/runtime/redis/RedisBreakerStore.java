@@ -731,6 +731,17 @@ public final class RedisBreakerStore implements BreakerStore {
         .thenApply(RecordResult::of);
   }
 
+  /**
+   * Keeps the lease of a probe this node is running alive ({@code renew.lua}), or ends a probe that
+   * ran past {@code maxProbeMillis}. {@code policy} applies while no policy is warmed.
+   */
+  @Override
+  public CompletableFuture<RenewResult> renew(
+      BreakerId id, String node, Policy policy, String leaseId, String generation) {
+    return run(BreakerScript.RENEW, id, node, policy, leaseId, generation)
+        .thenApply(RenewResult::of);
+  }
+
   /** Sets, changes or clears an override; works on a breaker no node has used yet. */
   public CompletableFuture<OverrideResult> override(BreakerId id, OverrideRequest request) {
     return run(

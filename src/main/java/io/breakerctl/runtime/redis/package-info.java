@@ -11,8 +11,8 @@
  * definitions about 2.5 µs, so the common cases run ahead of the prelude: acquire's closed path
  * (one {@code HMGET}) and record's CLOSED count (TIME, one {@code HMGET} of 14 fields, one {@code
  * HSET}); {@code RecordFastPathIT} holds the latter to the full path. On the client, every key and
- * argument costs an encoding: the caller's policy travels as one argument of ten values, the fast
- * paths answer with short replies, and {@link
+ * argument costs an encoding: the caller's policy travels as one argument of eleven values, the
+ * fast paths answer with short replies, and {@link
  * io.breakerctl.runtime.redis.RedisBreakerStore#acquire} sends the lean form (the hash key alone,
  * no arguments) while it last saw the breaker CLOSED. The full path loads the hash with one {@code
  * HGETALL} (cheaper than an {@code HMGET} of 34 names in a listpack) and keeps the window as

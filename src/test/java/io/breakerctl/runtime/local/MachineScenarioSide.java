@@ -23,7 +23,8 @@ final class MachineScenarioSide implements ScenarioSide {
       EnumSet.of(
           TransitionCause.FAILURE_THRESHOLD,
           TransitionCause.FAILURE_RATE,
-          TransitionCause.PROBE_FAILED);
+          TransitionCause.PROBE_FAILED,
+          TransitionCause.PROBE_TIMED_OUT);
 
   private final LocalStateMachine machine;
   private final MutableClock clock;
@@ -58,6 +59,19 @@ final class MachineScenarioSide implements ScenarioSide {
         Long.toString(r.generation()),
         null,
         null);
+  }
+
+  @Override
+  public Answer renew(String node, String generation, String leaseId) {
+    LocalStateMachine.Renewal r =
+        machine.renew(leaseId, node, generation.isEmpty() ? -1 : Long.parseLong(generation));
+    return new Answer(
+        r.state().code(),
+        String.valueOf(r.reason()),
+        null,
+        Long.toString(r.generation()),
+        null,
+        r.untilMillis());
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.WarmResult;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,9 @@ interface Breaker {
 
   /** record.lua. */
   RecordResult record(Outcome outcome);
+
+  /** renew.lua: the lease {@code leaseId} of {@code owner}, granted in {@code generation}. */
+  RenewResult renew(String owner, String leaseId, String generation);
 
   /** override.lua. */
   OverrideResult override(OverrideRequest request);

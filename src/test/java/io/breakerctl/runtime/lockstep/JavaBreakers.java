@@ -15,6 +15,7 @@ import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.PolicyEncoding;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.WarmResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -86,6 +87,14 @@ final class JavaBreakers {
           r.accepted(),
           r.reason(),
           m.openUntilMillis());
+    }
+
+    @Override
+    public RenewResult renew(String owner, String leaseId, String generation) {
+      LocalStateMachine.Renewal r =
+          m.renew(leaseId, owner, generation.isEmpty() ? -1 : Long.parseLong(generation));
+      return new RenewResult(
+          r.state(), r.reason(), Long.toString(r.generation()), r.untilMillis(), "", r.renewals());
     }
 
     @Override
@@ -176,6 +185,11 @@ final class JavaBreakers {
     @Override
     public RecordResult record(Outcome o) {
       return BreakerStore.await(store.record(id, o, policy));
+    }
+
+    @Override
+    public RenewResult renew(String owner, String leaseId, String generation) {
+      return BreakerStore.await(store.renew(id, owner, policy, leaseId, generation));
     }
 
     @Override

@@ -61,12 +61,20 @@ final class MachineHash {
     h.put("policyId", warmedId == null ? "" : warmedId);
     h.put("policyVersion", Long.toString(longField(m, "warmedVersion")));
     h.put("policy", PolicyEncoding.toArg(m.policy()));
-    Map<String, Long> expiries = read(read(m, "leases"), "expiries");
+    Map<String, Record> held = read(read(m, "leases"), "leases");
     List<String> leases = new ArrayList<>();
-    expiries.forEach(
-        (member, expiry) -> {
+    held.forEach(
+        (member, l) -> {
           int bar = member.indexOf('|');
-          leases.add(lease(handleOf, member.substring(0, bar), member.substring(bar + 1), expiry));
+          long expiry = read(l, "expiry");
+          long grantedAt = read(l, "grantedAt");
+          long renewals = read(l, "renewals");
+          leases.add(
+              lease(handleOf, member.substring(0, bar), member.substring(bar + 1), expiry)
+                  + " from "
+                  + grantedAt
+                  + ":"
+                  + renewals);
         });
     Collections.sort(leases);
     h.put("leases", String.join(" ", leases));
@@ -110,7 +118,9 @@ final class MachineHash {
     h.put("policy", s.warmedPolicy().map(w -> PolicyEncoding.toArg(w.policy())).orElse(callers));
     List<String> leases = new ArrayList<>();
     for (ProbeLease l : s.leases()) {
-      leases.add(lease(handleOf, l.leaseId(), l.owner(), l.expiresAtMillis()));
+      // the lease's start and renewals (renew.lua), in the hash beside the lease set
+      String info = f.getOrDefault("lease." + l.leaseId() + "|" + l.owner(), "?");
+      leases.add(lease(handleOf, l.leaseId(), l.owner(), l.expiresAtMillis()) + " from " + info);
     }
     Collections.sort(leases);
     h.put("leases", String.join(" ", leases));

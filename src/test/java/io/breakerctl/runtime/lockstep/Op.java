@@ -81,6 +81,21 @@ sealed interface Op {
     }
   }
 
+  /**
+   * Renews the {@code back}-th newest lease (a probe still running), by its owner or by the other
+   * node, with the lease's generation or the side's last one.
+   */
+  record Renew(int back, boolean otherOwner, boolean leaseGen) implements Op {
+    @Override
+    public String toString() {
+      return "renew(lease -"
+          + back
+          + (otherOwner ? ", other owner" : "")
+          + (leaseGen ? "" : ", last gen")
+          + ")";
+    }
+  }
+
   /** Gives the {@code back}-th newest lease back unused, by its owner or by the other node. */
   record Release(int back, boolean otherOwner) implements Op {
     @Override

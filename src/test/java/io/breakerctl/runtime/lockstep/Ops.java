@@ -32,6 +32,7 @@ final class Ops {
       int maxOpenTimes,
       int permits,
       int lease,
+      int maxProbe,
       boolean enabled) {
 
     Policy toPolicy() {
@@ -45,6 +46,7 @@ final class Ops {
           .maxOpen(Duration.ofMillis((long) open * maxOpenTimes))
           .halfOpenPermits(permits)
           .probeLease(Duration.ofMillis(lease))
+          .maxProbe(Duration.ofMillis(maxProbe))
           .enabled(enabled)
           .build();
     }
@@ -65,6 +67,7 @@ final class Ops {
           + permits
           + ", lease: "
           + lease
+          + (maxProbe == 0 ? "" : ", maxProbe: " + maxProbe)
           + (enabled ? "" : ", enabled: false")
           + "}";
     }
@@ -96,6 +99,9 @@ final class Ops {
     Arbitrary<Integer> maxOpenTimes = Arbitraries.of(1, 2, 4);
     Arbitrary<Integer> permits = Arbitraries.integers().between(1, 3);
     Arbitrary<Integer> lease = Arbitraries.of(25, 60);
+    Arbitrary<Integer> maxProbe =
+        Arbitraries.frequencyOf(
+            Tuple.of(1, Arbitraries.just(0)), Tuple.of(1, Arbitraries.of(15, 40)));
     Arbitrary<Boolean> enabled =
         Arbitraries.frequencyOf(
             Tuple.of(9, Arbitraries.just(true)), Tuple.of(1, Arbitraries.just(false)));
@@ -110,14 +116,15 @@ final class Ops {
                         open,
                         maxOpenTimes,
                         permits,
-                        lease))
+                        lease,
+                        maxProbe))
                 .as(v -> v),
             enabled)
         .as(
             (v, e) ->
                 new Shape(
                     v.get(0), v.get(1), v.get(2), v.get(3), v.get(4), v.get(5), v.get(6), v.get(7),
-                    v.get(8), e));
+                    v.get(8), v.get(9), e));
   }
 
   /** The policy a warm writes: {@code variant} 0 is the caller's own, 1-3 differ from it. */
@@ -179,6 +186,16 @@ final class Ops {
                 Arbitraries.frequencyOf(
                     Tuple.of(5, Arbitraries.just(false)), Tuple.of(1, Arbitraries.just(true))))
             .as(Op.Release::new);
+    Arbitrary<Op> renew =
+        Combinators.combine(
+                Arbitraries.frequencyOf(
+                    Tuple.of(4, Arbitraries.just(0)),
+                    Tuple.of(1, Arbitraries.integers().between(1, 3))),
+                Arbitraries.frequencyOf(
+                    Tuple.of(6, Arbitraries.just(false)), Tuple.of(1, Arbitraries.just(true))),
+                Arbitraries.frequencyOf(
+                    Tuple.of(5, Arbitraries.just(true)), Tuple.of(1, Arbitraries.just(false))))
+            .as(Op.Renew::new);
     Arbitrary<Op> force =
         Combinators.combine(
                 Arbitraries.of(
@@ -203,6 +220,7 @@ final class Ops {
         Tuple.of(20, acquire),
         Tuple.of(18, probe),
         Tuple.of(3, release),
+        Tuple.of(8, renew),
         Tuple.of(3, force),
         Tuple.of(2, clear),
         Tuple.of(2, warm),

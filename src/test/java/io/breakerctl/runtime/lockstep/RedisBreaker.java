@@ -11,6 +11,7 @@ import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.PolicyEncoding;
 import io.breakerctl.runtime.redis.RecordResult;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.WarmResult;
 import io.lettuce.core.TransactionResult;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -70,6 +71,11 @@ final class RedisBreaker implements Breaker {
   @Override
   public RecordResult record(Outcome outcome) {
     return timed(() -> store.record(id, outcome, policy));
+  }
+
+  @Override
+  public RenewResult renew(String owner, String leaseId, String generation) {
+    return timed(() -> store.renew(id, owner, policy, leaseId, generation));
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.WarmResult;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,6 +83,17 @@ final class Side {
             case SLOW -> new Outcome(owner, 0, 1, 40, gen, g.id());
           };
       record(a, o);
+    } else if (op instanceof Op.Renew n) {
+      Grant g = grant(n.back());
+      String owner = n.otherOwner() ^ g.owner().equals(OTHER) ? OTHER : NODE;
+      RenewResult r = breaker.renew(owner, g.id(), n.leaseGen() ? g.generation() : generation);
+      a.put("op", "renew");
+      a.put("state", r.state().code());
+      a.put("reason", r.outcome().code());
+      a.put("gen", r.generation());
+      a.put("until", Long.toString(r.untilMillis()));
+      a.put("renewals", Long.toString(r.renewals()));
+      generation = r.generation();
     } else if (op instanceof Op.Release r) {
       Grant g = grant(r.back());
       String owner = r.otherOwner() ^ g.owner().equals(OTHER) ? OTHER : NODE;

@@ -41,6 +41,7 @@ class PolicyFieldTableTest {
           .maxOpen(Duration.ofSeconds(120))
           .halfOpenPermits(3)
           .probeLease(Duration.ofSeconds(4))
+          .maxProbe(Duration.ofSeconds(45))
           .storeFailureMode(StoreFailureMode.LAST_KNOWN)
           .fallbackPolicy(FallbackPolicy.CACHED)
           .staticDefault("basic-plan")

@@ -1,6 +1,7 @@
 package io.breakerctl.runtime.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
@@ -75,14 +76,14 @@ class PolicyEncodingTest {
     @DisplayName("the defaults leave the optional rate and slow-call fields empty")
     void defaults() {
       assertThat(PolicyEncoding.toArg(Policy.DEFAULT))
-          .isEqualTo("5,60000,,20,,30000,300000,1,10000,1");
+          .isEqualTo("5,60000,,20,,30000,300000,1,10000,1,30000");
     }
 
     @Test
     @DisplayName("a policy with failure rate and slow calls, durations in ms")
     void rateAndSlowCalls() {
       assertThat(PolicyEncoding.toArg(withRateAndSlowCalls()))
-          .isEqualTo("8,30000,50,10,750,2500,600000,3,1500,1");
+          .isEqualTo("8,30000,50,10,750,2500,600000,3,1500,1,30000");
     }
 
     @Test
@@ -90,23 +91,37 @@ class PolicyEncodingTest {
     void fractionalRateDisabled() {
       Policy p = Policy.builder().failureRateThreshold(12.5).enabled(false).build();
 
-      assertThat(PolicyEncoding.toArg(p)).isEqualTo("5,60000,12.5,20,,30000,300000,1,10000,0");
+      assertThat(PolicyEncoding.toArg(p))
+          .isEqualTo("5,60000,12.5,20,,30000,300000,1,10000,0,30000");
     }
 
     @Test
     @DisplayName("a tiny or large rate is a plain decimal, never an exponent the scripts reject")
     void plainDecimals() {
       assertThat(PolicyEncoding.toArg(Policy.builder().failureRateThreshold(0.0001).build()))
-          .isEqualTo("5,60000,0.0001,20,,30000,300000,1,10000,1");
+          .isEqualTo("5,60000,0.0001,20,,30000,300000,1,10000,1,30000");
       assertThat(PolicyEncoding.toArg(Policy.builder().failureRateThreshold(100.0).build()))
-          .isEqualTo("5,60000,100,20,,30000,300000,1,10000,1");
+          .isEqualTo("5,60000,100,20,,30000,300000,1,10000,1,30000");
     }
 
     @Test
-    @DisplayName("always has the 10 fields warm.lua requires")
-    void tenFields() {
-      assertThat(PolicyEncoding.toArg(Policy.DEFAULT).split(",", -1)).hasSize(10);
-      assertThat(PolicyEncoding.toArg(withRateAndSlowCalls()).split(",", -1)).hasSize(10);
+    @DisplayName("always has the 11 fields warm.lua requires")
+    void elevenFields() {
+      assertThat(PolicyEncoding.toArg(Policy.DEFAULT).split(",", -1)).hasSize(11);
+      assertThat(PolicyEncoding.toArg(withRateAndSlowCalls()).split(",", -1)).hasSize(11);
+    }
+
+    @Test
+    @DisplayName("the ten fields of a node built before maxProbeSeconds decode, with its default")
+    void tenFieldsOfAnOlderNode() {
+      Policy p = PolicyEncoding.fromArg("8,30000,50,10,750,2500,600000,3,1500,1");
+      assertThat(p.failureThreshold()).isEqualTo(8);
+      assertThat(p.maxProbe()).isEqualTo(Policy.DEFAULT_MAX_PROBE);
+      assertThat(PolicyEncoding.fromArg("5,60000,,20,,30000,300000,1,10000,1,0").maxProbe())
+          .isZero();
+      assertThatThrownBy(() -> PolicyEncoding.fromArg("5,60000,,20,,30000,300000,1,10000"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("11 comma-separated fields");
     }
   }
 

@@ -49,6 +49,13 @@ final class RedisScenarioSide implements ScenarioSide {
   }
 
   @Override
+  public Answer renew(String node, String generation, String leaseId) {
+    RenewResult r = await(store.renew(id, node, policy, leaseId, generation));
+    return new Answer(
+        r.state().code(), String.valueOf(r.outcome()), null, r.generation(), null, r.untilMillis());
+  }
+
+  @Override
   public Answer acquire(String node) {
     AcquireResult a = await(store.acquire(id, node, policy));
     return new Answer(

@@ -29,6 +29,7 @@ public record Scenario(String name, String about, PolicyFields policy, List<Step
    * @param permits halfOpenPermits
    * @param lease probeLeaseMillis
    * @param enabled false turns the breaker off
+   * @param maxProbe maxProbeMillis (0: no bound)
    */
   public record PolicyFields(
       Integer threshold,
@@ -40,7 +41,8 @@ public record Scenario(String name, String about, PolicyFields policy, List<Step
       Long maxOpen,
       Integer permits,
       Long lease,
-      Boolean enabled) {
+      Boolean enabled,
+      Long maxProbe) {
 
     /** This policy with every field {@code over} sets replaced. */
     public PolicyFields with(PolicyFields over) {
@@ -57,10 +59,13 @@ public record Scenario(String name, String about, PolicyFields policy, List<Step
           or(over.maxOpen, maxOpen),
           or(over.permits, permits),
           or(over.lease, lease),
-          or(over.enabled, enabled));
+          or(over.enabled, enabled),
+          or(over.maxProbe, maxProbe));
     }
 
-    /** This policy with every time (window, open, maxOpen, lease) {@code k} times longer. */
+    /**
+     * This policy with every time (window, open, maxOpen, lease, maxProbe) {@code k} times longer.
+     */
     public PolicyFields scaled(long k) {
       return new PolicyFields(
           threshold,
@@ -72,7 +77,8 @@ public record Scenario(String name, String about, PolicyFields policy, List<Step
           times(maxOpen, k),
           permits,
           times(lease, k),
-          enabled);
+          enabled,
+          times(maxProbe, k));
     }
 
     /** The runtime policy. */
@@ -103,6 +109,9 @@ public record Scenario(String name, String about, PolicyFields policy, List<Step
       }
       if (enabled != null) {
         b.enabled(enabled);
+      }
+      if (maxProbe != null) {
+        b.maxProbe(Duration.ofMillis(maxProbe));
       }
       return b.build();
     }
@@ -167,6 +176,10 @@ public record Scenario(String name, String about, PolicyFields policy, List<Step
    *       no outcome; {@code ms} for a slow one) of the probe admitted by the acquire named {@code
    *       lease}, reported by that acquire's node (or {@code node}) with its generation (or {@code
    *       admittedIn});
+   *   <li>{@code renew}: the renewal of the lease of the probe admitted by the acquire named {@code
+   *       lease}, by that acquire's node (or {@code node}) with its generation (or {@code
+   *       admittedIn}); {@code until} is the lease's new expiry (RENEWED) or the reopened window's
+   *       end (PROBE_TIMED_OUT);
    *   <li>{@code force}: the override {@code kind} for {@code for} ms (0 or absent: until cleared);
    *       {@code clear}: clears it;
    *   <li>{@code warm}: policy {@code policyId} (default "scenario") {@code version} with {@code

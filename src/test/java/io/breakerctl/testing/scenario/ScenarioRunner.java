@@ -126,6 +126,16 @@ public final class ScenarioRunner {
               gen,
               by.leaseId());
         }
+      case "renew":
+        {
+          Admitted by = admitted.get(s.lease());
+          if (by == null) {
+            throw new IllegalArgumentException(
+                scenario.name() + " step " + (index + 1) + ": no acquire named " + s.lease());
+          }
+          String gen = s.admittedIn() != null ? s.admittedIn().toString() : by.generation();
+          return side.renew(s.nodeOr(by.node()), gen, by.leaseId());
+        }
       case "force":
         return side.override(s.kind(), s.forMs() == null ? 0 : s.forMs());
       case "clear":

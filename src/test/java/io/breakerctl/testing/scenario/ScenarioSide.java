@@ -13,11 +13,12 @@ public interface ScenarioSide {
    * What one operation answered.
    *
    * @param state the effective state the operation answers
-   * @param reason the acquire reason, record reason, override or warm outcome (null for a check)
+   * @param reason the acquire reason, record reason, renew, override or warm outcome (null for a
+   *     check)
    * @param window "failures/calls" of a record, else null
    * @param generation the generation after
    * @param leaseId an acquire's lease id ("" for none), else null
-   * @param untilMillis an acquire's untilMillis (absolute, 0 for none), else null
+   * @param untilMillis an acquire's or a renewal's untilMillis (absolute, 0 for none), else null
    */
   record Answer(
       String state,
@@ -43,6 +44,9 @@ public interface ScenarioSide {
       long durationMillis,
       String generation,
       String leaseId);
+
+  /** Renews the lease {@code leaseId} granted to {@code node} in {@code generation}. */
+  Answer renew(String node, String generation, String leaseId);
 
   /** Asks for permission as {@code node}. */
   Answer acquire(String node);

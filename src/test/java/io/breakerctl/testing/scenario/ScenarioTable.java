@@ -44,7 +44,7 @@ public final class ScenarioTable {
   }
 
   private static final Set<String> OPS =
-      Set.of("fail", "ok", "acquire", "probe", "force", "clear", "warm", "check");
+      Set.of("fail", "ok", "acquire", "probe", "renew", "force", "clear", "warm", "check");
 
   private ScenarioTable() {}
 
@@ -98,8 +98,10 @@ public final class ScenarioTable {
         if (s.state() == null) {
           throw new IllegalStateException(where + ": every step names the state it expects");
         }
-        if (s.op().equals("probe") && (s.lease() == null || !acquires.contains(s.lease()))) {
-          throw new IllegalStateException(where + ": probe of an unknown acquire " + s.lease());
+        if ((s.op().equals("probe") || s.op().equals("renew"))
+            && (s.lease() == null || !acquires.contains(s.lease()))) {
+          throw new IllegalStateException(
+              where + ": " + s.op() + " of an unknown acquire " + s.lease());
         }
         if (s.op().equals("warm") && s.version() == null) {
           throw new IllegalStateException(where + ": warm needs a version");

@@ -556,6 +556,7 @@ public final class PolicyParser {
         case "windowSeconds" -> b.window(d);
         case "openSeconds" -> b.open(d);
         case "maxOpenSeconds" -> b.maxOpen(d);
+        case "maxProbeSeconds" -> b.maxProbe(d);
         default -> b.probeLease(d);
       }
       return true;

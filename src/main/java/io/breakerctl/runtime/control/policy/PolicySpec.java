@@ -40,6 +40,7 @@ public final class PolicySpec {
     m.put("maxOpenSeconds", seconds(p.maxOpen()));
     m.put("halfOpenPermits", p.halfOpenPermits());
     m.put("probeLeaseSeconds", seconds(p.probeLease()));
+    m.put("maxProbeSeconds", seconds(p.maxProbe()));
     m.put("storeFailureMode", p.storeFailureMode().name());
     m.put("fallbackPolicy", p.fallbackPolicy().name());
     m.put("staticDefault", p.staticDefault().orElse(null));
@@ -80,6 +81,9 @@ public final class PolicySpec {
     }
     if (m.get("probeLeaseSeconds") instanceof Number n) {
       b.probeLease(millis(n));
+    }
+    if (m.get("maxProbeSeconds") instanceof Number n) {
+      b.maxProbe(millis(n));
     }
     if (m.get("storeFailureMode") instanceof String s) {
       b.storeFailureMode(StoreFailureMode.valueOf(s));
