@@ -1,0 +1,116 @@
+package io.breakerctl.runtime;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Nodes (separate registries) with several caller threads each, calling a dependency that fails at
+ * once until {@code failFastUntil} and after it hangs {@code hangMillis} before failing: a slow
+ * dependency, not a dead one. The dependency records each call's start and end (wall-clock ms), so
+ * a test counts the calls in flight at it at any moment, across processes on one host. For {@link
+ * SlowProbeIT} and its child-process twin {@link SlowFleetMain}.
+ */
+final class SlowFleet implements AutoCloseable {
+
+  /** A call at the dependency: when it started and ended (wall-clock ms; end 0: still running). */
+  record Call(long start, long end) {
+    @Override
+    public String toString() {
+      return start + ":" + end;
+    }
+
+    static Call parse(String s) {
+      int colon = s.indexOf(':');
+      return new Call(
+          Long.parseLong(s.substring(0, colon)), Long.parseLong(s.substring(colon + 1)));
+    }
+  }
+
+  final List<BreakerRegistry> registries = new ArrayList<>();
+  final List<CircuitBreaker> breakers = new ArrayList<>();
+  final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final List<Thread> threads = new ArrayList<>();
+
+  SlowFleet(String uri, BreakerId id, Mode mode, int nodes, String nodePrefix, Policy policy) {
+    for (int i = 0; i < nodes; i++) {
+      BreakerRegistry r =
+          BreakerRegistry.builder()
+              .redisUri(uri)
+              .nodeId(nodePrefix + i)
+              .mode(mode)
+              .defaults(policy)
+              .flushInterval(Duration.ofMillis(200))
+              .refreshInterval(Duration.ofMillis(500))
+              .commandTimeout(Duration.ofSeconds(1))
+              .build();
+      registries.add(r);
+      breakers.add(r.breaker(id));
+    }
+  }
+
+  /**
+   * Starts {@code callers} threads per node until {@code stopAt} (wall ms) or {@link #close()}: the
+   * dependency fails at once before {@code failFastUntil}, then hangs {@code hangMillis} and fails.
+   */
+  void start(int callers, long failFastUntil, long hangMillis, long stopAt) {
+    for (CircuitBreaker cb : breakers) {
+      for (int c = 0; c < callers; c++) {
+        Thread t =
+            new Thread(
+                () -> {
+                  while (running.get() && System.currentTimeMillis() < stopAt) {
+                    Permission p = cb.tryAcquire();
+                    if (!p.allowed()) {
+                      sleep(20);
+                      continue;
+                    }
+                    long start = System.currentTimeMillis();
+                    long began = System.nanoTime();
+                    if (start >= failFastUntil) {
+                      sleep(Math.min(hangMillis, Math.max(0, stopAt + 1_000 - start)));
+                    }
+                    long end = System.currentTimeMillis();
+                    calls.add(new Call(start, end));
+                    p.onFailure(
+                        new IllegalStateException("dependency down"), System.nanoTime() - began);
+                  }
+                },
+                "slow-caller");
+        t.setDaemon(true);
+        t.start();
+        threads.add(t);
+      }
+    }
+  }
+
+  /** Waits for the callers (each ends at its stop time, or one hang after it). */
+  void join(Duration limit) throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    for (Thread t : threads) {
+      t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+    }
+  }
+
+  static void sleep(long millis) {
+    if (millis <= 0) {
+      return;
+    }
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    running.set(false);
+    Fleet.stop(threads, registries);
+  }
+}
