@@ -269,8 +269,10 @@ class CoordinatorFaultIT {
       CircuitBreaker four = node.breaker(BreakerId.parse("back-to-back:four-" + round));
       fours.add(four);
       four.tryAcquire().onSuccess(1_000);
+      // a wait, not a measure: one of 300 first reads took over 5 s in a busy-core run beside
+      // other test JVMs
       Poll.until(
-          Duration.ofSeconds(5), "the first read", () -> !four.view().generation().isEmpty());
+          Duration.ofSeconds(30), "the first read", () -> !four.view().generation().isEmpty());
       AtomicInteger calls = new AtomicInteger();
       CyclicBarrier go = new CyclicBarrier(callers);
       List<Thread> threads = new ArrayList<>();

@@ -56,7 +56,8 @@ final class SlowFleet implements AutoCloseable {
 
   /**
    * Starts {@code callers} threads per node until {@code stopAt} (wall ms) or {@link #close()}: the
-   * dependency fails at once before {@code failFastUntil}, then hangs {@code hangMillis} and fails.
+   * dependency fails at once before {@code failFastUntil}, then hangs {@code hangMillis} and fails
+   * (a negative {@code hangMillis}: then it answers at once, recovered).
    */
   void start(int callers, long failFastUntil, long hangMillis, long stopAt) {
     for (CircuitBreaker cb : breakers) {
@@ -67,13 +68,18 @@ final class SlowFleet implements AutoCloseable {
                   while (running.get() && System.currentTimeMillis() < stopAt) {
                     Permission p = cb.tryAcquire();
                     if (!p.allowed()) {
-                      sleep(20);
+                      Fleet.sleep(20);
                       continue;
                     }
                     long start = System.currentTimeMillis();
                     long began = System.nanoTime();
+                    if (start >= failFastUntil && hangMillis < 0) {
+                      calls.add(new Call(start, start)); // recovered: answers at once
+                      p.onSuccess(System.nanoTime() - began);
+                      continue;
+                    }
                     if (start >= failFastUntil) {
-                      sleep(Math.min(hangMillis, Math.max(0, stopAt + 1_000 - start)));
+                      Fleet.sleep(Math.min(hangMillis, Math.max(0, stopAt + 1_000 - start)));
                     }
                     long end = System.currentTimeMillis();
                     calls.add(new Call(start, end));
@@ -94,17 +100,6 @@ final class SlowFleet implements AutoCloseable {
     long deadline = System.nanoTime() + limit.toNanos();
     for (Thread t : threads) {
       t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-    }
-  }
-
-  static void sleep(long millis) {
-    if (millis <= 0) {
-      return;
-    }
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 

@@ -25,7 +25,7 @@ public final class SlowFleetMain {
     System.out.println("READY");
     long startAt = StartSignal.await(args[5], Duration.ofSeconds(60));
     long stopAt = startAt + Long.parseLong(args[6]);
-    SlowFleet.sleep(startAt - System.currentTimeMillis());
+    Fleet.sleep(startAt - System.currentTimeMillis());
     fleet.start(
         Integer.parseInt(args[9]),
         startAt + Long.parseLong(args[7]),

@@ -7,6 +7,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
@@ -85,7 +86,7 @@ class SlowProbeIT {
           () -> child.stdout().contains("READY"));
       long startAt = System.currentTimeMillis() + 500;
       StartSignal.write(go, startAt);
-      SlowFleet.sleep(startAt - System.currentTimeMillis());
+      Fleet.sleep(startAt - System.currentTimeMillis());
       here.start(3, startAt + FAIL_FAST_MILLIS, hangMillis, startAt + runMillis);
       here.join(Duration.ofMillis(runMillis + hangMillis + 5_000));
       calls.addAll(here.calls);
@@ -214,5 +215,136 @@ class SlowProbeIT {
     assertThat(probes.stream().filter(p -> p.start() >= first.atMillis()))
         .as("the next probe only after the backed-off window (until %d)", until)
         .allSatisfy(p -> assertThat(p.start()).isGreaterThanOrEqualTo(until));
+  }
+
+  /**
+   * Starts a child JVM with one node and one caller whose dependency hangs {@code hangMillis} after
+   * the fail-fast phase, and starts it calling once its node is built.
+   */
+  private static ChildJvm prober(BreakerId id, Mode mode, long hangMillis) throws Exception {
+    Path go = Files.createTempFile("breakerctl-slow-prober", ".go");
+    Files.delete(go);
+    go.toFile().deleteOnExit(); // read by the child after this returns
+    ChildJvm child =
+        redis.manage(
+            ChildJvm.start(
+                SlowFleetMain.class,
+                redis.uri(),
+                id.toString(),
+                mode.name(),
+                "1",
+                "prober-",
+                "@" + go,
+                "60000",
+                Long.toString(FAIL_FAST_MILLIS),
+                Long.toString(hangMillis),
+                "1",
+                "30000"));
+    Poll.until(
+        Duration.ofSeconds(60),
+        "the child's node is built (READY)",
+        () -> child.stdout().contains("READY"));
+    StartSignal.write(go, System.currentTimeMillis());
+    return child;
+  }
+
+  /** The probe lease the child's node holds, once it holds one and renewed it at least once. */
+  private static String renewedLeaseOf(RedisBreakerStore store, BreakerId id, String owner) {
+    String[] held = new String[1];
+    Poll.until(
+        Duration.ofSeconds(30),
+        "the child's node probes and renews its lease",
+        () -> {
+          BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(id, 0));
+          for (io.breakerctl.runtime.redis.ProbeLease l : s.leases()) {
+            String info = s.fields().get("lease." + l.leaseId() + "|" + l.owner());
+            if (l.owner().equals(owner) && info != null && !info.endsWith(":0")) {
+              held[0] = l.leaseId();
+              return true;
+            }
+          }
+          return false;
+        });
+    return held[0];
+  }
+
+  private static void signal(ChildJvm child, String sig) throws Exception {
+    Process p =
+        new ProcessBuilder("kill", "-" + sig, Long.toString(child.pid()))
+            .redirectErrorStream(true)
+            .start();
+    assertThat(p.waitFor()).as("kill -%s", sig).isZero();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(
+      value = Mode.class,
+      names = {"SHARED", "HYBRID"})
+  @DisplayName("the prober SIGKILLed mid-probe: another node probes within one lease")
+  void aKilledProbersSlotReturnsWithinOneLease(Mode mode) throws Exception {
+    BreakerId id = BreakerId.parse("slow-" + mode.name().toLowerCase() + ":killed");
+    ChildJvm child = prober(id, mode, 60_000);
+    SlowFleet here = new SlowFleet(redis.uri(), id, mode, 1, "other-", policy(30_000));
+    try (here;
+        RedisBreakerStore store =
+            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      renewedLeaseOf(store, id, "prober-0");
+      // the other node calls (its dependency has recovered) while the prober's call hangs
+      here.start(1, 0, -1, System.currentTimeMillis() + 30_000);
+      Fleet.sleep(2_500); // more than two leases: the renewals keep the slot
+      assertThat(here.calls).as("no other probe while the prober lives").isEmpty();
+      long killedAt = System.currentTimeMillis();
+      child.kill();
+      Poll.until(Duration.ofSeconds(10), "another node probes", () -> !here.calls.isEmpty());
+      long after = here.calls.peek().start() - killedAt;
+      System.out.printf("%s: the other node probed %d ms after the SIGKILL%n", mode, after);
+      assertThat(after).as("within one lease (1 s) of the kill, plus scheduling").isLessThan(2_500);
+      Poll.until(
+          Duration.ofSeconds(10),
+          "the other node's probe closed the breaker",
+          () -> RedisBreakerStore.await(store.snapshot(id, 0)).effectiveState() == State.CLOSED);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @EnumSource(
+      value = Mode.class,
+      names = {"SHARED", "HYBRID"})
+  @DisplayName(
+      "the prober SIGSTOPped past its lease, then SIGCONT: its late result changes nothing")
+  void aFrozenProbersLateResultChangesNothing(Mode mode) throws Exception {
+    BreakerId id = BreakerId.parse("slow-" + mode.name().toLowerCase() + ":frozen");
+    ChildJvm child = prober(id, mode, 2_500);
+    SlowFleet here = new SlowFleet(redis.uri(), id, mode, 1, "other-", policy(30_000));
+    try (here;
+        RedisBreakerStore store =
+            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      String lease = renewedLeaseOf(store, id, "prober-0");
+      signal(child, "STOP");
+      try {
+        here.start(1, 0, -1, System.currentTimeMillis() + 30_000);
+        Poll.until(
+            Duration.ofSeconds(10),
+            "the frozen prober's slot returns and the other node's probe closes the breaker",
+            () -> RedisBreakerStore.await(store.snapshot(id, 0)).effectiveState() == State.CLOSED);
+      } finally {
+        signal(child, "CONT");
+      }
+      // the prober's call ends (its 2.5 s hang was frozen with it) and it reports a failure under
+      // a lease that ended, and may renew once more: neither changes anything
+      Fleet.sleep(4_000);
+      List<BreakerEvent> events = events(id);
+      System.out.printf(
+          "%s frozen prober: events %s%n",
+          mode, events.stream().map(e -> e.to() + " " + e.cause()).toList());
+      assertThat(events.get(events.size() - 1).cause())
+          .as("the last transition is the other node's close")
+          .isEqualTo(TransitionCause.PROBES_SUCCEEDED);
+      assertThat(events)
+          .as("no transition names the frozen prober's lease %s", lease)
+          .noneMatch(e -> lease.equals(e.field("lease")));
+      assertThat(RedisBreakerStore.await(store.snapshot(id, 0)).effectiveState())
+          .isEqualTo(State.CLOSED);
+    }
   }
 }
