@@ -55,6 +55,8 @@ class OutputGoldenTest {
     f.put("p.failureThreshold", "5");
     f.put("p.failureRate", "50");
     f.put("p.probeLeaseMillis", "10000");
+    // a probe running for 14 s, its lease renewed 3 times (renew.lua): acquired 14 s ago, not 4
+    f.put("lease.7|node-a", (NOW - 14_000) + ":3");
     List<ProbeLease> leases = List.of(new ProbeLease("7", "node-a", NOW + 6_000));
     List<NodeHeartbeat> nodes =
         List.of(

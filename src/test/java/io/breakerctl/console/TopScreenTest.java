@@ -22,7 +22,7 @@ class TopScreenTest {
             "CLOSED",
             new BreakerView.Failures(0, 0, 5, null, null, 0),
             null,
-            List.of(new BreakerView.Lease("l1", "n\u001b[2J\u009b\u202e", null, null)),
+            List.of(new BreakerView.Lease("l1", "n\u001b[2J\u009b\u202e", null, null, null)),
             new BreakerView.Override(
                 "FORCED_OPEN", "eve\u001b]0;x\u0007", "why\u009b31m\u202e\nfake", "t", null, "c"),
             null,

@@ -248,7 +248,7 @@ class CoordinatorFaultIT {
     // one caller: nothing in flight beside the call that fails, so exactly the threshold
     CircuitBreaker one = node.breaker(BreakerId.parse("back-to-back:one-" + SEQ.get()));
     one.tryAcquire().onSuccess(1_000); // the node has read the shared state
-    Poll.until(Duration.ofSeconds(5), "the first read", () -> !one.view().generation().isEmpty());
+    Poll.until(Duration.ofSeconds(30), "the first read", () -> !one.view().generation().isEmpty());
     int reached = 0;
     for (int i = 0; i < 200; i++) {
       Permission p = one.tryAcquire();

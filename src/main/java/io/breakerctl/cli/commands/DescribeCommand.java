@@ -27,8 +27,9 @@ import picocli.CommandLine.Spec;
     name = "describe",
     sortOptions = false,
     description = {
-      "Show one breaker: shared state, probe leases, override, the policy in force (warmed into"
-          + " Redis), each node's heartbeat and the last transitions.",
+      "Show one breaker: shared state, probe leases (when each probe started, when its slot"
+          + " returns unless renewed, how often its node renewed it), override, the policy in"
+          + " force (warmed into Redis), each node's heartbeat and the last transitions.",
       "Reads only: works for the viewer ACL. A breaker without keys is not found (exit 7)."
     })
 public final class DescribeCommand implements Callable<Integer> {

@@ -168,14 +168,15 @@ public final class BreakerTables {
     }
     out.println("Leases:" + (v.leases().isEmpty() ? "        none" : ""));
     if (!v.leases().isEmpty()) {
-      Table t = new Table("  ID", "OWNER", "ACQUIRED", "EXPIRES");
+      Table t = new Table("  ID", "OWNER", "ACQUIRED", "EXPIRES", "RENEWALS");
       for (BreakerView.Lease l : v.leases()) {
         t.row(
             null,
             "  " + l.id(),
             l.owner(),
             since(l.acquiredAt(), now, style),
-            style.time(millis(l.expiresAt()), now));
+            style.time(millis(l.expiresAt()), now),
+            l.renewals() == null ? "-" : Long.toString(l.renewals()));
       }
       t.print(out, style, true);
     }

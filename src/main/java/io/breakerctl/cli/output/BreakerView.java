@@ -72,11 +72,14 @@ public record BreakerView(
    *
    * @param id the lease id
    * @param owner the node holding it
-   * @param acquiredAt when it was granted (from its expiry and the policy), null if unknown
-   * @param expiresAt when its slot returns
+   * @param acquiredAt when it was granted (as the grant recorded it; for a lease granted by an
+   *     older node, from its expiry and the policy), null if unknown
+   * @param expiresAt when its slot returns unless its node renews it
+   * @param renewals how often its node renewed it while the probe ran (null if unknown)
    */
-  @JsonPropertyOrder({"id", "owner", "acquiredAt", "expiresAt"})
-  public record Lease(String id, String owner, String acquiredAt, String expiresAt) {}
+  @JsonPropertyOrder({"id", "owner", "acquiredAt", "expiresAt", "renewals"})
+  public record Lease(
+      String id, String owner, String acquiredAt, String expiresAt, Long renewals) {}
 
   /**
    * A live operator override.

@@ -207,12 +207,19 @@ public final class BreakerViews {
     List<BreakerView.Lease> out = new ArrayList<>();
     long leaseMillis = warmed.map(w -> w.policy().probeLease().toMillis()).orElse(0L);
     for (ProbeLease l : s.liveLeases()) {
+      // the grant's own record (renew.lua, prelude): "<grantedAt>:<renewals>"
+      String info = s.fields().getOrDefault("lease." + l.leaseId() + "|" + l.owner(), "");
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+):(\\d+)").matcher(info);
+      boolean known = m.matches();
       out.add(
           new BreakerView.Lease(
               l.leaseId(),
               l.owner(),
-              leaseMillis > 0 ? time(l.expiresAtMillis() - leaseMillis) : null,
-              time(l.expiresAtMillis())));
+              known
+                  ? time(Long.parseLong(m.group(1)))
+                  : leaseMillis > 0 ? time(l.expiresAtMillis() - leaseMillis) : null,
+              time(l.expiresAtMillis()),
+              known ? Long.valueOf(m.group(2)) : null));
     }
     return out;
   }

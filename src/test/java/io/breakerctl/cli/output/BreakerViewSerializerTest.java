@@ -32,7 +32,7 @@ class BreakerViewSerializerTest {
             "HALF_OPEN",
             new BreakerView.Failures(3, 40, 5, 0.075, 0.5, 17),
             "2026-12-01T10:00:00Z",
-            List.of(new BreakerView.Lease("l1", "n1", "2026-12-01T10:00:00Z", null)),
+            List.of(new BreakerView.Lease("l1", "n1", "2026-12-01T10:00:00Z", null, 2L)),
             new BreakerView.Override("FORCED_OPEN", "ops", "incident é", "t0", null, "c1"),
             new BreakerView.PolicyRef("caller:*", 4),
             nodes,
