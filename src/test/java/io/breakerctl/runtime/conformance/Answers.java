@@ -7,6 +7,7 @@ import io.breakerctl.runtime.redis.AcquireResult;
 import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.ReassertResult;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import java.util.Map;
 
 /**
@@ -74,6 +75,10 @@ final class Answers {
         + r.transitioned()
         + " generation="
         + r.generation();
+  }
+
+  static String renewed(RenewResult r) {
+    return r.state() + " " + r.outcome().code() + " generation=" + r.generation();
   }
 
   static String overridden(OverrideResult r) {

@@ -12,6 +12,7 @@ import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.ReassertResult;
 import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
@@ -155,6 +156,11 @@ final class CaseSteps {
   /** A probe's result under {@code lease}, admitted in {@code generation}. */
   RecordResult probe(int i, String generation, String lease, boolean ok) {
     return record(i, Outcome.probe(node(i), generation, lease, ok));
+  }
+
+  /** Renews {@code lease} of a probe still running, granted in {@code generation}. */
+  RenewResult renew(int i, String generation, String lease) {
+    return BreakerStore.await(store(i).renew(id, node(i), policy, lease, generation));
   }
 
   /** Gives {@code lease} back unused. */

@@ -10,6 +10,7 @@ import static io.breakerctl.runtime.conformance.Answers.overridden;
 import static io.breakerctl.runtime.conformance.Answers.previous;
 import static io.breakerctl.runtime.conformance.Answers.reasserted;
 import static io.breakerctl.runtime.conformance.Answers.recorded;
+import static io.breakerctl.runtime.conformance.Answers.renewed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -29,6 +30,7 @@ import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.ReassertResult;
 import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RecordResult;
+import io.breakerctl.runtime.redis.RenewResult;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -871,6 +873,95 @@ public abstract class ConformanceSuite {
           assertThat(overridden(again))
               .isEqualTo(
                   "changed=false NOT_OVERRIDDEN HALF_OPEN previous=HALF_OPEN generation=" + g4);
+        });
+  }
+
+  // ---- C13 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C13-live-probe-keeps-its-slot: a prober that renews its lease keeps the slot past the"
+          + " lease's first expiry, and its result then still counts")
+  void c13LiveProbeKeepsItsSlot(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 1, 2, 4));
+          String g = halfOpen(s);
+          AcquireResult a = s.acquire(0);
+          assertThat(admission(a)).isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          long endA = a.untilMillis();
+          s.awaitTime(endA - s.units(2).toMillis()); // half the lease in: the call still runs
+          CaseSteps.Timed<RenewResult> r =
+              s.timed(() -> s.before(endA, "the renewal", () -> s.renew(0, g, a.leaseId())));
+          assertThat(renewed(r.value()))
+              .as("the renewal of a live lease")
+              .isEqualTo("HALF_OPEN RENEWED generation=" + g);
+          long endR = r.value().untilMillis();
+          assertWithin(endR, r, s.units(4).toMillis(), "the renewed expiry (renewal + lease)");
+          assertThat(r.value().renewals()).isEqualTo(1);
+          s.awaitTime(endA);
+          AcquireResult busy = s.before(endR, "node-1's acquire", () -> s.acquire(1));
+          assertThat(admission(busy))
+              .as("node-1's acquire after the first expiry, while the renewed lease is live")
+              .isEqualTo("rejected HALF_OPEN PROBES_BUSY generation=" + g);
+          assertThat(busy.untilMillis()).as("PROBES_BUSY names the renewed expiry").isEqualTo(endR);
+          RecordResult failed =
+              s.before(endR, "the probe's failure", () -> s.probe(0, g, a.leaseId(), false));
+          assertThat(recorded(failed))
+              .as("the slow probe's failure under its renewed lease reopens")
+              .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=" + next(g, 1));
+          assertThat(renewed(s.renew(0, g, a.leaseId())))
+              .as("a renewal after the result")
+              .isEqualTo("OPEN STALE_LEASE generation=" + next(g, 1));
+        });
+  }
+
+  // ---- C14 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C14-probe-past-max-probe-reopens: a probe that held its slot maxProbeSeconds counts as"
+          + " failed at its next renewal; the breaker reopens with backoff and its late result"
+          + " changes nothing")
+  void c14ProbePastMaxProbeReopens(TestInfo info) {
+    run(
+        info,
+        s -> {
+          Policy p = probing(s, 1, 2, 4).toBuilder().maxProbe(s.units(6)).build();
+          s.policy(p);
+          String g = halfOpen(s);
+          AcquireResult a = s.acquire(0);
+          assertThat(admission(a)).isEqualTo("allowed HALF_OPEN PROBE generation=" + g);
+          long grantedAt = a.untilMillis() - s.units(4).toMillis();
+          long deadline = grantedAt + s.units(6).toMillis();
+          s.awaitTime(grantedAt + s.units(3).toMillis());
+          RenewResult kept =
+              s.before(a.untilMillis(), "the renewal", () -> s.renew(0, g, a.leaseId()));
+          assertThat(renewed(kept)).isEqualTo("HALF_OPEN RENEWED generation=" + g);
+          s.awaitTime(deadline);
+          CaseSteps.Timed<RenewResult> late =
+              s.timed(
+                  () ->
+                      s.before(
+                          kept.untilMillis(),
+                          "the renewal past maxProbe",
+                          () -> s.renew(0, g, a.leaseId())));
+          assertThat(renewed(late.value()))
+              .as("the renewal once the probe held its slot maxProbeSeconds")
+              .isEqualTo("OPEN PROBE_TIMED_OUT generation=" + next(g, 1));
+          assertWithin(
+              late.value().untilMillis(),
+              late,
+              s.units(4).toMillis(),
+              "the reopened window's end (the timeout + the doubled open window)");
+          assertThat(admission(s.acquire(1)))
+              .as("another node's acquire in the reopened window")
+              .isEqualTo("rejected OPEN OPEN generation=" + next(g, 1));
+          assertThat(recorded(s.probe(0, g, a.leaseId(), true)))
+              .as("the timed-out probe's late success")
+              .isEqualTo(
+                  "OPEN STALE_LEASE accepted=false transitioned=false generation=" + next(g, 1));
         });
   }
 
