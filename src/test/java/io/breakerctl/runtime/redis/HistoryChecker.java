@@ -31,16 +31,20 @@ import java.util.TreeMap;
  *   <li>the hash: its generation, last event id, and stored state or override are the last event's,
  *       no event dropped;
  *   <li>leases: granted only in a generation that began HALF_OPEN, under the id asked for, never
- *       twice; and never more than {@code halfOpenPermits} at once. The script's promise
- *       (acquire.lua) is "live leases plus probes already succeeded below halfOpenPermits" at each
- *       grant, not "halfOpenPermits grants per generation": an expired or released lease's slot is
- *       granted again in the same generation. So at each acknowledged grant at Redis time t
- *       (untilMillis - probeLease), the leases of its generation that certainly held a slot at t
- *       (granted at or before t, and unexpired at t unless released; or with an accepted success,
- *       which holds its slot for the rest of the generation) may number at most halfOpenPermits;
+ *       twice; and never more than {@code halfOpenPermits} probes holding a slot at once, a probe
+ *       still running holding its slot for as long as its node's acknowledged renewals extended it
+ *       (renew.lua). The script's promise (acquire.lua) is "live leases plus probes already
+ *       succeeded below halfOpenPermits" at each grant, not "halfOpenPermits grants per
+ *       generation": an expired or released lease's slot is granted again in the same generation.
+ *       So at each acknowledged grant at Redis time t (untilMillis - probeLease), the leases of its
+ *       generation that certainly held a slot at t (granted at or before t, and unexpired at t
+ *       unless released; or with an accepted success, which holds its slot for the rest of the
+ *       generation) may number at most halfOpenPermits;
  *   <li>outcomes: each lease's outcome (or release) accepted at most once; a lease named by at most
  *       one event, and only a lease some client asked for; an accepted probe failure reopens (its
- *       PROBE_FAILED event names the lease); a close counts halfOpenPermits successes;
+ *       PROBE_FAILED event names the lease), an accepted result past maxProbeSeconds reopens as
+ *       PROBE_TIMED_OUT; a renewal answered PROBE_TIMED_OUT made that transition from its lease's
+ *       generation, and RENEWED only within it; a close counts halfOpenPermits successes;
  *   <li>answers: every transition an answer reported (record {@code transitioned}, override {@code
  *       changed}) is in the stream with that generation and claimed by one answer only; answered
  *       generations exist; one epoch;
@@ -98,11 +102,14 @@ final class HistoryChecker {
     List<HistoryOp.AcquireOp> acquires = new ArrayList<>();
     List<HistoryOp.RecordOp> records = new ArrayList<>();
     List<HistoryOp.OverrideOp> overrides = new ArrayList<>();
+    Map<String, List<HistoryOp.RenewOp>> renewals = new HashMap<>();
     for (HistoryOp op : ops) {
       if (op instanceof HistoryOp.AcquireOp a) {
         acquires.add(a);
       } else if (op instanceof HistoryOp.RecordOp r) {
         records.add(r);
+      } else if (op instanceof HistoryOp.RenewOp n) {
+        renewals.computeIfAbsent(n.lease(), k -> new ArrayList<>()).add(n);
       } else if (op instanceof HistoryOp.OverrideOp o) {
         overrides.add(o);
       }
@@ -115,8 +122,9 @@ final class HistoryChecker {
         byLease.computeIfAbsent(r.lease(), k -> new ArrayList<>()).add(r);
       }
     }
-    checkOccupancy(grants, byLease, v);
+    checkOccupancy(grants, byLease, renewals, v);
     checkOutcomes(events, acquires, byLease, byId, v);
+    checkRenewals(renewals, byGeneration, epoch, lastGen, v);
     checkAnswers(records, overrides, byId, epoch, lastGen, v);
     String totals = checkTotals(records, hash, v);
 
@@ -140,8 +148,8 @@ final class HistoryChecker {
         String.format(
             "history: %d events %s; acquires %d (%d unknown), %d leases granted in %d"
                 + " generations (%d generations granted more than halfOpenPermits=%d, slots"
-                + " freed by expiry or release); records %d (%d unknown); overrides %d (%d"
-                + " unknown); %s; %d violations",
+                + " freed by expiry or release); records %d (%d unknown); renewals %s;"
+                + " overrides %d (%d unknown); %s; %d violations",
             events.size(),
             causes,
             acquires.size(),
@@ -152,6 +160,13 @@ final class HistoryChecker {
             permits,
             records.size(),
             records.stream().filter(r -> !r.acked()).count(),
+            renewals.values().stream()
+                .flatMap(List::stream)
+                .collect(
+                    java.util.stream.Collectors.groupingBy(
+                        n -> n.acked() ? n.outcome() : "unknown",
+                        java.util.TreeMap::new,
+                        java.util.stream.Collectors.counting())),
             overrides.size(),
             overrides.stream().filter(o -> !o.acked()).count(),
             totals,
@@ -337,6 +352,7 @@ final class HistoryChecker {
   private void checkOccupancy(
       Map<String, HistoryOp.AcquireOp> grants,
       Map<String, List<HistoryOp.RecordOp>> byLease,
+      Map<String, List<HistoryOp.RenewOp>> renewals,
       List<String> v) {
     Map<String, List<HistoryOp.AcquireOp>> byGen = new TreeMap<>();
     for (HistoryOp.AcquireOp a : grants.values()) {
@@ -360,13 +376,21 @@ final class HistoryChecker {
                       r -> r.acked() && r.accepted() && r.successes() > 0 && r.failures() == 0);
           boolean released =
               sent.stream().anyMatch(r -> r.release() && (!r.acked() || r.accepted()));
-          if (start <= t && (succeeded || (!released && t < other.untilMillis()))) {
+          // a probe still running keeps its slot: each acknowledged renewal made by t moved the
+          // expiry (renew.lua); renewals nobody saw answered are not counted (not certain)
+          long expiry = other.untilMillis();
+          for (HistoryOp.RenewOp n : renewals.getOrDefault(other.lease(), List.of())) {
+            if (n.renewed() && n.untilMillis() - leaseMillis <= t) {
+              expiry = Math.max(expiry, n.untilMillis());
+            }
+          }
+          if (start <= t && (succeeded || (!released && t < expiry))) {
             holders.add(
                 other.lease()
                     + " (granted at "
                     + start
                     + ", expiring "
-                    + other.untilMillis()
+                    + expiry
                     + (succeeded ? ", succeeded" : "")
                     + ")");
           }
@@ -419,7 +443,14 @@ final class HistoryChecker {
         if (!r.probeOutcome()) {
           continue;
         }
-        if (r.failures() > 0) {
+        BreakerEvent timedOut = r.transitioned() ? byId.get(r.eventId()) : null;
+        if (timedOut != null
+            && timedOut.field("cause").equals(TransitionCause.PROBE_TIMED_OUT.name())) {
+          // a result past maxProbeSeconds under its live lease: failed whatever it said
+          if (!timedOut.field("lease").equals(l.getKey())) {
+            v.add("lease " + l.getKey() + ": its timeout event names " + timedOut.field("lease"));
+          }
+        } else if (r.failures() > 0) {
           BreakerEvent e = byId.get(r.eventId());
           if (!r.transitioned()
               || e == null
@@ -489,6 +520,40 @@ final class HistoryChecker {
                 + " probe successes (halfOpenPermits "
                 + permits
                 + ")");
+      }
+    }
+  }
+
+  /**
+   * Renewals: an answered one names a generation that exists in this incarnation; one answered
+   * PROBE_TIMED_OUT made the transition into that generation, a HALF_OPEN > OPEN PROBE_TIMED_OUT
+   * naming its lease, from the generation the lease was granted in; RENEWED only in a generation
+   * that began HALF_OPEN, the lease's own.
+   */
+  private static void checkRenewals(
+      Map<String, List<HistoryOp.RenewOp>> renewals,
+      Map<Long, BreakerEvent> byGeneration,
+      String epoch,
+      long lastGen,
+      List<String> v) {
+    for (List<HistoryOp.RenewOp> ns : renewals.values()) {
+      for (HistoryOp.RenewOp n : ns) {
+        if (!n.acked() || n.epoch().isEmpty()) {
+          continue;
+        }
+        String what = n.client() + "'s renewal of " + n.lease() + " (" + n.outcome() + ")";
+        checkAnswered(what, n.generation(), n.epoch(), epoch, lastGen, v);
+        if (n.timedOut()) {
+          BreakerEvent e = byGeneration.get(parse(n.generation()));
+          if (e == null
+              || !e.field("cause").equals(TransitionCause.PROBE_TIMED_OUT.name())
+              || !e.field("lease").equals(n.lease())
+              || parse(n.generation()) != parse(n.sentGeneration()) + 1) {
+            v.add(what + ": no PROBE_TIMED_OUT event naming it at generation " + n.generation());
+          }
+        } else if (n.renewed() && !n.generation().equals(n.sentGeneration())) {
+          v.add(what + ": renewed in generation " + n.generation() + ", not its own");
+        }
       }
     }
   }

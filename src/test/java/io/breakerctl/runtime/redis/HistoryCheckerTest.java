@@ -166,6 +166,49 @@ class HistoryCheckerTest {
     }
 
     @Test
+    @DisplayName("a renewed lease holds its slot past its first expiry: a grant then fails")
+    void renewedLeaseHoldsSlot() {
+      // a.1's holder gives it back at last, refused (its slot was not freed by it)
+      ops.set(5, record("a", 0, 0, "", "a.1", false, "2", ""));
+      ops.add(renew("a", "a.1", "2", "RENEWED", 1500, "2")); // renewed at 1200: until 1500
+      ops.add(grant("b", "b.1", "2", 1700)); // at 1400: past a.1's grant expiry, not its renewal's
+      assertThat(violations())
+          .anyMatch(
+              s ->
+                  s.contains("lease b.1 granted at 1400")
+                      && s.contains("a.1 (granted at 1000, expiring 1500"));
+      ops.set(ops.size() - 1, grant("b", "b.1", "2", 1850)); // at 1550: the renewed lease expired
+      assertThat(violations()).noneMatch(s -> s.contains("held a slot"));
+    }
+
+    @Test
+    @DisplayName(
+        "a renewal answered PROBE_TIMED_OUT needs its event; RENEWED stays in its generation")
+    void renewalTimeout() {
+      events.set(
+          2,
+          event(
+              "3-0",
+              3,
+              "HALF_OPEN",
+              "OPEN",
+              "PROBE_TIMED_OUT",
+              "lease",
+              "a.1",
+              "probeMillis",
+              "500"));
+      hash.put("state", "OPEN");
+      hash.put("successesTotal", "0");
+      ops.set(5, renew("a", "a.1", "2", "PROBE_TIMED_OUT", 1800, "3"));
+      HistoryChecker.Verdict v = check(1);
+      assertThat(v.violations()).as(v.report()).isEmpty();
+      ops.set(5, renew("b", "b.1", "2", "PROBE_TIMED_OUT", 1800, "3"));
+      assertThat(violations()).anyMatch(s -> s.contains("no PROBE_TIMED_OUT event naming it"));
+      ops.set(5, renew("a", "a.1", "2", "RENEWED", 1500, "3"));
+      assertThat(violations()).anyMatch(s -> s.contains("renewed in generation 3, not its own"));
+    }
+
+    @Test
     @DisplayName("a lease granted outside a half-open generation, or twice, or renamed fails")
     void grantedWrongly() {
       ops.add(grant("b", "b.1", "1", 500));
@@ -342,6 +385,11 @@ class HistoryCheckerTest {
    * An acknowledged record, accepted (COUNTED or RELEASED), answered at {@code generation}; it won
    * the transition {@code eventId} when that is not empty.
    */
+  private static HistoryOp.RenewOp renew(
+      String client, String lease, String sentGen, String outcome, long until, String gen) {
+    return new HistoryOp.RenewOp(client, lease, sentGen, true, outcome, until, gen, EPOCH);
+  }
+
   private static HistoryOp.RecordOp record(
       String client,
       long failures,

@@ -29,6 +29,9 @@ final class HistoryClient implements Runnable {
   /** How long a history probe lease lasts. */
   static final Duration PROBE_LEASE = Duration.ofMillis(300);
 
+  /** How long a history probe may hold its slot (renewed every ~100 ms while it "runs"). */
+  static final Duration MAX_PROBE = Duration.ofMillis(500);
+
   private static final int MAX_LATE = 16;
 
   private final RedisBreakerStore store;
@@ -88,6 +91,7 @@ final class HistoryClient implements Runnable {
         .maxOpen(OPEN.multipliedBy(2))
         .halfOpenPermits(permits)
         .probeLease(PROBE_LEASE)
+        .maxProbe(MAX_PROBE)
         .build();
   }
 
@@ -164,6 +168,15 @@ final class HistoryClient implements Runnable {
 
   private void probe(AcquireResult a) {
     pause(random.nextInt(40)); // the probe's call
+    if (random.nextInt(100) < 35) {
+      // a slow call: its node renews the lease while it runs, some past maxProbe
+      for (int n = 1 + random.nextInt(6); n > 0; n--) {
+        pause(70 + random.nextInt(60));
+        if (!renew(a.leaseId(), a.generation())) {
+          break;
+        }
+      }
+    }
     boolean success = random.nextInt(100) < 65;
     int r = random.nextInt(100);
     if (r < 70) {
@@ -180,6 +193,29 @@ final class HistoryClient implements Runnable {
       }
       late.add(new Late(a.leaseId(), a.generation(), a.untilMillis(), success));
     }
+  }
+
+  /** Renews {@code lease}; whether the client still holds it. */
+  private boolean renew(String lease, String generation) {
+    RenewResult r;
+    try {
+      r = RedisBreakerStore.await(store.renew(id, node, policy, lease, generation), wait);
+    } catch (RuntimeException e) {
+      unknown(e);
+      log.add(HistoryOp.RenewOp.unknown(node, lease, generation));
+      return true; // the store decides; the next renewal or the outcome learns it
+    }
+    log.add(
+        new HistoryOp.RenewOp(
+            node,
+            lease,
+            generation,
+            true,
+            r.outcome().code(),
+            r.untilMillis(),
+            r.generation(),
+            r.epoch()));
+    return r.outcome().held();
   }
 
   private void record(long failures, long successes, String generation, String lease) {

@@ -13,7 +13,8 @@ import java.util.Map;
  * <p>A line of a log is {@code HIST op=<kind> key=value ...} (values never hold spaces), so a child
  * JVM writes its log to stdout and the test parses it back with {@link #parse}.
  */
-sealed interface HistoryOp permits HistoryOp.AcquireOp, HistoryOp.RecordOp, HistoryOp.OverrideOp {
+sealed interface HistoryOp
+    permits HistoryOp.AcquireOp, HistoryOp.RecordOp, HistoryOp.RenewOp, HistoryOp.OverrideOp {
 
   /** The prefix of a log line. */
   String LINE = "HIST ";
@@ -148,6 +149,63 @@ sealed interface HistoryOp permits HistoryOp.AcquireOp, HistoryOp.RecordOp, Hist
     }
   }
 
+  /**
+   * A renewal of {@code lease} (a probe still running), granted in {@code sentGeneration}; the
+   * answer's fields when acked.
+   *
+   * @param outcome RENEWED, PROBE_TIMED_OUT, LEASE_EXPIRED or STALE_LEASE
+   * @param untilMillis Redis time: the renewed expiry (RENEWED), the reopened window's end
+   *     (PROBE_TIMED_OUT)
+   * @param generation the generation after, as answered
+   */
+  record RenewOp(
+      String client,
+      String lease,
+      String sentGeneration,
+      boolean acked,
+      String outcome,
+      long untilMillis,
+      String generation,
+      String epoch)
+      implements HistoryOp {
+
+    static RenewOp unknown(String client, String lease, String sentGeneration) {
+      return new RenewOp(client, lease, sentGeneration, false, "", 0, "", "");
+    }
+
+    /** Whether this renewal was answered RENEWED. */
+    boolean renewed() {
+      return acked && outcome.equals("RENEWED");
+    }
+
+    /** Whether this renewal ended its probe as failed (a transition). */
+    boolean timedOut() {
+      return acked && outcome.equals("PROBE_TIMED_OUT");
+    }
+
+    @Override
+    public String line() {
+      return format(
+          "renew",
+          "client",
+          client,
+          "lease",
+          lease,
+          "sentGen",
+          sentGeneration,
+          "acked",
+          flag(acked),
+          "outcome",
+          outcome,
+          "until",
+          Long.toString(untilMillis),
+          "gen",
+          generation,
+          "epoch",
+          epoch);
+    }
+  }
+
   /** An override action ({@code kind}: FORCED_OPEN, ..., CLEAR); the answer's fields when acked. */
   record OverrideOp(
       String client,
@@ -228,6 +286,16 @@ sealed interface HistoryOp permits HistoryOp.AcquireOp, HistoryOp.RecordOp, Hist
             get(f, "tr", line).equals("1"),
             get(f, "gen", line),
             get(f, "event", line),
+            get(f, "epoch", line));
+      case "renew":
+        return new RenewOp(
+            client,
+            get(f, "lease", line),
+            get(f, "sentGen", line),
+            acked,
+            get(f, "outcome", line),
+            Long.parseLong(get(f, "until", line)),
+            get(f, "gen", line),
             get(f, "epoch", line));
       case "override":
         return new OverrideOp(
