@@ -2,12 +2,14 @@ package io.breakerctl.bench;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.RenewOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.AcquireResult;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
 import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RecordResult;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RenewResult;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
@@ -89,7 +91,7 @@ public final class ScriptBench {
     void call();
   }
 
-  private void run() {
+  private void run() throws InterruptedException {
     RedisBinary binary = BenchSupport.binary(opt.redis);
     BenchSupport.header("scripts", binary, opt.redis != null);
     System.out.printf(
@@ -139,6 +141,41 @@ public final class ScriptBench {
           });
       Outcome batch = Outcome.successes(NODE, 25);
       ops.put("flush", () -> store.record(flushId, batch, policy, beat).join());
+
+      // A probe that runs long: its node renews its lease (renew.lua) while other nodes' acquires
+      // find the slot taken (acquire.lua's half-open path, PROBES_BUSY): what a renewal costs next
+      // to the acquires it stands beside.
+      BreakerId renewId = BreakerId.parse("bench:renew");
+      Policy probing =
+          Policy.builder()
+              .failureThreshold(1)
+              .open(Duration.ofMillis(1))
+              .probeLease(Duration.ofSeconds(60))
+              .maxProbe(Duration.ZERO)
+              .build();
+      store.record(renewId, failure, probing).join();
+      Thread.sleep(5);
+      AcquireResult probe = store.acquire(renewId, NODE, probing).join();
+      if (!probe.allowed() || probe.leaseId().isEmpty()) {
+        throw new IllegalStateException("no probe lease for the renewal bench: " + probe);
+      }
+      ops.put(
+          "renew",
+          () -> {
+            RenewResult r =
+                store.renew(renewId, NODE, probing, probe.leaseId(), probe.generation()).join();
+            if (r.outcome() != RenewOutcome.RENEWED) {
+              throw new IllegalStateException("the renewal was refused: " + r);
+            }
+          });
+      ops.put(
+          "acq-busy",
+          () -> {
+            AcquireResult r = store.acquire(renewId, "bench-other", probing).join();
+            if (r.allowed()) {
+              throw new IllegalStateException("a second probe was granted: " + r);
+            }
+          });
       ops.put("ping-sync", sync::ping);
 
       // Warm-up: JIT, Netty buffers, script cache (first EVALSHA may answer NOSCRIPT).
@@ -178,8 +215,11 @@ public final class ScriptBench {
       Cpu acquireCpu = cpu(server, "evalsha", ops.get("acquire"));
       Cpu recordCpu = cpu(server, "evalsha", ops.get("record"));
       Cpu flushCpu = cpu(server, "evalsha", ops.get("flush"));
+      Cpu renewCpu = cpu(server, "evalsha", ops.get("renew"));
+      Cpu busyCpu = cpu(server, "evalsha", ops.get("acq-busy"));
 
-      report(samples, counts, roundsDone, pingCpu, acquireCpu, recordCpu, flushCpu);
+      report(
+          samples, counts, roundsDone, pingCpu, acquireCpu, recordCpu, flushCpu, renewCpu, busyCpu);
     }
   }
 
@@ -221,7 +261,9 @@ public final class ScriptBench {
       Cpu pingCpu,
       Cpu acquireCpu,
       Cpu recordCpu,
-      Cpu flushCpu) {
+      Cpu flushCpu,
+      Cpu renewCpu,
+      Cpu busyCpu) {
     Map<String, double[]> p = new LinkedHashMap<>();
     for (Map.Entry<String, long[]> e : samples.entrySet()) {
       int n = counts.get(e.getKey());
@@ -237,7 +279,19 @@ public final class ScriptBench {
           });
     }
     Map<String, Cpu> cpus =
-        Map.of("ping", pingCpu, "acquire", acquireCpu, "record", recordCpu, "flush", flushCpu);
+        Map.of(
+            "ping",
+            pingCpu,
+            "acquire",
+            acquireCpu,
+            "record",
+            recordCpu,
+            "flush",
+            flushCpu,
+            "renew",
+            renewCpu,
+            "acq-busy",
+            busyCpu);
     double ping50 = p.get("ping")[0];
 
     System.out.println();
@@ -267,6 +321,8 @@ public final class ScriptBench {
     innerLine("acquire", acquireCpu);
     innerLine("record", recordCpu);
     innerLine("flush", flushCpu);
+    innerLine("renew", renewCpu);
+    innerLine("acq-busy", busyCpu);
 
     double acq50 = p.get("acquire")[0];
     double rec50 = p.get("record")[0];
@@ -281,6 +337,12 @@ public final class ScriptBench {
         acquireCpu.usPerCall());
     BenchSupport.target(
         "record p50 <= 3x PING", rec50 / ping50 <= RECORD_MAX_RATIO, "%.2fx", rec50 / ping50);
+    BenchSupport.target(
+        "renew Redis CPU <= 1.5x a half-open acquire's (acq-busy)",
+        renewCpu.usPerCall() <= 1.5 * busyCpu.usPerCall(),
+        "%.2f us vs %.2f us",
+        renewCpu.usPerCall(),
+        busyCpu.usPerCall());
     BenchSupport.target(
         "record Redis CPU <= 20 us",
         recordCpu.usPerCall() <= RECORD_MAX_CPU_US,
