@@ -20,6 +20,14 @@ public interface CircuitBreaker {
   BreakerId id();
 
   /**
+   * Tells the breaker which fallbacks code registered for it ({@code Fallbacks.Builder#build} calls
+   * it), so that a node reports a fallback its policy will not serve ({@code fallbackPolicy} NONE)
+   * in its heartbeat, where {@code describe} shows it. The default ignores it.
+   */
+  default void fallbacksRegistered(
+      java.util.Set<io.breakerctl.runtime.model.FallbackPolicy> kinds) {}
+
+  /**
    * Runs {@code call} if permitted and records its classified outcome. Named apart from {@link
    * #call(Supplier)} so a lambda is never ambiguous.
    *

@@ -1169,6 +1169,7 @@ final class DistributedBreaker implements CircuitBreaker {
   /** What this node reports about the breaker in record.lua's heartbeat. */
   NodeHeartbeat heartbeat(boolean up) {
     Resolved r = resolved;
+    java.util.Set<io.breakerctl.runtime.model.FallbackPolicy> kinds = fallbacks;
     return new NodeHeartbeat(
         node(),
         acting(),
@@ -1177,7 +1178,20 @@ final class DistributedBreaker implements CircuitBreaker {
         !up,
         0,
         r.policyId().isEmpty() ? r.defaultsArg() : "",
-        up ? "" : registry.guard().reason().code());
+        up ? "" : registry.guard().reason().code(),
+        kinds.isEmpty()
+                || r.policy().fallbackPolicy() != io.breakerctl.runtime.model.FallbackPolicy.NONE
+            ? ""
+            : kinds.stream().map(Enum::name).collect(java.util.stream.Collectors.joining(",")));
+  }
+
+  /** The fallbacks code registered for this breaker on this node (none: empty). */
+  private volatile java.util.Set<io.breakerctl.runtime.model.FallbackPolicy> fallbacks =
+      java.util.Set.of();
+
+  @Override
+  public void fallbacksRegistered(java.util.Set<io.breakerctl.runtime.model.FallbackPolicy> kinds) {
+    fallbacks = java.util.Set.copyOf(kinds);
   }
 
   /**

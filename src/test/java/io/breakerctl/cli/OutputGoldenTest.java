@@ -61,7 +61,8 @@ class OutputGoldenTest {
     List<NodeHeartbeat> nodes =
         List.of(
             new NodeHeartbeat("node-a", State.HALF_OPEN, "claims:*", 3, false, NOW - 2_000),
-            new NodeHeartbeat("node-b", State.OPEN, "claims:*", 3, false, NOW - 1_000),
+            new NodeHeartbeat(
+                "node-b", State.OPEN, "claims:*", 3, false, NOW - 1_000, "", "", "STATIC_DEFAULT"),
             new NodeHeartbeat("node-c", State.CLOSED, "claims:*", 2, true, NOW - 500, "", "oom"));
     Map<String, String> ev = new LinkedHashMap<>();
     ev.put("epoch", "1795999000000000");

@@ -101,6 +101,8 @@ public record BreakerDetailView(
    * @param oldPolicy whether it runs an older version than the warmed one
    * @param policyDrift with no policy warmed, whether its registry defaults differ from the ones
    *     the breaker records (nodes configured differently)
+   * @param idleFallbacks fallbacks code registered on the node that the policy does not serve
+   *     ({@code fallbackPolicy} NONE: its rejected calls get the rejection), empty for none
    */
   @JsonPropertyOrder({
     "node",
@@ -112,7 +114,8 @@ public record BreakerDetailView(
     "lastSeen",
     "disagrees",
     "oldPolicy",
-    "policyDrift"
+    "policyDrift",
+    "idleFallbacks"
   })
   public record NodeView(
       String node,
@@ -124,7 +127,8 @@ public record BreakerDetailView(
       String lastSeen,
       boolean disagrees,
       boolean oldPolicy,
-      boolean policyDrift) {}
+      boolean policyDrift,
+      List<String> idleFallbacks) {}
 
   /**
    * One event of the stream.

@@ -185,7 +185,13 @@ public final class BreakerTables {
       Table t = new Table("  NODE", "STATE", "POLICY", "DEGRADED", "LAST SEEN", "NOTE");
       t.stateColumn(1);
       for (BreakerDetailView.NodeView n : v.nodes()) {
-        String note = (n.disagrees() ? "disagrees " : "") + (n.oldPolicy() ? "old-policy" : "");
+        String note =
+            (n.disagrees() ? "disagrees " : "")
+                + (n.oldPolicy() ? "old-policy " : "")
+                + (n.idleFallbacks().isEmpty()
+                    ? ""
+                    : String.join("+", n.idleFallbacks())
+                        + " fallback registered, policy says NONE");
         t.row(
             State.fromCode(n.state()),
             "  " + n.node(),

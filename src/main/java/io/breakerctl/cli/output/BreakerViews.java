@@ -159,7 +159,8 @@ public final class BreakerViews {
               time(n.atMillis()),
               state != null && n.state() != state,
               isOld(n, warmed),
-              drifts(n, s, warmed)));
+              drifts(n, s, warmed),
+              n.idleFallbacks().isEmpty() ? List.of() : List.of(n.idleFallbacks().split(","))));
     }
     return nodes;
   }

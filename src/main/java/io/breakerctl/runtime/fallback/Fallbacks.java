@@ -73,6 +73,14 @@ public final class Fallbacks<T> implements AutoCloseable {
   private final DeferredReplayer<T> replayer;
   private final Retry retry;
 
+  private static final System.Logger LOG = System.getLogger(Fallbacks.class.getName());
+
+  /** The fallback kinds code registered here (static defaults, cached answers, deferred work). */
+  private final java.util.Set<FallbackPolicy> registered;
+
+  private final java.util.concurrent.atomic.AtomicBoolean idleReported =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   private Fallbacks(Builder<T> b) {
     this.breaker = b.breaker;
     this.onFailure = b.onFailure;
@@ -99,6 +107,41 @@ public final class Fallbacks<T> implements AutoCloseable {
                 b.replayInterval,
                 b.pendingCountInterval,
                 b.maxAttempts);
+    java.util.Set<FallbackPolicy> kinds = java.util.EnumSet.noneOf(FallbackPolicy.class);
+    if (staticDefaults.any()) {
+      kinds.add(FallbackPolicy.STATIC_DEFAULT);
+    }
+    if (snapshots != null) {
+      kinds.add(FallbackPolicy.CACHED);
+    }
+    if (deferred != null) {
+      kinds.add(FallbackPolicy.DEFERRED);
+    }
+    this.registered = java.util.Collections.unmodifiableSet(kinds);
+    breaker.fallbacksRegistered(registered);
+    if (!registered.isEmpty() && policy() == FallbackPolicy.NONE) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "breakerctl breaker {0}: {1} registered, but its policy''s fallbackPolicy is NONE, so a"
+              + " rejected call gets the rejection (CallNotPermittedException), not the"
+              + " fallback. A fallback serves only when the policy names it: set fallbackPolicy"
+              + " in the breaker''s policy (breakerctl policy apply) or in the registry''s"
+              + " defaults",
+          breaker.id(),
+          describe(registered));
+    }
+  }
+
+  private static String describe(java.util.Set<FallbackPolicy> kinds) {
+    return kinds.stream()
+            .map(FallbackPolicy::name)
+            .collect(java.util.stream.Collectors.joining(", "))
+        + (kinds.size() == 1 ? " fallback" : " fallbacks");
+  }
+
+  /** The fallback kinds code registered for this breaker here. */
+  public java.util.Set<FallbackPolicy> registered() {
+    return registered;
   }
 
   /** A builder for calls through {@code breaker}. */
@@ -215,6 +258,15 @@ public final class Fallbacks<T> implements AutoCloseable {
     FallbackPolicy kind = policy.fallbackPolicy();
     switch (kind) {
       case NONE -> {
+        if (!registered.isEmpty() && idleReported.compareAndSet(false, true)) {
+          LOG.log(
+              System.Logger.Level.WARNING,
+              "breakerctl breaker {0}: rejected a call ({1}) while {2} registered: its policy''s"
+                  + " fallbackPolicy is NONE, so the caller gets the rejection (logged once)",
+              breaker.id(),
+              reason,
+              describe(registered));
+        }
         if (original == null) {
           throw new ControlledFailureException(breaker.id(), state, reason, trigger, "", null);
         }

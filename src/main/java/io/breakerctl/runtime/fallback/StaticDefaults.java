@@ -30,6 +30,11 @@ final class StaticDefaults<T> {
     this.named = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(named));
   }
 
+  /** Whether any default is registered, with a name or without. */
+  boolean any() {
+    return unnamed != null || !named.isEmpty();
+  }
+
   /** The default for the name {@code policy} gives (none: the unnamed one), or empty. */
   Optional<Supplier<T>> lookup(Optional<String> name) {
     return Optional.ofNullable(name.isPresent() ? named.get(name.get()) : unnamed);

@@ -23,6 +23,8 @@ import java.util.Objects;
  *     unreachable}, {@code oom}, {@code readonly}, {@code noperm}, ...); else empty. A node that
  *     cannot reach Redis at all cannot report, so a reason is seen where the fault is partial (one
  *     master of a Cluster refusing, a Redis answering after the node's timeout).
+ * @param idleFallbacks fallbacks code registered on the node that its policy does not serve (its
+ *     {@code fallbackPolicy} is NONE), comma-separated ({@code STATIC_DEFAULT}); else empty
  */
 public record NodeHeartbeat(
     String node,
@@ -32,7 +34,21 @@ public record NodeHeartbeat(
     boolean degraded,
     long atMillis,
     String defaults,
-    String degradedReason) {
+    String degradedReason,
+    String idleFallbacks) {
+
+  /** A heartbeat without idle fallbacks. */
+  public NodeHeartbeat(
+      String node,
+      State state,
+      String policyId,
+      long policyVersion,
+      boolean degraded,
+      long atMillis,
+      String defaults,
+      String degradedReason) {
+    this(node, state, policyId, policyVersion, degraded, atMillis, defaults, degradedReason, "");
+  }
 
   /** A heartbeat without a degraded reason (a node that is not degraded, or a reader's copy). */
   public NodeHeartbeat(
@@ -43,7 +59,7 @@ public record NodeHeartbeat(
       boolean degraded,
       long atMillis,
       String defaults) {
-    this(node, state, policyId, policyVersion, degraded, atMillis, defaults, "");
+    this(node, state, policyId, policyVersion, degraded, atMillis, defaults, "", "");
   }
 
   /** A heartbeat without registry defaults (a node running a control-plane policy version). */
@@ -54,13 +70,14 @@ public record NodeHeartbeat(
       long policyVersion,
       boolean degraded,
       long atMillis) {
-    this(node, state, policyId, policyVersion, degraded, atMillis, "", "");
+    this(node, state, policyId, policyVersion, degraded, atMillis, "", "", "");
   }
 
   /** Normalizes a missing value. */
   public NodeHeartbeat {
     defaults = defaults == null ? "" : defaults;
     degradedReason = degradedReason == null ? "" : degradedReason;
+    idleFallbacks = idleFallbacks == null ? "" : idleFallbacks;
   }
 
   /**
@@ -81,7 +98,8 @@ public record NodeHeartbeat(
             && Objects.equals(node, h.node)
             && Objects.equals(policyId, h.policyId)
             && defaults.equals(h.defaults)
-            && degradedReason.equals(h.degradedReason));
+            && degradedReason.equals(h.degradedReason)
+            && idleFallbacks.equals(h.idleFallbacks));
   }
 
   @Override
@@ -93,7 +111,8 @@ public record NodeHeartbeat(
     h = 31 * h + Boolean.hashCode(degraded);
     h = 31 * h + Long.hashCode(atMillis);
     h = 31 * h + defaults.hashCode();
-    return 31 * h + degradedReason.hashCode();
+    h = 31 * h + degradedReason.hashCode();
+    return 31 * h + idleFallbacks.hashCode();
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -111,6 +130,9 @@ public record NodeHeartbeat(
     if (degraded && !degradedReason.isEmpty()) {
       o.put("degradedReason", degradedReason);
     }
+    if (!idleFallbacks.isEmpty()) {
+      o.put("idleFallbacks", idleFallbacks);
+    }
     return o.toString();
   }
 
@@ -126,7 +148,8 @@ public record NodeHeartbeat(
           o.path("degraded").asBoolean(false),
           o.path("at").asLong(lastSeenMillis),
           o.path("defaults").asText(""),
-          o.path("degradedReason").asText(""));
+          o.path("degradedReason").asText(""),
+          o.path("idleFallbacks").asText(""));
     } catch (Exception e) {
       return new NodeHeartbeat(node, State.CLOSED, "", 0, false, lastSeenMillis);
     }

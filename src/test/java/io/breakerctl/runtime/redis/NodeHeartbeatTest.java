@@ -35,7 +35,8 @@ class NodeHeartbeatTest {
             new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, true, 10, "t=5"),
             new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 11, "t=5"),
             new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=6"),
-            new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=5", "oom"));
+            new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=5", "oom"),
+            new NodeHeartbeat("n1", State.CLOSED, "a:b", 3, false, 10, "t=5", "", "CACHED"));
     for (NodeHeartbeat other : others) {
       assertThat(other).as("%s", other).isNotEqualTo(BASE);
       assertThat(BASE).as("%s", other).isNotEqualTo(other);
@@ -58,5 +59,16 @@ class NodeHeartbeatTest {
                 .degradedReason())
         .as("a report from before the reason")
         .isEmpty();
+  }
+
+  @Test
+  @DisplayName("idle fallbacks travel through the stored JSON; a report without them reads none")
+  void idleFallbacksRoundTrip() {
+    NodeHeartbeat beat =
+        new NodeHeartbeat("n1", State.OPEN, "", 0, false, 0, "", "", "STATIC_DEFAULT,CACHED");
+    assertThat(NodeHeartbeat.parse("n1", beat.toJson(), 7).idleFallbacks())
+        .isEqualTo("STATIC_DEFAULT,CACHED");
+    assertThat(BASE.toJson()).doesNotContain("idleFallbacks");
+    assertThat(NodeHeartbeat.parse("n1", BASE.toJson(), 7).idleFallbacks()).isEmpty();
   }
 }

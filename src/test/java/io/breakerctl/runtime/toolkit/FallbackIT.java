@@ -217,6 +217,77 @@ class FallbackIT {
   }
 
   @Test
+  @DisplayName(
+      "a fallback registered for a NONE policy is said out loud: at build, at the first"
+          + " rejection, in the node's heartbeat")
+  void aFallbackThatCannotServeIsSaidOutLoud() throws Exception {
+    java.util.logging.Logger jul = java.util.logging.Logger.getLogger(Fallbacks.class.getName());
+    List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Handler h =
+        new java.util.logging.Handler() {
+          @Override
+          public void publish(java.util.logging.LogRecord r) {
+            if (r.getLevel() == java.util.logging.Level.WARNING && r.getParameters() != null) {
+              lines.add(java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
+            }
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    java.util.logging.Level was = jul.getLevel();
+    jul.addHandler(h);
+    jul.setLevel(java.util.logging.Level.ALL);
+    try {
+      BreakerRegistry none =
+          redis.manage(
+              BreakerRegistry.builder()
+                  .redisUri(redis.uri())
+                  .nodeId("none-node")
+                  .mode(Mode.HYBRID)
+                  .flushInterval(Duration.ofMillis(200))
+                  .defaults(Policy.DEFAULT)
+                  .build());
+      CircuitBreaker cb = none.breaker(id("idle-default"));
+      Fallbacks<String> idle =
+          closeLater(Fallbacks.<String>builder(cb).staticDefault(() -> "basic plan").build());
+      assertThat(idle.registered()).containsExactly(FallbackPolicy.STATIC_DEFAULT);
+      assertThat(lines)
+          .as("one warning at build")
+          .singleElement()
+          .asString()
+          .contains(cb.id().toString(), "STATIC_DEFAULT fallback registered", "NONE");
+      override(none, cb.id(), OverrideKind.FORCED_OPEN);
+      awaitState(cb, State.FORCED_OPEN);
+      for (int i = 0; i < 3; i++) {
+        assertThatThrownBy(() -> idle.call(null, () -> "never called"))
+            .as("the rejection passes through: the policy says NONE")
+            .isInstanceOf(RuntimeException.class);
+      }
+      assertThat(lines).as("and one at the first rejection, not per rejection").hasSize(2);
+      assertThat(lines.get(1)).contains(cb.id().toString(), "rejected a call", "logged once");
+      try (io.breakerctl.runtime.redis.RedisBreakerStore store =
+          io.breakerctl.runtime.redis.RedisBreakerStore.connect(
+              io.breakerctl.runtime.redis.StoreConfig.builder().uri(redis.uri()).build())) {
+        Poll.until(
+            Duration.ofSeconds(10),
+            "the node reports its idle fallback",
+            () ->
+                io.breakerctl.runtime.redis.RedisBreakerStore.await(store.snapshot(cb.id(), 0))
+                    .nodes()
+                    .stream()
+                    .anyMatch(n -> n.idleFallbacks().equals("STATIC_DEFAULT")));
+      }
+    } finally {
+      jul.removeHandler(h);
+      jul.setLevel(was);
+    }
+  }
+
+  @Test
   @DisplayName("a static default answers a rejection; a controlled failure names breaker and state")
   void staticDefaultAndControlledFailure() throws Exception {
     BreakerRegistry defaults = node("default-node", FallbackPolicy.STATIC_DEFAULT);
