@@ -1528,7 +1528,7 @@ function _picocli_breakerctl_force_open() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1600,7 +1600,7 @@ function _picocli_breakerctl_force_closed() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1672,7 +1672,7 @@ function _picocli_breakerctl_force_disable() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1744,7 +1744,7 @@ function _picocli_breakerctl_force_metricsonly() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -1816,7 +1816,7 @@ function _picocli_breakerctl_force_clear() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--caller' '--dependency' '--reason' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 

@@ -163,18 +163,28 @@ class CliContractIT {
   @DisplayName(
       "force: without --yes off a terminal 2 and nothing written; --dry-run writes nothing")
   void forceConfirmationAndDryRun() {
-    CliProcess.Result noYes = cli.run("force", "open", "pre:empt", "--reason", "incident 42");
+    CliProcess.Result noYes =
+        cli.run("force", "open", "pre:empt", "--new", "--reason", "incident 42");
     assertThat(noYes.code()).as(noYes.toString()).isEqualTo(2);
     assertThat(noYes.err()).contains("--yes");
     assertThat(exists(redis, "cb:{pre:empt}")).isFalse();
 
     CliProcess.Result dry =
         cli.run(
-            "force", "open", "pre:empt", "--reason", "incident 42", "--for", "30m", "--dry-run");
+            "force",
+            "open",
+            "pre:empt",
+            "--new",
+            "--reason",
+            "incident 42",
+            "--for",
+            "30m",
+            "--dry-run");
     assertThat(dry.code()).as(dry.toString()).isZero();
     assertThat(dry.out()).contains("WOULD_SET").contains("FORCED_OPEN");
     CliProcess.Result dryClear =
-        cli.run("force", "clear", "pre:empt", "--reason", "over", "--dry-run", "-o", "json");
+        cli.run(
+            "force", "clear", "pre:empt", "--new", "--reason", "over", "--dry-run", "-o", "json");
     assertThat(dryClear.code()).as(dryClear.toString()).isEqualTo(3);
     assertThat(dryClear.out()).contains("NOT_OVERRIDDEN");
     assertThat(exists(redis, "cb:{pre:empt}")).isFalse();
@@ -220,7 +230,16 @@ class CliContractIT {
   @DisplayName("force applies with an audit; MongoDB down: reads work, force applies and warns")
   void forceAndMongoDown() throws Exception {
     CliProcess.Result forced =
-        cli.run("force", "open", "pay:ledger", "--reason", "incident 7", "--for", "30m", "--yes");
+        cli.run(
+            "force",
+            "open",
+            "pay:ledger",
+            "--new",
+            "--reason",
+            "incident 7",
+            "--for",
+            "30m",
+            "--yes");
     assertThat(forced.code()).as(forced.toString()).isZero();
     assertThat(forced.err()).isEmpty();
     assertThat(forced.out()).contains("pay:ledger").contains("FORCED_OPEN").contains("SET");
@@ -236,14 +255,15 @@ class CliContractIT {
       assertThat(read.code()).as(read.toString()).isZero();
       assertThat(read.out()).isEqualTo("pay:ledger\n");
       CliProcess.Result down =
-          cli.run("force", "closed", "pay:ledger", "--reason", "recovered", "--yes");
+          cli.run("force", "closed", "pay:ledger", "--new", "--reason", "recovered", "--yes");
       assertThat(down.code()).as(down.toString()).isZero();
       assertThat(down.err()).contains("warning").contains("event stream");
       assertThat(redis.call("HGET", "cb:{pay:ledger}", "override")).isEqualTo("FORCED_CLOSED");
     } finally {
       servers.startMongo();
     }
-    CliProcess.Result back = cli.run("force", "clear", "pay:ledger", "--reason", "done", "--yes");
+    CliProcess.Result back =
+        cli.run("force", "clear", "pay:ledger", "--new", "--reason", "done", "--yes");
     assertThat(back.code()).as(back.toString()).isZero();
     assertThat(back.err()).isEmpty();
     // the memory backend starts empty again after a shutdown: the new record is there
@@ -404,6 +424,7 @@ class CliContractIT {
               "force",
               "open",
               "tls:dep",
+              "--new",
               "--reason",
               "tls",
               "--yes",

@@ -383,6 +383,7 @@ class CliSafetyIT {
             "force",
             "open",
             "time:dep",
+            "--new",
             "--reason",
             "t",
             "--for",
@@ -395,14 +396,25 @@ class CliSafetyIT {
         .matches(RFC3339);
     CliProcess.Result json =
         servers.cli.run(
-            "force", "open", "time:dep", "--reason", "t", "--for", "30m", "--yes", "-o", "json");
+            "force",
+            "open",
+            "time:dep",
+            "--new",
+            "--reason",
+            "t",
+            "--for",
+            "30m",
+            "--yes",
+            "-o",
+            "json");
     assertThat(json.code()).as(json.toString()).isZero();
     String until = JSON.readTree(json.out()).path("items").get(0).path("until").asText();
     assertThat(until).matches(RFC3339);
     assertThat(java.time.Instant.parse(until).toEpochMilli())
         .isEqualTo(Long.parseLong((String) hget("time:dep", "overrideUntil")));
     CliProcess.Result table =
-        servers.cli.run("force", "open", "time:dep", "--reason", "t2", "--for", "30m", "--yes");
+        servers.cli.run(
+            "force", "open", "time:dep", "--new", "--reason", "t2", "--for", "30m", "--yes");
     assertThat(table.out()).containsPattern(RFC3339).doesNotContain("in 30m");
     CliProcess.Result status = servers.cli.run("status", "time:dep");
     assertThat(status.out())
@@ -483,6 +495,7 @@ class CliSafetyIT {
                 "force",
                 "open",
                 "acl:dry",
+                "--new",
                 "--reason",
                 "x",
                 mode,
@@ -496,7 +509,7 @@ class CliSafetyIT {
       }
       assertThat(acl.call("EXISTS", "cb:{acl:dry}")).isEqualTo(0L);
       CliProcess.Result operator =
-          servers.cli.run(env, "force", "open", "acl:dry", "--reason", "x", "--dry-run");
+          servers.cli.run(env, "force", "open", "acl:dry", "--new", "--reason", "x", "--dry-run");
       assertThat(operator.code()).as(operator.toString()).isZero();
       assertThat(operator.out()).contains("WOULD_SET");
     }

@@ -105,7 +105,8 @@ class HistoryCliIT extends WithCliServers {
   @Test
   @DisplayName("force names its undo; wait returns soon after the change, 1 at its timeout")
   void forceUndoAndWait() throws Exception {
-    CliProcess.Result forced = cli.run("force", "open", "wt:dep", "--reason", "drill 5", "--yes");
+    CliProcess.Result forced =
+        cli.run("force", "open", "wt:dep", "--new", "--reason", "drill 5", "--yes");
     assertThat(forced.code()).as(forced.toString()).isZero();
     assertThat(forced.out())
         .contains("undo: breakerctl force clear wt:dep --reason 'undo: drill 5'");
@@ -133,6 +134,18 @@ class HistoryCliIT extends WithCliServers {
     assertThat(timeout.code()).as(timeout.toString()).isEqualTo(1);
     assertThat(timeout.err()).contains("wt:dep is CLOSED, not OPEN").contains("timed out after 1s");
 
+    // a misspelt id: no key, policy, note or history knows it
+    CliProcess.Result typo = cli.run("wait", "wt:dpe", "--for", "state=CLOSED", "--timeout", "5s");
+    assertThat(typo.code()).as(typo.toString()).isEqualTo(7);
+    assertThat(typo.err())
+        .contains("unknown breaker wt:dpe")
+        .contains("did you mean wt:dep?")
+        .doesNotContain("Exception");
+    CliProcess.Result forceTypo =
+        cli.run("force", "open", "wt:dpe", "--reason", "drill 6", "--yes");
+    assertThat(forceTypo.code()).as(forceTypo.toString()).isEqualTo(7);
+    assertThat(forceTypo.err()).contains("did you mean wt:dep?").contains("add --new");
+    assertThat(servers.redis.call("EXISTS", "cb:{wt:dpe}")).as("nothing written").isEqualTo(0L);
     CliProcess.Result bad = cli.run("wait", "wt:dep", "--for", "color=red");
     assertThat(bad.code()).as(bad.toString()).isEqualTo(2);
   }

@@ -50,7 +50,7 @@ abstract class ForceAction implements Callable<Integer> {
   @Parameters(
       arity = "0..1",
       paramLabel = "ID|GLOB",
-      description = "A breaker id (need not exist yet) or a glob on existing ids.")
+      description = "A breaker id (one no node used yet needs --new) or a glob on existing ids.")
   String target;
 
   @Option(names = "--caller", paramLabel = "GLOB", description = "Every breaker of callers.")
@@ -71,6 +71,14 @@ abstract class ForceAction implements Callable<Integer> {
               + OperatorText.MAX_REASON_BYTES
               + " bytes (UTF-8), no control characters (newline, tab, escape).")
   String reason;
+
+  @Option(
+      names = "--new",
+      description =
+          "Allow an exact id that nothing knows yet (no keys in Redis, no policy, note or history"
+              + " in MongoDB): forcing a breaker before any node used it. Without it such an id is"
+              + " refused as a likely typo (exit 7, naming the nearest known ids).")
+  boolean allowNew;
 
   @Mixin MutationOptions mutation;
 
@@ -100,6 +108,15 @@ abstract class ForceAction implements Callable<Integer> {
     Map<BreakerId, BreakerSnapshot> current = new LinkedHashMap<>();
     for (int i = 0; i < ids.size(); i++) {
       current.put(ids.get(i), RedisBreakerStore.await(reads.get(i)));
+    }
+    if (selector.exactId() != null && !allowNew) {
+      BreakerId exact = selector.exactId();
+      KnownBreakers.require(
+          root,
+          spec.commandLine().getErr(),
+          exact,
+          current.get(exact),
+          "to force a breaker no node has used yet, add --new");
     }
     if (mutation.dryRun()) {
       // a dry run exits as the real run would: a viewer gets 4 naming the command

@@ -19,8 +19,10 @@ import picocli.CommandLine.Spec;
       "Override breakers for the whole fleet, with a reason and an optional expiry; audited in"
           + " MongoDB (or, while MongoDB is down, in the breaker's event stream until the"
           + " fleet's history forwarder stores it).",
-      "An exact id works even if no node has used the breaker yet; a glob, --caller or"
-          + " --dependency selects existing breakers (none: exit 7). Asks for confirmation on a"
+      "An exact id must be known (keys in Redis, or a policy, note or history in MongoDB);"
+          + " one no node has used yet needs --new (else exit 7, naming the nearest known ids,"
+          + " as for a typo); a glob, --caller or --dependency selects existing breakers (none:"
+          + " exit 7). Asks for confirmation on a"
           + " terminal; otherwise --yes is required.",
       "A change that fails part-way lists every breaker as applied, unchanged, failed or"
           + " notAttempted, says so on stderr and exits with the failure's code; running the same"

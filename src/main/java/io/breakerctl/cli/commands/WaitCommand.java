@@ -35,7 +35,10 @@ import picocli.CommandLine.Spec;
           + " it): exit 0 as soon as they are, 1 when --timeout passes first (default 30s; it"
           + " also bounds each Redis call), 7 when a glob matches no breaker. For runbooks and CI:"
           + " breakerctl wait checkout:payments --for state=CLOSED --timeout 5m.",
-      "An exact id with no keys in Redis counts as CLOSED. Checks every 100ms."
+      "An exact id that nothing knows (no keys in Redis, no policy, note or history in"
+          + " MongoDB) is refused as a likely typo (exit 7, naming the nearest known ids); a"
+          + " known id with no keys (expired, or only in MongoDB) counts as CLOSED. Checks every"
+          + " 100ms."
     })
 public final class WaitCommand implements Callable<Integer> {
 
@@ -67,6 +70,15 @@ public final class WaitCommand implements Callable<Integer> {
     Duration timeout = root.flags().timeout() == null ? DEFAULT_TIMEOUT : root.flags().timeout();
     long deadline = System.nanoTime() + timeout.toNanos();
     RedisBreakerStore store = root.services().redis();
+    BreakerId exact = selector.exactId();
+    if (exact != null) {
+      KnownBreakers.require(
+          root,
+          spec.commandLine().getErr(),
+          exact,
+          RedisBreakerStore.await(store.snapshot(exact, 0)),
+          "");
+    }
     Map<String, State> states = read(selector, root, store);
     if (states.isEmpty()) {
       throw CliException.notFound("no breaker matches " + selector.describe());
