@@ -146,6 +146,9 @@ class HistoryCliIT extends WithCliServers {
     assertThat(forceTypo.code()).as(forceTypo.toString()).isEqualTo(7);
     assertThat(forceTypo.err()).contains("did you mean wt:dep?").contains("add --new");
     assertThat(servers.redis.call("EXISTS", "cb:{wt:dpe}")).as("nothing written").isEqualTo(0L);
+    CliProcess.Result describeTypo = cli.run("describe", "wt:dpe");
+    assertThat(describeTypo.code()).as(describeTypo.toString()).isEqualTo(7);
+    assertThat(describeTypo.err()).contains("not found").contains("did you mean wt:dep?");
     CliProcess.Result bad = cli.run("wait", "wt:dep", "--for", "color=red");
     assertThat(bad.code()).as(bad.toString()).isEqualTo(2);
   }

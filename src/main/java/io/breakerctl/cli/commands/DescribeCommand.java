@@ -68,7 +68,8 @@ public final class DescribeCommand implements Callable<Integer> {
               + Redaction.uri(settings.redis())
               + " (prefix '"
               + settings.prefix()
-              + "')");
+              + "')"
+              + KnownBreakers.suggestion(root, breaker));
     }
     BreakerDetailView view = BreakerViews.detail(s, store.location(breaker));
     PrintWriter out = spec.commandLine().getOut();

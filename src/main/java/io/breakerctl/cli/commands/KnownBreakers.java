@@ -77,6 +77,20 @@ final class KnownBreakers {
             + (hint.isEmpty() ? "" : "; " + hint));
   }
 
+  /**
+   * "; did you mean A, B?" naming the breakers with keys in Redis nearest to {@code id}, or empty
+   * (describe's not-found error).
+   */
+  static String suggestion(BreakerCtl root, BreakerId id) {
+    List<String> ids = new ArrayList<>();
+    root.services()
+        .redis()
+        .fleet(root.services().settings().timeout(), 1000)
+        .ids(FleetSelection.ALL, b -> ids.add(b.toString()));
+    List<String> near = nearest(id.toString(), ids);
+    return near.isEmpty() ? "" : "; did you mean " + String.join(", ", near) + "?";
+  }
+
   /** Up to three known ids within a small edit distance of {@code id}, nearest first. */
   static List<String> nearest(String id, List<String> known) {
     int limit = Math.max(2, id.length() / 4);
