@@ -36,6 +36,11 @@ public final class CliException extends RuntimeException {
     return new CliException(ExitCode.CANCELLED, message);
   }
 
+  /** Exit 6: a server the command needs did not answer. */
+  public static CliException unavailable(String message) {
+    return new CliException(ExitCode.UNAVAILABLE, message);
+  }
+
   /** Exit 7: nothing matched. */
   public static CliException notFound(String message) {
     return new CliException(ExitCode.NOT_FOUND, message);

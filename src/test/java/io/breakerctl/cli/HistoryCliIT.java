@@ -146,6 +146,22 @@ class HistoryCliIT extends WithCliServers {
     assertThat(forceTypo.code()).as(forceTypo.toString()).isEqualTo(7);
     assertThat(forceTypo.err()).contains("did you mean wt:dep?").contains("add --new");
     assertThat(servers.redis.call("EXISTS", "cb:{wt:dpe}")).as("nothing written").isEqualTo(0L);
+    // history with Redis and MongoDB both down: not "No history found" and exit 0
+    CliProcess.Result blind =
+        cli.run(
+            "history",
+            "--redis",
+            "redis://127.0.0.1:1",
+            "--mongo",
+            "mongodb://127.0.0.1:1",
+            "--timeout",
+            "1s");
+    assertThat(blind.code()).as(blind.toString()).isEqualTo(6);
+    assertThat(blind.err())
+        .contains("no history could be read")
+        .contains("Redis")
+        .contains("MongoDB")
+        .doesNotContain("No history found");
     CliProcess.Result describeTypo = cli.run("describe", "wt:dpe");
     assertThat(describeTypo.code()).as(describeTypo.toString()).isEqualTo(7);
     assertThat(describeTypo.err()).contains("not found").contains("did you mean wt:dep?");

@@ -46,7 +46,8 @@ import picocli.CommandLine.Spec;
           + " MongoDB come from the Redis streams, so a change shows at once.",
       "-o json is one document, -o jsonl one entry a line. --follow prints new entries as they"
           + " come (pub/sub, and a re-read every second) until interrupted (exit 5). With MongoDB"
-          + " or Redis down the other is read alone and a warning says so."
+          + " or Redis down the other is read alone and a warning says so; with both down, exit"
+          + " 6 (an empty page would say nothing about the history)."
     },
     subcommands = {HistorySyncCommand.class, HistoryPruneCommand.class})
 public final class HistoryCommand implements Callable<Integer> {
@@ -150,6 +151,11 @@ public final class HistoryCommand implements Callable<Integer> {
     long now = style.clock().millis();
     while (true) {
       TimelinePage page = timeline.page(q);
+      if (!page.answered()) {
+        // both sources down: an empty page would read as "no history" and exit 0
+        throw CliException.unavailable(
+            "no history could be read: " + String.join("; ", page.problems()));
+      }
       if (page.partial() && !warned[0]) {
         warned[0] = true;
         page.problems().forEach(p -> spec.commandLine().getErr().println("warning: " + p));

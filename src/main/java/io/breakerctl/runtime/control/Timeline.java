@@ -105,7 +105,8 @@ public final class Timeline {
     List<TimelineEntry> page = more ? all.subList(0, q.limit()) : all;
     Optional<String> cursor =
         page.isEmpty() ? q.cursor() : Optional.of(page.get(page.size() - 1).key().encode());
-    return new TimelinePage(page, cursor, more, !problems.isEmpty(), problems);
+    boolean answered = mongo || breakers != null;
+    return new TimelinePage(page, cursor, more, !problems.isEmpty(), problems, answered);
   }
 
   /** Reads a stream: only the unforwarded tail, or every event it holds (MongoDB down). */

@@ -13,13 +13,16 @@ import java.util.Optional;
  * @param partial whether a source could not be read (see {@code problems}): with MongoDB down the
  *     page holds only the Redis streams, with Redis down only MongoDB
  * @param problems one line per source that failed
+ * @param answered whether any source was read (false: Redis and MongoDB both down or not
+ *     configured, so an empty page says nothing about the history)
  */
 public record TimelinePage(
     List<TimelineEntry> entries,
     Optional<String> cursor,
     boolean more,
     boolean partial,
-    List<String> problems) {
+    List<String> problems,
+    boolean answered) {
 
   /** Copies the lists. */
   public TimelinePage {
