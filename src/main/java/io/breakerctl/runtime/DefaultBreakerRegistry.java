@@ -571,6 +571,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private void readNow(DistributedBreaker b) {
     BreakerStore s = store;
     if (s == null || !guard.up()) {
+      retryFirstRead(b);
       return;
     }
     try {
@@ -587,10 +588,28 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private void refresh(DistributedBreaker b) {
     BreakerStore s = store;
     if (s == null || !guard.up()) {
+      retryFirstRead(b);
       return;
     }
     s.state(b.id()).whenComplete(new Refreshed(b));
   }
+
+  /**
+   * A breaker never read (created, or its first read failed, while Redis did not answer) is read
+   * again in {@link #FIRST_READ_RETRY_MILLIS}, until a read lands: neither the recovery's reconcile
+   * (which may have run before the breaker existed) nor the stamp sweep (every 60 s) is sure to
+   * read it soon. Seen: a breaker made just after a 155 ms timeout episode still had no view 30 s
+   * later (CoordinatorFaultIT, a busy-core run). A breaker already read needs no retry: the sweep
+   * and pushed messages keep it.
+   */
+  private void retryFirstRead(DistributedBreaker b) {
+    if (b.neverRead()) {
+      queueRefresh(b, FIRST_READ_RETRY_MILLIS);
+    }
+  }
+
+  /** How soon a breaker's missing first read is tried again. */
+  static final long FIRST_READ_RETRY_MILLIS = 200;
 
   /**
    * What a read's answer does. A class, not a lambda, for the reason {@link QueuedRead} is one: the
@@ -609,6 +628,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       if (e != null) {
         guard.failure(e);
         health.failed(BackgroundTask.REFRESH, e);
+        retryFirstRead(b);
       } else {
         guard.success();
         health.succeeded(BackgroundTask.REFRESH);

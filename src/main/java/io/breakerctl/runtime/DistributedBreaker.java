@@ -129,6 +129,11 @@ final class DistributedBreaker implements CircuitBreaker {
     return id;
   }
 
+  /** Whether this node has not read the breaker's shared state yet (no view). */
+  boolean neverRead() {
+    return view == null;
+  }
+
   Policy policy() {
     return resolved.policy();
   }

@@ -281,6 +281,32 @@ class DistributedBreakerTest {
     }
 
     @Test
+    void aBreakerMadeWhileRedisIsDownIsReadOnceItAnswers() {
+      BreakerRegistry r =
+          BreakerRegistry.builder()
+              .store(store)
+              .clock(clock)
+              .nodeId("late")
+              .defaults(POLICY)
+              .refreshInterval(Duration.ofHours(1))
+              .checkInterval(Duration.ofHours(1))
+              .sweepInterval(Duration.ofHours(1))
+              .flushInterval(Duration.ofHours(1))
+              .build();
+      registries.add(r);
+      DistributedBreaker first = (DistributedBreaker) r.breaker(BreakerId.parse("late:first"));
+      await("the first breaker's read", () -> !first.neverRead());
+      store.available(false);
+      first.flush(); // the node's first failed command: it degrades
+      await("degraded", r::degraded);
+      DistributedBreaker made = (DistributedBreaker) r.breaker(BreakerId.parse("late:made"));
+      assertTrue(made.neverRead(), "no read while Redis does not answer");
+      store.available(true);
+      // no sweep, no check and no refresh interval comes within the hour: only the retry reads it
+      await("the breaker made while degraded is read", () -> !made.neverRead());
+    }
+
+    @Test
     void localOnlyStartsFromTheFleetStateNotFromAnEmptyMachine() {
       DistributedBreaker a = node("a");
       DistributedBreaker b = node("b");
