@@ -49,9 +49,18 @@ public final class BreakerOverrides {
     if (!result.changed()) {
       return new OverrideAction(result, corr, false, "nothing changed, nothing audited");
     }
-    Instant at = clock.instant();
+    // Redis time, as the script ran (its event's stream id is "<ms>-<seq>"): racing operators'
+    // records then order as the scripts applied them, whatever their clocks say (2 of 40 racing
+    // overrides were audited out of order with the CLI's clock), and the forwarder, which stores
+    // an audit that rode in the stream, stamps it the same way
+    Instant at = redisTime(result.eventId()).orElseGet(clock::instant);
     Optional<Instant> expires =
-        r.duration().isZero() ? Optional.empty() : Optional.of(at.plus(r.duration()));
+        r.duration().isZero()
+            ? Optional.empty()
+            : Optional.of(
+                result.untilMillis() > 0
+                    ? Instant.ofEpochMilli(result.untilMillis())
+                    : at.plus(r.duration()));
     AuditRecord record =
         new AuditRecord(
             corr,
@@ -79,6 +88,19 @@ public final class BreakerOverrides {
       return new OverrideAction(result, corr, false, e.getMessage());
     } catch (ControlException e) {
       return new OverrideAction(result, corr, false, e.getMessage());
+    }
+  }
+
+  /** The Redis time in a stream id ({@code <ms>-<seq>}), if it is one. */
+  static Optional<Instant> redisTime(String streamId) {
+    int dash = streamId.indexOf('-');
+    if (dash <= 0) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.ofEpochMilli(Long.parseLong(streamId.substring(0, dash))));
+    } catch (NumberFormatException e) {
+      return Optional.empty();
     }
   }
 }

@@ -352,7 +352,8 @@ public final class HistoryForwarder {
             ref.breakerId().toString(),
             e.field("actor"),
             e.field("reason"),
-            Instant.ofEpochMilli(e.atMillis()),
+            // the stream id's Redis time, as the CLI stamps the audit it stores itself
+            BreakerOverrides.redisTime(e.streamId()).orElse(Instant.ofEpochMilli(e.atMillis())),
             until > 0 ? Optional.of(Instant.ofEpochMilli(until)) : Optional.empty(),
             Map.of("state", e.field("from")),
             after,

@@ -7,6 +7,7 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
@@ -118,6 +119,69 @@ class HistoryForwarderIT extends ControlPlaneIT {
       }
       server.shutdownNow();
     }
+  }
+
+  @Test
+  @DisplayName(
+      "racing operators with skewed clocks: the audit orders the changes as Redis applied them")
+  void racingOverridesAreAuditedInTheOrderRedisAppliedThem() throws Exception {
+    BreakerId id = BreakerId.parse("claims:racing");
+    int operators = 8;
+    int rounds = 5;
+    java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(operators);
+    List<Thread> threads = new java.util.ArrayList<>();
+    for (int t = 0; t < operators; t++) {
+      int n = t;
+      // each operator's machine is off by up to +-4 s: its clock must not order the audit
+      java.time.Clock skewed =
+          java.time.Clock.offset(java.time.Clock.systemUTC(), Duration.ofMillis((n - 4) * 1_000L));
+      Thread th =
+          new Thread(
+              () -> {
+                BreakerOverrides mine = new BreakerOverrides(redis, db, skewed);
+                for (int r = 0; r < rounds; r++) {
+                  try {
+                    go.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                  OverrideKind kind =
+                      (n + r) % 2 == 0 ? OverrideKind.FORCED_OPEN : OverrideKind.FORCED_CLOSED;
+                  mine.apply(id, force(kind, "op-" + n, "race " + r));
+                }
+              });
+      th.start();
+      threads.add(th);
+    }
+    for (Thread th : threads) {
+      th.join(60_000);
+    }
+    List<AuditRecord> audit = new AuditLog(db).forTarget(id.toString());
+    assertThat(audit).as("every change audited").isNotEmpty();
+    List<BreakerEvent> events =
+        RedisBreakerStore.await(redis.eventsAfter(id, "", 1000)).stream()
+            .filter(e -> !e.field("correlationId").isEmpty())
+            .toList();
+    // each record carries the Redis time of its own transition
+    for (AuditRecord a : audit) {
+      BreakerEvent e =
+          events.stream()
+              .filter(x -> x.field("correlationId").equals(a.correlationId()))
+              .findFirst()
+              .orElseThrow();
+      assertThat(a.at())
+          .as("audit %s", a.correlationId())
+          .isEqualTo(BreakerOverrides.redisTime(e.streamId()).orElseThrow());
+    }
+    AuditRecord last =
+        audit.stream()
+            .max(
+                java.util.Comparator.comparing(AuditRecord::at)
+                    .thenComparing(a -> a.transition().map(t -> t.streamId()).orElse("")))
+            .orElseThrow();
+    assertThat(last.after().get("override"))
+        .as("the latest audited change is the state Redis holds")
+        .isEqualTo(snapshot(id).effectiveState().name());
   }
 
   @Test
