@@ -326,7 +326,7 @@ class CliSafetyIT {
   }
 
   @Test
-  @DisplayName("8: MongoDB down: 500 breakers forced in at most twice the time, one warning")
+  @DisplayName("8: MongoDB down: 500 breakers forced without a timeout per breaker, one warning")
   void mongoDownBatch() throws Exception {
     breakers("mdb", 500);
     CliProcess.Result up =
@@ -346,9 +346,12 @@ class CliSafetyIT {
     assertThat(down.err().lines().filter(l -> l.startsWith("warning")).count()).isEqualTo(1);
     assertThat(down.err()).contains("event stream");
     assertThat(down.out().lines().filter(l -> l.contains("FORCED_CLOSED")).count()).isEqualTo(500);
+    // what must hold: MongoDB's timeout (1 s) is waited once for the batch, never per breaker
+    // (that would be 500 s). A bound of twice the up run alone was a figure of the machine: a quiet
+    // clean-clone run measured 3.41 s down against 1.70 s up (2.002x) and failed
     assertThat(down.took())
         .as("MongoDB down %s vs up %s", down.took(), up.took())
-        .isLessThanOrEqualTo(up.took().multipliedBy(2));
+        .isLessThanOrEqualTo(up.took().multipliedBy(2).plus(Duration.ofSeconds(10)));
     assertThat(hget("mdb:d499", "override")).isEqualTo("FORCED_CLOSED");
   }
 
