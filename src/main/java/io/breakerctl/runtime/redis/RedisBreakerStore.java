@@ -15,7 +15,6 @@ import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCredentials;
-import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -25,6 +24,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
+import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
@@ -152,31 +152,7 @@ public final class RedisBreakerStore implements BreakerStore {
   public static RedisBreakerStore connect(StoreConfig config) {
     List<RedisURI> uris = new ArrayList<>();
     for (String u : config.uris()) {
-      RedisURI uri = parse(u.trim());
-      uri.setTimeout(config.timeout());
-      if (config.username() != null || config.password() != null) {
-        RedisCredentials given =
-            uri.getCredentialsProvider() == null
-                ? null
-                : uri.getCredentialsProvider().resolveCredentials().block(Duration.ofSeconds(1));
-        String user =
-            config.username() != null
-                ? config.username()
-                : given != null && given.hasUsername() ? given.getUsername() : null;
-        char[] password =
-            config.password() != null
-                ? config.password().toCharArray()
-                : given != null && given.hasPassword() ? given.getPassword() : null;
-        if (user != null && password == null) {
-          // Lettuce would send no AUTH at all and act as `default`: never another identity.
-          throw new StorePermissionException(
-              "Redis user '" + user + "' given without a password (an empty one is a password)",
-              null);
-        }
-        RedisCredentials credentials = RedisCredentials.just(user, password);
-        uri.setCredentialsProvider(RedisCredentialsProvider.from(() -> credentials));
-      }
-      uris.add(uri);
+      uris.add(uri(u, config));
     }
     String where =
         Redaction.uri(String.join(",", config.uris()))
@@ -293,6 +269,47 @@ public final class RedisBreakerStore implements BreakerStore {
       }
       throw failure;
     }
+  }
+
+  /**
+   * One URI of {@code config} as Lettuce connects to it: parsed ({@link #parse}), with the
+   * configured timeout and the credentials to authenticate with ({@code username} and {@code
+   * password} over the URI's own, which Lettuce also reads into an asynchronous provider).
+   *
+   * <p>The credentials are given as an <em>immediate</em> provider, resolved on the connection's
+   * event loop. Lettuce resolves any other provider asynchronously and sends {@code HELLO} from the
+   * common pool; when the server's answer is decoded before that thread links the next handshake
+   * stage, the handshake completes off the event loop, {@code connect()} returns before the
+   * connection is marked active, and the first command is rejected ("Currently not connected",
+   * {@code REJECT_COMMANDS}). Measured with two busy cores: 17 and 44 of 3,000 connects with a
+   * {@code RedisCredentialsProvider.from(supplier)}, none of 6,000 with a static provider; the CLI
+   * with a password failed a busy-core suite run this way (exit 6 at its first command).
+   *
+   * @throws StorePermissionException for a user without a password
+   */
+  static RedisURI uri(String u, StoreConfig config) {
+    RedisURI uri = parse(u.trim());
+    uri.setTimeout(config.timeout());
+    RedisCredentials given =
+        uri.getCredentialsProvider() == null
+            ? null
+            : uri.getCredentialsProvider().resolveCredentials().block(Duration.ofSeconds(1));
+    String user =
+        config.username() != null
+            ? config.username()
+            : given != null && given.hasUsername() ? given.getUsername() : null;
+    char[] password =
+        config.password() != null
+            ? config.password().toCharArray()
+            : given != null && given.hasPassword() ? given.getPassword() : null;
+    if (config.username() != null && password == null) {
+      // Lettuce would send no AUTH at all and act as `default`: never another identity.
+      throw new StorePermissionException(
+          "Redis user '" + user + "' given without a password (an empty one is a password)", null);
+    }
+    // also for a URI's own user info, which Lettuce reads into a provider that is not immediate
+    uri.setCredentialsProvider(new StaticCredentialsProvider(user, password));
+    return uri;
   }
 
   /**

@@ -1,7 +1,11 @@
 package io.breakerctl.runtime.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisCredentialsProvider.ImmediateRedisCredentialsProvider;
+import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -33,5 +37,46 @@ class StoreCredentialsTest {
         .hasMessageContaining("viewer:***@")
         .hasMessageNotContaining("s3cret")
         .hasMessageNotContaining("<unresolved>");
+  }
+
+  @Test
+  @DisplayName(
+      "every URI is handed to Lettuce with credentials it resolves on the event loop, as given")
+  void immediateCredentials() {
+    // An asynchronous provider lets the handshake complete off the event loop, before the
+    // connection is active: its first command is then rejected (RedisBreakerStore.uri).
+    record Case(StoreConfig config, String user, String password) {}
+    Case[] cases = {
+      new Case(StoreConfig.builder().uri("redis://h:1").build(), null, null),
+      new Case(StoreConfig.builder().uri("redis://h:1").password("pw").build(), null, "pw"),
+      new Case(
+          StoreConfig.builder().uri("redis://h:1").username("op").password("pw").build(),
+          "op",
+          "pw"),
+      new Case(StoreConfig.builder().uri("redis://:upw@h:1").build(), null, "upw"),
+      new Case(StoreConfig.builder().uri("redis://viewer:upw@h:1").build(), "viewer", "upw"),
+      new Case(
+          StoreConfig.builder().uri("redis://viewer:upw@h:1").username("op").build(), "op", "upw"),
+      new Case(
+          StoreConfig.builder().uri("redis://viewer:upw@h:1").password("pw").build(),
+          "viewer",
+          "pw"),
+      // Lettuce reads a user info without a colon as a password (AUTH viewer), as before
+      new Case(StoreConfig.builder().uri("redis://viewer@h:1").build(), null, "viewer"),
+    };
+    for (Case c : cases) {
+      RedisURI uri = RedisBreakerStore.uri(c.config().uris().get(0), c.config());
+      String what = c.config().uris().get(0) + " " + c.user() + "/" + c.password();
+      assertThat(uri.getCredentialsProvider())
+          .as(what)
+          .isInstanceOf(ImmediateRedisCredentialsProvider.class);
+      RedisCredentials got =
+          ((ImmediateRedisCredentialsProvider) uri.getCredentialsProvider())
+              .resolveCredentialsNow();
+      assertThat(got.getUsername()).as(what).isEqualTo(c.user());
+      assertThat(got.getPassword() == null ? null : new String(got.getPassword()))
+          .as(what)
+          .isEqualTo(c.password());
+    }
   }
 }
