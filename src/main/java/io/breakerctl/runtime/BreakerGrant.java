@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A {@link DistributedBreaker}'s permission and, once reported, its outcome: what decided it (the
  * shared state, a shared lease, the local machine), and the guard against reporting twice.
  */
-final class BreakerGrant implements Permission {
+final class BreakerGrant implements ClassifyingPermission {
   private final DistributedBreaker breaker;
   private final boolean allowed;
   private final State state;
@@ -99,50 +99,60 @@ final class BreakerGrant implements Permission {
   }
 
   @Override
-  public void onSuccess(long nanos) {
-    onOutcome(CallOutcome.SUCCESS, nanos);
-  }
-
-  @Override
-  public void onFailure(Object throwableOrResult, long nanos) {
-    onOutcome(CallOutcome.FAILURE, nanos);
-  }
-
-  @Override
-  public <T> void onResult(T result, long nanos) {
-    onOutcome(breaker.classifier().classifyResult(result), nanos);
-  }
-
-  @Override
-  public void onError(Throwable error, long nanos) {
-    onOutcome(breaker.classifier().classify(error), nanos);
-  }
-
-  @Override
-  public void onIgnored() {
-    onOutcome(CallOutcome.IGNORED, 0);
-  }
-
-  @Override
   public void onOutcome(CallOutcome outcome, long nanos) {
-    if (!allowed
-        || outcome == CallOutcome.REJECTED
-        || (reported != null && !reported.compareAndSet(false, true))) {
+    if (!allowed || outcome == CallOutcome.REJECTED || !claim()) {
       return;
     }
+    report(outcome, nanos);
+  }
+
+  /**
+   * Whether this is the shared permission of the closed state (HYBRID's hot path): every call gets
+   * the same one, and nothing guards it against being reported twice.
+   */
+  boolean shared() {
+    return reported == null;
+  }
+
+  /** Whether {@code g} was decided as this grant was: same generation, same decider. */
+  boolean sameDecision(BreakerGrant g) {
+    return g.generation == generation && g.local == local && g.own == own && g.state == state;
+  }
+
+  /** Claims the one report of this call: false when it was reported already. */
+  boolean claim() {
+    return reported == null || reported.compareAndSet(false, true);
+  }
+
+  @Override
+  public CallOutcome classify(Throwable error) {
+    return breaker.classifier().classify(error);
+  }
+
+  @Override
+  public <T> CallOutcome classifyResult(T result) {
+    return breaker.classifier().classifyResult(result);
+  }
+
+  /** Reports an allowed call's outcome (claimed): observers, then the breaker counts it. */
+  void report(CallOutcome outcome, long nanos) {
     ProbeRenewal r = renewal;
     if (r != null) {
       r.stop(); // the call ended: its lease is given back or decided by the outcome below
     }
-    boolean counted = outcome.counted();
-    boolean slow = outcome == CallOutcome.SUCCESS && breaker.isSlow(nanos / 1_000_000);
-    breaker.observer().outcome(slow ? CallOutcome.SLOW : outcome, nanos);
-    if (counted) {
+    observe(outcome, nanos);
+    if (outcome.counted()) {
       breaker.complete(this, outcome.failure(), nanos);
     } else if (!local && !lease.isEmpty()) {
       // a probe whose outcome counts neither way: its lease goes back, or the fleet would wait
       // the lease's expiry for the next probe
       breaker.release(lease);
     }
+  }
+
+  /** Tells the breaker's observer how the call ended; counts nothing. */
+  void observe(CallOutcome outcome, long nanos) {
+    boolean slow = outcome == CallOutcome.SUCCESS && breaker.isSlow(nanos / 1_000_000);
+    breaker.observer().outcome(slow ? CallOutcome.SLOW : outcome, nanos);
   }
 }

@@ -83,6 +83,9 @@ final class DistributedBreaker implements CircuitBreaker {
   private volatile Resolved resolved;
   private volatile SharedView view;
 
+  /** The calls running under a policy with slowCallMillis; null without one. */
+  private volatile InFlightCalls inFlight;
+
   /** The permission every call gets while the view is CLOSED without an override (HYBRID). */
   private volatile BreakerGrant closedGrant;
 
@@ -99,7 +102,7 @@ final class DistributedBreaker implements CircuitBreaker {
     this.id = id;
     this.registry = registry;
     Policy defaults = registry.defaults();
-    this.resolved = new Resolved(defaults, "", 0);
+    resolve(new Resolved(defaults, "", 0));
     this.local = new LocalStateMachine(defaults, registry.clock());
     this.reports = new BreakerReports(this, registry, local, pendingSuccesses);
     local.onTransition(
@@ -231,6 +234,35 @@ final class DistributedBreaker implements CircuitBreaker {
 
   @Override
   public Permission tryAcquire() {
+    Permission p = decide();
+    InFlightCalls calls = inFlight;
+    return calls == null ? p : calls.track(p);
+  }
+
+  /**
+   * Counts {@code calls} calls admitted by {@code g} as slow: they have run slowCallMillis and
+   * still run ({@link InFlightCalls}); each counts as one failure would.
+   */
+  private void countSlow(BreakerGrant g, long calls) {
+    long nanos = resolved.slowMillis() * 1_000_000;
+    for (long i = 0; i < calls; i++) {
+      complete(g, true, nanos);
+    }
+  }
+
+  /** Takes {@code r} as the policy in force; a change of slowCallMillis makes a new tracker. */
+  private void resolve(Resolved r) {
+    resolved = r;
+    InFlightCalls calls = inFlight;
+    long slow = r.slowMillis();
+    if (slow <= 0) {
+      inFlight = null;
+    } else if (calls == null || calls.slowMillis() != slow) {
+      inFlight = new InFlightCalls(registry, this::countSlow, slow);
+    }
+  }
+
+  private Permission decide() {
     Mode mode = registry.mode();
     if (mode == Mode.LOCAL) {
       return fromLocal(local.tryAcquire(node()));
@@ -732,9 +764,11 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     // a probe run under a shared lease: its result goes to Redis at once
     String gen = g.generation < 0 ? "" : Long.toString(g.generation);
+    // a probe that took slowCallMillis or more failed, as the local machine counts it
+    boolean failed = failure || isSlow(millis);
     record(
-        Outcome.probe(node(), gen, g.lease, !failure),
-        failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED);
+        Outcome.probe(node(), gen, g.lease, !failed),
+        failed ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED);
   }
 
   boolean isSlow(long millis) {
@@ -1089,7 +1123,7 @@ final class DistributedBreaker implements CircuitBreaker {
     Resolved r = resolved;
     if (warmed == null && r.version() > 0 && unwarms(s.fields().get("unwarmed"), r)) {
       // the control plane removed the policy this node runs (warm.lua's un-warm): its defaults
-      resolved = new Resolved(registry.defaults(), "", 0);
+      resolve(new Resolved(registry.defaults(), "", 0));
       local.setPolicy(registry.defaults());
       State st = acting();
       emit(CircuitEvent.Type.POLICY_ADOPTED, st, st, "node-defaults@0");
@@ -1140,7 +1174,7 @@ final class DistributedBreaker implements CircuitBreaker {
         && w.policy().equals(r.policy())) {
       return;
     }
-    resolved = new Resolved(w.policy(), w.policyId(), w.version());
+    resolve(new Resolved(w.policy(), w.policyId(), w.version()));
     local.setPolicy(w.policy());
     State s = acting();
     emit(CircuitEvent.Type.POLICY_ADOPTED, s, s, w.policyId() + "@" + w.version());

@@ -138,11 +138,14 @@
  *
  * A breaker's {@link io.breakerctl.runtime.FailureClassifier} turns each exception or result into a
  * {@link io.breakerctl.runtime.CallOutcome}; only successes and failures (failure, timeout, slow)
- * reach the window. {@link io.breakerctl.runtime.CircuitBreaker#callAsync} records when the stage
- * completes (cancellation records nothing); {@code decorate*} wrap a client once. Retries live in
- * {@code runtime.retry}, fallbacks in {@code runtime.fallback}; both, and the per-call meters of
- * {@code runtime.metrics}, report through the breaker's {@link io.breakerctl.runtime.CallObserver},
- * which takes primitives and enums only, so the closed-state path stays allocation-free.
+ * reach the window. Under a policy with {@code slowCallMillis} a call still running when it crosses
+ * it counts as slow then, once ({@code InFlightCalls}: buckets by start time, swept on the
+ * registry's timer; probes excepted, {@code maxProbeSeconds} bounds them). {@link
+ * io.breakerctl.runtime.CircuitBreaker#callAsync} records when the stage completes (cancellation
+ * records nothing); {@code decorate*} wrap a client once. Retries live in {@code runtime.retry},
+ * fallbacks in {@code runtime.fallback}; both, and the per-call meters of {@code runtime.metrics},
+ * report through the breaker's {@link io.breakerctl.runtime.CallObserver}, which takes primitives
+ * and enums only, so the closed-state path stays allocation-free.
  *
  * <h2>Measured</h2>
  *

@@ -55,7 +55,9 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *       onSuccess(duration, unit)}, 1 and 2 threads, average ns per call and bytes allocated per
  *       call (GC profiler); ratios HYBRID/Resilience4j from the same run. Target ≤ 1.5×. The same
  *       with failure classification and Micrometer metrics enabled on both sides ({@code
- *       classified*} vs {@code r4jMetrics*}, see {@link RuntimeJmh}): target ≤ 1.0×.
+ *       classified*} vs {@code r4jMetrics*}, see {@link RuntimeJmh}): target ≤ 1.0×. And the same
+ *       breaker with {@code slowCallMillis} 60,000 (Resilience4j's default threshold), whose every
+ *       call is counted in flight ({@code hybridSlow*}): its ratio within 10% of the ratio without.
  *   <li><b>SHARED latency</b>: a SHARED call ({@code tryAcquire} runs the acquire script and waits;
  *       {@code onSuccess} sends the record script and returns) against two PINGs joined one after
  *       the other on the very connection the registry's scripts use (Lettuce async), p50/p99 over
@@ -91,6 +93,13 @@ public final class RuntimeBench {
 
   private static final double HOT_PATH_MAX_RATIO = 1.5;
   private static final double CLASSIFIED_MAX_RATIO = 1.0;
+
+  /**
+   * Issue 40: counting calls in flight for {@code slowCallMillis} keeps the hot path's ratio to
+   * Resilience4j within 10% of the ratio without it.
+   */
+  private static final double SLOW_TRACKING_MAX_GROWTH = 1.10;
+
   private static final double SHARED_MAX_RATIO = 2.0;
   private static final double COMMANDS_PER_1000_MAX = 10;
 
@@ -201,11 +210,38 @@ public final class RuntimeBench {
     ratios(byName, "hybrid", "resilience4j", "", "hot path", HOT_PATH_MAX_RATIO);
     ratios(
         byName,
+        "hybridSlow",
+        "resilience4j",
+        " with calls counted in flight (slowCallMillis)",
+        "hot path with in-flight slow detection",
+        HOT_PATH_MAX_RATIO);
+    for (int threads : new int[] {1, 2}) {
+      double plain = score(byName, "hybrid" + threads) / score(byName, "resilience4j" + threads);
+      double slow = score(byName, "hybridSlow" + threads) / score(byName, "resilience4j" + threads);
+      targets.add(
+          () ->
+              BenchSupport.target(
+                  String.format(
+                      Locale.ROOT,
+                      "in-flight slow detection %dT: ratio within %.0f%% of the ratio without",
+                      threads,
+                      (SLOW_TRACKING_MAX_GROWTH - 1) * 100),
+                  slow <= plain * SLOW_TRACKING_MAX_GROWTH,
+                  "%.2fx vs %.2fx",
+                  slow,
+                  plain));
+    }
+    ratios(
+        byName,
         "classified",
         "r4jMetrics",
         " with classification and metrics",
         "hot path with classification and metrics",
         CLASSIFIED_MAX_RATIO);
+  }
+
+  private static double score(Map<String, RunResult> byName, String benchmark) {
+    return byName.get(benchmark).getPrimaryResult().getScore();
   }
 
   /** Prints HYBRID/Resilience4j for 1 and 2 threads and adds a target for each. */

@@ -7,6 +7,7 @@ import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.metrics.BreakerMetrics;
 import io.breakerctl.runtime.metrics.BreakerRegistryMetrics;
+import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -78,11 +79,21 @@ public class RuntimeJmh {
               .redisUri(redisUri)
               .nodeId("jmh-" + ProcessHandle.current().pid())
               .mode(Mode.HYBRID)
+              .defaults(policy())
               .build();
-      breaker = registry.breaker("bench:jmh-hybrid");
+      breaker = registry.breaker(breakerName());
       if (registry.degraded() || breaker.view().state() != State.CLOSED) {
         throw new IllegalStateException("HYBRID breaker not on the closed path: " + breaker.view());
       }
+    }
+
+    /** The policy of the breaker measured. */
+    Policy policy() {
+      return Policy.DEFAULT;
+    }
+
+    String breakerName() {
+      return "bench:jmh-hybrid";
     }
 
     /** Reports a degraded registry (its numbers would not be the HYBRID path) and closes it. */
@@ -92,6 +103,23 @@ public class RuntimeJmh {
         System.out.println("WARNING: HYBRID registry degraded during the trial");
       }
       registry.close();
+    }
+  }
+
+  /**
+   * The HYBRID breaker with {@code slowCallMillis} 60,000 (Resilience4j's default slow-call
+   * threshold): every call is counted in flight ({@code InFlightCalls}) until it ends.
+   */
+  @org.openjdk.jmh.annotations.State(Scope.Benchmark)
+  public static class HybridSlow extends Hybrid {
+    @Override
+    Policy policy() {
+      return Policy.builder().slowCallMillis(60_000).build();
+    }
+
+    @Override
+    String breakerName() {
+      return "bench:jmh-hybrid-slow";
     }
   }
 
@@ -243,6 +271,20 @@ public class RuntimeJmh {
   @Benchmark
   @Threads(2)
   public Permission hybrid2(Hybrid s) {
+    return hybrid(s);
+  }
+
+  /** HYBRID with calls counted in flight for slowCallMillis, one thread. */
+  @Benchmark
+  @Threads(1)
+  public Permission hybridSlow1(HybridSlow s) {
+    return hybrid(s);
+  }
+
+  /** HYBRID with calls counted in flight for slowCallMillis, two threads on one breaker. */
+  @Benchmark
+  @Threads(2)
+  public Permission hybridSlow2(HybridSlow s) {
     return hybrid(s);
   }
 
