@@ -8,7 +8,9 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import java.io.IOException;
@@ -121,7 +123,7 @@ public final class ConfigFile {
               + path
               + (at == null ? "" : " line " + at.getLineNr())
               + ": "
-              + oneLine(e.getOriginalMessage()));
+              + problem(e));
     } catch (IOException e) {
       throw CliException.usage(
           "cannot read config file " + path + " (" + e.getClass().getSimpleName() + ")");
@@ -134,6 +136,42 @@ public final class ConfigFile {
     }
     new ConfigCheck(path, lines).check(f);
     return f;
+  }
+
+  /**
+   * What is wrong, in the file's words: a value of the wrong shape names its key and the shape
+   * wanted ({@code contexts must be a list}), never the Java type the reader wanted; anything else
+   * is the YAML parser's message.
+   */
+  private static String problem(JsonProcessingException e) {
+    if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
+      StringBuilder key = new StringBuilder();
+      for (JsonMappingException.Reference r : m.getPath()) {
+        if (r.getFieldName() != null) {
+          key.append(key.length() == 0 ? "" : ".").append(r.getFieldName());
+        } else if (r.getIndex() >= 0) {
+          key.append('[').append(r.getIndex()).append(']');
+        }
+      }
+      return (key.length() == 0 ? "the file" : key) + " must be " + shape(m.getTargetType());
+    }
+    return oneLine(e.getOriginalMessage());
+  }
+
+  private static String shape(Class<?> type) {
+    if (java.util.Collection.class.isAssignableFrom(type) || type.isArray()) {
+      return "a list";
+    }
+    if (type == String.class || type.isEnum()) {
+      return "a string";
+    }
+    if (type == Boolean.class || type == boolean.class) {
+      return "true or false";
+    }
+    if (Number.class.isAssignableFrom(type) || type.isPrimitive()) {
+      return "a number";
+    }
+    return "a mapping of keys to values";
   }
 
   /** A YAML parser's message without its excerpt of the file (the line is named apart). */

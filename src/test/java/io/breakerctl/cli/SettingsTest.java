@@ -184,4 +184,26 @@ class SettingsTest {
         .hasMessageContaining("line 4")
         .hasMessageContaining("context name");
   }
+
+  @Test
+  @DisplayName("a value of the wrong shape names its key and the shape, never a Java type")
+  void wrongShapes() throws Exception {
+    Path file = dir.resolve("breakerctl/config.yaml");
+    Files.createDirectories(file.getParent());
+    String head = "apiVersion: breakerctl/v1\nkind: Config\n";
+    String[][] cases = {
+      {"contexts: {}\n", "line 3: contexts must be a list"},
+      {"contexts: 5\n", "line 3: contexts must be a list"},
+      {"contexts:\n- name: a\n  timeout: [1]\n", "line 5: contexts[0].timeout must be a string"},
+    };
+    for (String[] c : cases) {
+      Files.writeString(file, head + c[0]);
+      assertThatThrownBy(() -> ConfigFile.load(file))
+          .as(c[0])
+          .isInstanceOf(CliException.class)
+          .hasMessageEndingWith(c[1])
+          .hasMessageNotContaining("java.")
+          .hasMessageNotContaining("JsonToken");
+    }
+  }
 }
