@@ -523,20 +523,25 @@ final class DistributedBreaker implements CircuitBreaker {
       if (v != null) {
         long now = now();
         long length = v.openMillis() > 0 ? v.openMillis() : resolved.policy().open().toMillis();
-        if (v.stored() == State.CLOSED && local.storedState() != State.CLOSED) {
-          // the node's own trip (its failures the fleet may not have heard of): kept, and
-          // published at recovery as a trip made while degraded
-          local.seed(
-              local.storedState(),
-              local.openUntilMillis(),
-              local.openMillis(),
-              localOverride(v, now),
-              v.generation());
-          if (resolved.policy().storeFailureMode() != StoreFailureMode.ALLOW_ALL) {
-            trippedWhileDegraded.set(true);
+        if (v.stored() == State.CLOSED) {
+          // seedClosed decides under the machine's lock: a check of the machine's state before a
+          // seed could be overtaken by another caller's failure tripping it, and the seed would
+          // erase that trip and its emptied window (7 calls where at most 6 may pass,
+          // CoordinatorFaultIT in a run with both cores busy)
+          LocalStateMachine.ActiveOverride o = localOverride(v, now);
+          if (!local.seedClosed(o, v.generation())) {
+            // the node's own trip (its failures the fleet may not have heard of): kept, and
+            // published at recovery as a trip made while degraded
+            local.seed(
+                local.storedState(),
+                local.openUntilMillis(),
+                local.openMillis(),
+                o,
+                v.generation());
+            if (resolved.policy().storeFailureMode() != StoreFailureMode.ALLOW_ALL) {
+              trippedWhileDegraded.set(true);
+            }
           }
-        } else if (v.stored() == State.CLOSED) {
-          local.seed(State.CLOSED, 0, 0, localOverride(v, now), v.generation());
         } else {
           local.seed(State.OPEN, now + length, length, localOverride(v, now), v.generation());
         }

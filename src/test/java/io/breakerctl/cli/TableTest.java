@@ -34,6 +34,37 @@ class TableTest {
   }
 
   @Test
+  @DisplayName("to fit: quiet columns go first, then droppable ones in order, then cells shorten")
+  void fitting() {
+    Table t =
+        new Table("ID", "STATE", "OPEN UNTIL", "LEASES", "NODES", "OVERRIDE")
+            .flexible(4, 5)
+            .droppable(3, 4, 2);
+    t.row(null, "pay:ledger", "FORCED_OPEN", "-", "1", "3 (1 disagrees)", "until in 30m by alice");
+    t.row(null, "claims:members", "CLOSED", "-", "-", "3", "-");
+    String wide = print(t, "200");
+    assertThat(wide.lines().findFirst().orElseThrow()).contains("OPEN UNTIL", "LEASES", "NODES");
+
+    String quiet = print(t, "80");
+    assertThat(quiet.lines().findFirst().orElseThrow())
+        .as("OPEN UNTIL says nothing: it goes before anything is dropped or cut")
+        .doesNotContain("OPEN UNTIL")
+        .contains("LEASES", "NODES");
+
+    String narrow = print(t, "50");
+    assertThat(narrow.lines().findFirst().orElseThrow())
+        .as("LEASES then NODES are dropped before the override is cut")
+        .doesNotContain("LEASES")
+        .doesNotContain("NODES");
+    assertThat(narrow).contains("until in 30m by alice");
+    assertThat(narrow.lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(50));
+
+    String tight = print(t, "40");
+    assertThat(tight).contains("pay:ledger", "until in").contains("...");
+    assertThat(tight.lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(40));
+  }
+
+  @Test
   @DisplayName("a newline or an escape sequence in a cell is shown escaped on its own row")
   void escaped() {
     Table t = new Table("ID", "REASON");

@@ -30,9 +30,14 @@ public final class BreakerTables {
                 "REASON")
             : new Table(
                 "ID", "STATE", "FAILURES", "OPEN UNTIL", "LEASES", "OVERRIDE", "POLICY", "NODES");
-    t.stateColumn(1).flexible(2, 5, 6, 7);
+    // shortened first: nodes, policy, failures; the override (its expiry first) last
+    t.stateColumn(1).flexible(7, 6, 2, 5);
     if (wide) {
       t.flexible(4, 8, 9, 10, 11);
+    } else {
+      // at 80 columns the override's expiry and the open window matter most: leases, nodes and
+      // the policy go first, then an open window (shown until then: when the next probe comes)
+      t.droppable(4, 7, 6, 3);
     }
     for (BreakerView v : views) {
       if (v.problem() != null) {
@@ -53,14 +58,15 @@ public final class BreakerTables {
                       .map(l -> l.owner() + " " + since(l.acquiredAt(), now, style))
                       .collect(Collectors.joining(","))
                   : Integer.toString(v.leases().size());
+      // the expiry first: a shortened cell still shows when the override ends
       String override =
           v.override() == null
               ? "-"
-              : v.override().actor()
-                  + ", "
-                  + (v.override().until() == null
+              : (v.override().until() == null
                       ? "until cleared"
-                      : "until " + style.time(millis(v.override().until()), now));
+                      : "until " + style.time(millis(v.override().until()), now))
+                  + " by "
+                  + v.override().actor();
       BreakerView.Nodes n = v.nodes();
       String[] cells = {
         v.id(),

@@ -3,22 +3,26 @@ package io.breakerctl.cli.output;
 import io.breakerctl.runtime.model.State;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * A plain-text table: columns separated by two spaces, fitted to the style's width by shortening
- * the flexible columns (with "..."), the state column coloured, control characters escaped. A
- * column that is not flexible (an id) is never cut: when the others cannot shrink enough, the line
- * is wider than the terminal.
+ * A plain-text table: columns separated by two spaces, each as wide as its content, fitted to the
+ * style's width, the state column coloured, control characters escaped. Fitting, in order, until
+ * the table fits: droppable and flexible columns that say nothing (every cell "-") are left out;
+ * droppable columns are left out, least useful first ({@link #droppable}); flexible columns are
+ * shortened (with "..."), in their order, down to their header's width, then down to 6. A column
+ * that is neither (an id) is never cut: when the others cannot give enough, the line is wider than
+ * the terminal.
  */
 public final class Table {
   private static final int GAP = 2;
   private static final int MIN_FLEX = 6;
 
   private final List<String> headers;
-  private final Set<Integer> flexible = new HashSet<>();
+  private final Set<Integer> flexible = new LinkedHashSet<>();
+  private final List<Integer> droppable = new ArrayList<>();
   private final List<String[]> rows = new ArrayList<>();
   private final List<State> states = new ArrayList<>();
   private int stateColumn = -1;
@@ -28,10 +32,18 @@ public final class Table {
     this.headers = List.of(headers);
   }
 
-  /** Marks columns that may be shortened to fit. */
+  /** Marks columns that may be shortened to fit, the first shortened first. */
   public Table flexible(int... columns) {
     for (int c : columns) {
       flexible.add(c);
+    }
+    return this;
+  }
+
+  /** Marks columns that may be left out to fit, the least useful first. */
+  public Table droppable(int... columns) {
+    for (int c : columns) {
+      droppable.add(c);
     }
     return this;
   }
@@ -73,56 +85,92 @@ public final class Table {
         w[c] = Math.max(w[c], r[c].length());
       }
     }
-    fit(w, style.width());
+    boolean[] shown = fit(w, style.width(), withHeaders);
     if (withHeaders) {
-      out.println(line(headers.toArray(new String[0]), w, null, style));
+      out.println(line(headers.toArray(new String[0]), w, shown, null, style));
     }
     for (int i = 0; i < rows.size(); i++) {
-      out.println(line(rows.get(i), w, states.get(i), style));
+      out.println(line(rows.get(i), w, shown, states.get(i), style));
     }
     out.flush();
   }
 
-  private void fit(int[] w, int width) {
-    while (total(w) > width) {
-      int widest = -1;
-      for (int c : flexible) {
-        if (w[c] > MIN_FLEX && (widest < 0 || w[c] > w[widest])) {
-          widest = c;
-        }
+  /** Fits the widths {@code w} to {@code width}; answers which columns are shown. */
+  private boolean[] fit(int[] w, int width, boolean withHeaders) {
+    boolean[] shown = new boolean[w.length];
+    java.util.Arrays.fill(shown, true);
+    List<Integer> quiet = new ArrayList<>(droppable);
+    quiet.addAll(flexible);
+    for (int c : quiet) {
+      if (total(w, shown) > width && saysNothing(c)) {
+        shown[c] = false;
       }
-      if (widest < 0) {
+    }
+    for (int c : droppable) {
+      if (total(w, shown) > width) {
+        shown[c] = false;
+      }
+    }
+    shrink(w, shown, width, withHeaders);
+    shrink(w, shown, width, false);
+    return shown;
+  }
+
+  /** Whether every cell of column {@code c} is "-" (or there are no rows). */
+  private boolean saysNothing(int c) {
+    for (String[] r : rows) {
+      if (!r[c].equals("-")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Shortens flexible columns in their order, not below their header ({@code keepHeaders}) or 6.
+   */
+  private void shrink(int[] w, boolean[] shown, int width, boolean keepHeaders) {
+    for (int c : flexible) {
+      int excess = total(w, shown) - width;
+      if (excess <= 0) {
         return;
       }
-      w[widest] = Math.max(MIN_FLEX, w[widest] - (total(w) - width));
+      if (shown[c]) {
+        w[c] = Math.max(Math.min(w[c], floor(c, keepHeaders)), w[c] - excess);
+      }
     }
   }
 
-  private static int total(int[] w) {
-    int t = GAP * (w.length - 1);
-    for (int x : w) {
-      t += x;
-    }
-    return t;
+  private int floor(int c, boolean keepHeaders) {
+    return keepHeaders ? Math.max(MIN_FLEX, headers.get(c).length()) : MIN_FLEX;
   }
 
-  private String line(String[] cells, int[] w, State state, Style style) {
+  private static int total(int[] w, boolean[] shown) {
+    int t = -GAP;
+    for (int c = 0; c < w.length; c++) {
+      if (shown[c]) {
+        t += w[c] + GAP;
+      }
+    }
+    return Math.max(0, t);
+  }
+
+  private String line(String[] cells, int[] w, boolean[] shown, State state, Style style) {
     StringBuilder b = new StringBuilder();
-    for (int c = 0; c < cells.length; c++) {
+    int last = cells.length - 1;
+    while (last > 0 && !shown[last]) {
+      last--;
+    }
+    for (int c = 0; c <= last; c++) {
+      if (!shown[c]) {
+        continue;
+      }
       String cell = cells[c];
       if (cell.length() > w[c]) {
         cell = cell.substring(0, Math.max(0, w[c] - 3)) + "...";
       }
-      boolean last = c == cells.length - 1;
-      String padded = last ? cell : cell + " ".repeat(w[c] - cell.length() + GAP);
-      if (c == stateColumn && state != null) {
-        b.append(style.paint(cell, state));
-        if (!last) {
-          b.append(" ".repeat(w[c] - cell.length() + GAP));
-        }
-      } else {
-        b.append(padded);
-      }
+      String pad = c == last ? "" : " ".repeat(w[c] - cell.length() + GAP);
+      b.append(c == stateColumn && state != null ? style.paint(cell, state) : cell).append(pad);
     }
     return b.toString().stripTrailing();
   }

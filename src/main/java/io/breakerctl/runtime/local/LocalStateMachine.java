@@ -627,6 +627,43 @@ public final class LocalStateMachine {
   }
 
   /**
+   * Takes the fleet's CLOSED state at {@code generation} with its {@code override} (as {@link
+   * #seed} with CLOSED), but only while this machine's stored state is CLOSED; otherwise changes
+   * nothing and answers false. Atomic with respect to {@link #record}, as {@link
+   * #seedClosed(long)}: a node seeding its machine as it degrades must not erase a trip its own
+   * failures made a moment ago in another thread.
+   *
+   * @param override the override in force, or null for none
+   * @param generation the shared generation (at least 0)
+   * @return whether the machine took it (false: the machine is open on its own count)
+   */
+  public boolean seedClosed(ActiveOverride override, long generation) {
+    if (generation < 0) {
+      throw new IllegalArgumentException("generation must be >= 0 but was " + generation);
+    }
+    if (override != null && !override.kind().isOverride()) {
+      throw new IllegalArgumentException(
+          "override must be one of FORCED_OPEN, FORCED_CLOSED, DISABLED, METRICS_ONLY but was "
+              + override.kind());
+    }
+    lock.lock();
+    try {
+      if (stored != State.CLOSED) {
+        return false;
+      }
+      openUntil = 0;
+      openMillis = 0;
+      this.override = override;
+      this.generation = generation;
+      halfOpenSuccesses = 0;
+      leases.clear();
+      return true;
+    } finally {
+      finish();
+    }
+  }
+
+  /**
    * Empties the failure window, as the scripts do when the shared breaker trips or closes: a node
    * following the fleet to a new generation counts its failures afresh from there.
    */

@@ -909,6 +909,26 @@ class LocalStateMachineTest {
     }
 
     @Test
+    @DisplayName("seedClosed with an override: taken while closed, never over an own trip")
+    void seedClosedWithAnOverride() {
+      LocalStateMachine m = seeded(new ArrayList<>());
+      m.record(2, 0, -1, -1, null, NODE);
+      LocalStateMachine.ActiveOverride forced =
+          new LocalStateMachine.ActiveOverride(FORCED_CLOSED, 0, "ops", "drill", T0);
+      assertThat(m.seedClosed(forced, 4)).isTrue();
+      assertThat(m.state()).isEqualTo(FORCED_CLOSED);
+      assertThat(m.generation()).isEqualTo(4);
+      assertThat(m.windowFailures()).as("the node's own count stays").isEqualTo(2);
+
+      assertThat(m.seedClosed(null, 4)).isTrue();
+      m.record(1, 0, -1, -1, null, NODE); // its own trip
+      assertThat(m.state()).isEqualTo(OPEN);
+      assertThat(m.seedClosed(forced, 4)).as("an own trip is never erased").isFalse();
+      assertThat(m.state()).isEqualTo(OPEN);
+      assertThat(m.tryAcquire(NODE).allowed()).isFalse();
+    }
+
+    @Test
     @DisplayName("FORCED_CLOSED admits through failures; METRICS_ONLY counts and never rejects")
     void admittingOverrides() {
       LocalStateMachine closed = seeded(new ArrayList<>());
