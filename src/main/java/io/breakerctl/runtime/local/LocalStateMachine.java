@@ -573,14 +573,7 @@ public final class LocalStateMachine {
       throw new IllegalArgumentException(
           "seeded state must be CLOSED, OPEN or HALF_OPEN but was " + storedState);
     }
-    if (generation < 0) {
-      throw new IllegalArgumentException("generation must be >= 0 but was " + generation);
-    }
-    if (override != null && !override.kind().isOverride()) {
-      throw new IllegalArgumentException(
-          "override must be one of FORCED_OPEN, FORCED_CLOSED, DISABLED, METRICS_ONLY but was "
-              + override.kind());
-    }
+    checkSeed(override, generation);
     lock.lock();
     try {
       stored = storedState;
@@ -638,14 +631,7 @@ public final class LocalStateMachine {
    * @return whether the machine took it (false: the machine is open on its own count)
    */
   public boolean seedClosed(ActiveOverride override, long generation) {
-    if (generation < 0) {
-      throw new IllegalArgumentException("generation must be >= 0 but was " + generation);
-    }
-    if (override != null && !override.kind().isOverride()) {
-      throw new IllegalArgumentException(
-          "override must be one of FORCED_OPEN, FORCED_CLOSED, DISABLED, METRICS_ONLY but was "
-              + override.kind());
-    }
+    checkSeed(override, generation);
     lock.lock();
     try {
       if (stored != State.CLOSED) {
@@ -660,6 +646,17 @@ public final class LocalStateMachine {
       return true;
     } finally {
       finish();
+    }
+  }
+
+  private static void checkSeed(ActiveOverride override, long generation) {
+    if (generation < 0) {
+      throw new IllegalArgumentException("generation must be >= 0 but was " + generation);
+    }
+    if (override != null && !override.kind().isOverride()) {
+      throw new IllegalArgumentException(
+          "override must be one of FORCED_OPEN, FORCED_CLOSED, DISABLED, METRICS_ONLY but was "
+              + override.kind());
     }
   }
 
