@@ -3,6 +3,8 @@ package io.breakerctl.console;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.Printable;
+import io.breakerctl.cli.output.Style;
+import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.model.State;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -112,24 +114,21 @@ final class TopScreen {
                 + CLOCK.format(Instant.ofEpochMilli(updatedAt)),
             width,
             colour ? AttributedStyle.BOLD : AttributedStyle.DEFAULT));
-    String header =
-        String.format(
-            Locale.ROOT,
-            "  %-40s %-13s %-9s %-9s %-16s %-12s %s",
-            "ID",
-            "STATE",
-            "FAILURES",
-            "OPEN LEFT",
-            "LEASES",
-            "NODES",
-            "OVERRIDE");
-    out.add(plain(header, width, colour ? AttributedStyle.INVERSE : AttributedStyle.DEFAULT));
+    // one table over every visible row: columns sized to their content, stable while scrolling,
+    // fitted to the screen (Table: quiet columns, then LEASES and NODES go first; the override,
+    // its expiry first, is shortened last)
+    List<Table.Line> table = table(shown).lines(Math.max(1, width - 2), true);
+    out.add(
+        plain(
+            "  " + joined(table.get(0)),
+            width,
+            colour ? AttributedStyle.INVERSE : AttributedStyle.DEFAULT));
     int footer = 2 + RECENT + 2;
     int room = Math.max(1, height - out.size() - footer);
     int sel = Math.min(selected, Math.max(0, shown.size() - 1));
     int first = Math.max(0, Math.min(sel - room / 2, shown.size() - room));
     for (int i = first; i < Math.min(shown.size(), first + room); i++) {
-      out.add(row(shown.get(i), i == sel, width, colour));
+      out.add(row(table.get(i + 1), shown.get(i), i == sel, width, colour));
     }
     if (shown.isEmpty()) {
       out.add(plain(rows.isEmpty() ? "  no breakers" : "  no breaker matches", width, null));
@@ -199,43 +198,73 @@ final class TopScreen {
     return b.failures() == null ? 0 : b.failures().window();
   }
 
-  private static AttributedString row(BreakerView b, boolean selected, int width, boolean colour) {
-    String failures =
-        b.failures() == null
-            ? "-"
-            : b.failures().window()
-                + "/"
-                + (b.failures().threshold() == null ? "?" : b.failures().threshold());
-    String leases =
-        b.leases() == null || b.leases().isEmpty()
-            ? "-"
-            : b.leases().size() + " " + Printable.escape(b.leases().get(0).owner());
-    String nodes = "-";
-    if (b.nodes() != null) {
-      nodes =
-          b.nodes().reporting()
-              + (b.nodes().disagreeing().isEmpty() ? "" : " !" + b.nodes().disagreeing().size())
-              + (b.nodes().degraded().isEmpty() ? "" : " ~" + b.nodes().degraded().size());
+  /** The table of {@code views}: one row each, cells as read (the table escapes them). */
+  private static Table table(List<BreakerView> views) {
+    Table t =
+        new Table("ID", "STATE", "FAILURES", "OPEN LEFT", "LEASES", "NODES", "OVERRIDE")
+            .stateColumn(1)
+            .flexible(5, 4, 2, 6)
+            .droppable(4, 5, 3);
+    for (BreakerView b : views) {
+      String failures =
+          b.failures() == null
+              ? "-"
+              : b.failures().window()
+                  + "/"
+                  + (b.failures().threshold() == null ? "?" : b.failures().threshold());
+      String leases =
+          b.leases() == null || b.leases().isEmpty()
+              ? "-"
+              : b.leases().size() + " " + b.leases().get(0).owner();
+      String nodes = "-";
+      if (b.nodes() != null) {
+        nodes =
+            b.nodes().reporting()
+                + (b.nodes().disagreeing().isEmpty() ? "" : " !" + b.nodes().disagreeing().size())
+                + (b.nodes().degraded().isEmpty() ? "" : " ~" + b.nodes().degraded().size());
+      }
+      t.row(null, b.id(), b.state(), failures, openLeft(b), leases, nodes, override(b));
     }
-    String override =
-        b.override() == null
-            ? b.problem() == null ? "-" : b.problem()
-            : b.override().actor() + ": " + b.override().reason();
+    return t;
+  }
+
+  /** The override: its expiry first (a shortened cell still shows it), then who and why. */
+  static String override(BreakerView b) {
+    BreakerView.Override o = b.override();
+    if (o == null) {
+      return b.problem() == null ? "-" : b.problem();
+    }
+    String until = "until cleared";
+    if (o.until() != null && b.redisTime() != null) {
+      long left =
+          Instant.parse(o.until()).toEpochMilli() - Instant.parse(b.redisTime()).toEpochMilli();
+      until = left <= 0 ? "ending" : "until in " + Style.age(left);
+    }
+    return until + " by " + o.actor() + ": " + o.reason();
+  }
+
+  private static String joined(Table.Line line) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < line.cells().size(); i++) {
+      b.append(line.cells().get(i)).append(line.pad(i));
+    }
+    return b.toString();
+  }
+
+  private static AttributedString row(
+      Table.Line cells, BreakerView b, boolean selected, int width, boolean colour) {
     AttributedStringBuilder sb = new AttributedStringBuilder();
     sb.append(selected ? "> " : "  ");
-    sb.append(String.format(Locale.ROOT, "%-40s ", Printable.escape(b.id())));
-    sb.style(colour ? style(b) : AttributedStyle.DEFAULT);
-    sb.append(String.format(Locale.ROOT, "%-13s", Printable.escape(b.state())));
-    sb.style(AttributedStyle.DEFAULT);
-    sb.append(
-        String.format(
-            Locale.ROOT,
-            " %-9s %-9s %-16s %-12s %s",
-            failures,
-            openLeft(b),
-            cut(leases, 16),
-            nodes,
-            Printable.escape(override)));
+    for (int i = 0; i < cells.cells().size(); i++) {
+      if (i == cells.stateCell()) {
+        sb.style(colour ? style(b) : AttributedStyle.DEFAULT);
+        sb.append(cells.cells().get(i));
+        sb.style(AttributedStyle.DEFAULT);
+      } else {
+        sb.append(cells.cells().get(i));
+      }
+      sb.append(cells.pad(i));
+    }
     AttributedString line = sb.toAttributedString();
     if (selected && colour) {
       line = line.styleMatches(Pattern.compile("^> .*"), AttributedStyle.INVERSE);
@@ -262,10 +291,6 @@ final class TopScreen {
       case CLOSED -> AttributedStyle.DEFAULT.foreground(AttributedStyle.GREEN);
       default -> AttributedStyle.DEFAULT.foreground(AttributedStyle.MAGENTA);
     };
-  }
-
-  private static String cut(String s, int max) {
-    return s.length() <= max ? s : s.substring(0, max - 1) + "~";
   }
 
   private static AttributedString plain(String text, int width, AttributedStyle style) {

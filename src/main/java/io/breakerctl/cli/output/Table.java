@@ -73,8 +73,38 @@ public final class Table {
     return rows.size();
   }
 
-  /** Prints the table. */
+  /** Prints the table, fitted to the style's width. */
   public void print(PrintWriter out, Style style, boolean withHeaders) {
+    for (Line l : lines(style.width(), withHeaders)) {
+      StringBuilder b = new StringBuilder();
+      for (int i = 0; i < l.cells().size(); i++) {
+        String cell = l.cells().get(i);
+        b.append(i == l.stateCell() && l.state() != null ? style.paint(cell, l.state()) : cell);
+        b.append(l.pad(i));
+      }
+      out.println(b.toString().stripTrailing());
+    }
+    out.flush();
+  }
+
+  /**
+   * One line of the fitted table, for a renderer that styles it itself ({@link #print}, {@code
+   * top}): the shown cells, each cut to its column, their widths, and which cell is the state.
+   *
+   * @param cells the shown cells, cut (with "...") to their width, not padded
+   * @param widths each shown column's width
+   * @param stateCell the index in {@code cells} of the state column, -1 when not shown
+   * @param state the row's state (null for the header and rows without one)
+   */
+  public record Line(List<String> cells, List<Integer> widths, int stateCell, State state) {
+    /** The spaces that follow cell {@code i}: none after the last. */
+    public String pad(int i) {
+      return i == cells.size() - 1 ? "" : " ".repeat(widths.get(i) - cells.get(i).length() + GAP);
+    }
+  }
+
+  /** The table's lines (the headers first when asked), fitted to {@code width} columns. */
+  public List<Line> lines(int width, boolean withHeaders) {
     int n = headers.size();
     int[] w = new int[n];
     for (int c = 0; c < n; c++) {
@@ -85,14 +115,15 @@ public final class Table {
         w[c] = Math.max(w[c], r[c].length());
       }
     }
-    boolean[] shown = fit(w, style.width(), withHeaders);
+    boolean[] shown = fit(w, width, withHeaders);
+    List<Line> out = new ArrayList<>();
     if (withHeaders) {
-      out.println(line(headers.toArray(new String[0]), w, shown, null, style));
+      out.add(line(headers.toArray(new String[0]), w, shown, null));
     }
     for (int i = 0; i < rows.size(); i++) {
-      out.println(line(rows.get(i), w, shown, states.get(i), style));
+      out.add(line(rows.get(i), w, shown, states.get(i)));
     }
-    out.flush();
+    return out;
   }
 
   /** Fits the widths {@code w} to {@code width}; answers which columns are shown. */
@@ -155,13 +186,11 @@ public final class Table {
     return Math.max(0, t);
   }
 
-  private String line(String[] cells, int[] w, boolean[] shown, State state, Style style) {
-    StringBuilder b = new StringBuilder();
-    int last = cells.length - 1;
-    while (last > 0 && !shown[last]) {
-      last--;
-    }
-    for (int c = 0; c <= last; c++) {
+  private Line line(String[] cells, int[] w, boolean[] shown, State state) {
+    List<String> out = new ArrayList<>();
+    List<Integer> widths = new ArrayList<>();
+    int stateCell = -1;
+    for (int c = 0; c < cells.length; c++) {
       if (!shown[c]) {
         continue;
       }
@@ -169,9 +198,12 @@ public final class Table {
       if (cell.length() > w[c]) {
         cell = cell.substring(0, Math.max(0, w[c] - 3)) + "...";
       }
-      String pad = c == last ? "" : " ".repeat(w[c] - cell.length() + GAP);
-      b.append(c == stateColumn && state != null ? style.paint(cell, state) : cell).append(pad);
+      if (c == stateColumn) {
+        stateCell = out.size();
+      }
+      out.add(cell);
+      widths.add(w[c]);
     }
-    return b.toString().stripTrailing();
+    return new Line(List.copyOf(out), List.copyOf(widths), stateCell, state);
   }
 }
