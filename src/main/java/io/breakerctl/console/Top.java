@@ -205,18 +205,48 @@ final class Top {
       return;
     }
     String verb = how.equals("open") ? "force open " : "clear the override of ";
-    String reason = ask("reason to " + verb + id + ": ", keys);
+    List<String> args = new java.util.ArrayList<>(List.of("force", how, id));
+    String until = "";
+    if (how.equals("open")) {
+      String d = ask("force open " + id + " for how long? (30m, 2h; empty: until cleared) ", keys);
+      if (d == null) {
+        screen.status("cancelled: nothing was changed");
+        return;
+      }
+      if (!d.isBlank()) {
+        args.addAll(List.of("--for", d.strip())); // force checks it, as on the command line
+        until = " for " + d.strip();
+      }
+    }
+    String reason = ask("reason to " + verb + id + until + ": ", keys);
     if (reason == null || reason.isBlank()) {
       screen.status("cancelled: a reason is required, nothing was changed");
       return;
     }
-    String yes = ask(verb + id + " (reason: " + reason + ")? [y/N] ", keys);
-    if (yes == null || !(yes.trim().equalsIgnoreCase("y") || yes.trim().equals("yes"))) {
+    if (!confirm(verb + id + until + " (reason: " + reason + ")? [y/N] ", keys)) {
       screen.status("cancelled: nothing was changed");
       return;
     }
-    screen.status(force.apply(List.of("force", how, id), reason));
+    screen.status(force.apply(args, reason));
     dirty.set(true);
+  }
+
+  /**
+   * Asks a yes or no on the status line with one key: {@code y} is yes, any other key no (so an
+   * {@code n}, {@code q} or {@code s} typed out of habit never lands in a half-typed answer).
+   */
+  private boolean confirm(String prompt, NonBlockingReader keys) throws IOException {
+    screen.status(prompt);
+    draw();
+    while (!Thread.currentThread().isInterrupted()) {
+      int c = keys.read(100);
+      if (c == READ_EXPIRED) {
+        continue;
+      }
+      screen.status("");
+      return c == 'y' || c == 'Y';
+    }
+    return false;
   }
 
   /** Reads a line on the status line; null when cancelled with Escape or Ctrl-C. */

@@ -34,8 +34,9 @@ import picocli.CommandLine.Spec;
           + " overrides, nodes degraded or disagreeing, the rest), failures against thresholds,"
           + " time left open, leases, nodes, overrides, and the recent transitions.",
       "Keys: q quit, up/down (j/k) select, / filter, s sort (severity, id, failures), o force the"
-          + " selected breaker open, c clear its override (both ask a reason and a confirmation and"
-          + " are audited like 'breakerctl force'), r refresh. Ctrl-C leaves.",
+          + " selected breaker open (asks how long: 30m, 2h, empty until cleared), c clear its"
+          + " override (both ask a reason and a one-key y to confirm and are audited like"
+          + " 'breakerctl force'), r refresh. Ctrl-C leaves.",
       "It acts on the cluster of the global options it was started with (inside the console:"
           + " the session's); the header names it: the context, the Redis address (password"
           + " hidden) and the prefix.",

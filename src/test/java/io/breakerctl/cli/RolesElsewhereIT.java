@@ -114,10 +114,14 @@ class RolesElsewhereIT {
       t.awaitScreen(s -> s.contains(breaker + " "), VirtualTerminal.BOUND, "the first render");
       for (String[] key : List.of(new String[] {"o", "open"}, new String[] {"c", "clear"})) {
         t.type(key[0]);
+        if (key[1].equals("open")) {
+          t.awaitScreen(s -> s.contains("for how long?"), VirtualTerminal.BOUND, "the duration");
+          t.type("\r"); // until cleared
+        }
         t.awaitScreen(s -> s.contains("reason to "), VirtualTerminal.BOUND, "the reason");
         t.type("top-" + key[1] + "-by-" + role + "\r");
         t.awaitScreen(s -> s.contains("[y/N]"), VirtualTerminal.BOUND, "the confirmation");
-        t.type("y\r");
+        t.type("y");
         String prefix = "force " + key[1] + " " + breaker + ": ";
         t.awaitScreen(
             s ->

@@ -94,15 +94,37 @@ class TopIT {
           .contains("checkout:payments");
 
       t.type("o");
-      t.awaitScreen(s -> s.contains("reason to force open checkout:payments"), BOUND, "reason");
+      t.awaitScreen(s -> s.contains("for how long?"), BOUND, "the duration");
+      t.type("10m\r");
+      t.awaitScreen(
+          s -> s.contains("reason to force open checkout:payments for 10m"), BOUND, "reason");
       t.type("from-top\r");
       t.awaitScreen(s -> s.contains("[y/N]"), BOUND, "the confirmation");
-      t.type("y\r");
+      t.type("y"); // one key
       t.awaitScreen(
           s -> row(s, "checkout:payments").contains("FORCED_OPEN"), BOUND, "the forced breaker");
+      t.awaitScreen(
+          s ->
+              row(s, "checkout:payments").contains("until in 9m")
+                  || row(s, "checkout:payments").contains("until in 10m"),
+          BOUND,
+          "the forced row's expiry");
       BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(payments, 0));
       assertThat(s.effectiveState()).isEqualTo(State.FORCED_OPEN);
       assertThat(s.fields()).containsEntry("overrideReason", "from-top");
+      assertThat(Long.parseLong(s.fields().get("overrideUntil")))
+          .as("forced for the 10 minutes asked")
+          .isBetween(s.redisTimeMillis() + 9 * 60_000, s.redisTimeMillis() + 10 * 60_000);
+
+      // any key but y cancels the confirmation at once, and is not typed into anything
+      t.type("c");
+      t.awaitScreen(s2 -> s2.contains("reason to clear"), BOUND, "the reason to clear");
+      t.type("changed my mind\r");
+      t.awaitScreen(s2 -> s2.contains("[y/N]"), BOUND, "the confirmation to clear");
+      t.type("n");
+      t.awaitScreen(s2 -> s2.contains("cancelled: nothing was changed"), BOUND, "cancelled");
+      assertThat(RedisBreakerStore.await(store.snapshot(payments, 0)).effectiveState())
+          .isEqualTo(State.FORCED_OPEN);
       assertThat(s.fields().get("overrideActor"))
           .as("the identity (no credentials: default), the OS user and host")
           .startsWith("default(it@");

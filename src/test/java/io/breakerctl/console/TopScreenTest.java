@@ -86,9 +86,7 @@ class TopScreenTest {
     assertThat(lines).hasSize(24);
     assertThat(lines).allSatisfy(l -> assertThat(l.columnLength()).isLessThanOrEqualTo(80));
     String all = String.join("\n", lines.stream().map(AttributedString::toString).toList());
-    assertThat(all)
-        .contains("checkout-service:payments-gateway-eu")
-        .contains("until in 30m");
+    assertThat(all).contains("checkout-service:payments-gateway-eu").contains("until in 30m");
   }
 
   @Test
