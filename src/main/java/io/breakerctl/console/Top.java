@@ -2,10 +2,18 @@ package io.breakerctl.console;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.cli.output.BreakerView;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
@@ -27,6 +35,11 @@ final class Top {
 
   private final Terminal terminal;
   private final Supplier<List<BreakerView>> read;
+
+  /** The breakers whose streams are read at start for the footer (the first by severity). */
+  private static final int RECENT_SCAN = 500;
+
+  private boolean recentLoaded;
   private final RedisBreakerStore store;
   private final Duration interval;
   private final BiFunction<List<String>, String, String> force;
@@ -52,6 +65,7 @@ final class Top {
       boolean colour) {
     this.terminal = terminal;
     this.read = read;
+    this.recentLoaded = false;
     this.store = store;
     this.interval = interval;
     this.force = force;
@@ -124,9 +138,49 @@ final class Top {
 
   private void refresh() {
     try {
-      screen.rows(read.get(), System.currentTimeMillis());
+      List<BreakerView> rows = read.get();
+      screen.rows(rows, System.currentTimeMillis());
+      if (!recentLoaded) {
+        recentLoaded = true;
+        loadRecent(rows);
+      }
     } catch (RuntimeException e) {
       screen.status("error: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Fills the footer at start with the newest transitions in the listed breakers' streams (the
+   * newest {@link TopScreen#RECENT} of each, read together, bounded by the timeout), so a breaker
+   * that flapped a minute ago shows at once; a stream that cannot be read is left out.
+   */
+  private void loadRecent(List<BreakerView> rows) {
+    List<CompletableFuture<List<BreakerEvent>>> reads = new ArrayList<>();
+    for (BreakerView b : rows.subList(0, Math.min(rows.size(), RECENT_SCAN))) {
+      if (b.problem() != null) {
+        continue;
+      }
+      reads.add(
+          store
+              .newestEvents(BreakerId.parse(b.id()), TopScreen.RECENT)
+              .exceptionally(e -> List.of()));
+    }
+    List<BreakerEvent> events = new ArrayList<>();
+    long deadline = System.nanoTime() + interval.toNanos();
+    for (CompletableFuture<List<BreakerEvent>> r : reads) {
+      try {
+        events.addAll(r.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (ExecutionException | TimeoutException e) {
+        // left out: the footer shows what was read in time
+      }
+    }
+    events.sort(Comparator.comparingLong(TopScreen::at));
+    for (BreakerEvent e :
+        events.subList(Math.max(0, events.size() - TopScreen.RECENT), events.size())) {
+      screen.transition(TopScreen.transitionLine(e)); // oldest first: the newest ends on top
     }
   }
 

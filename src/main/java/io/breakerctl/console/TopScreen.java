@@ -6,6 +6,7 @@ import io.breakerctl.cli.output.Printable;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerEvent;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -36,7 +37,7 @@ final class TopScreen {
     FAILURES
   }
 
-  private static final int RECENT = 5;
+  static final int RECENT = 5;
   private static final DateTimeFormatter CLOCK =
       DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
 
@@ -315,6 +316,40 @@ final class TopScreen {
   }
 
   /** A transition message of the events channel as a footer line, or null for anything else. */
+  /**
+   * The footer line of a transition read from a breaker's stream, as its message shows it; fields
+   * as stored (a malformed event is shown as it is, escaped like every line).
+   */
+  static String transitionLine(BreakerEvent e) {
+    String node = e.field("node");
+    String actor = e.field("actor");
+    return CLOCK.format(Instant.ofEpochMilli(at(e)))
+        + " "
+        + e.id()
+        + " "
+        + e.field("from")
+        + " -> "
+        + e.field("to")
+        + " ("
+        + e.field("cause")
+        + (node.isEmpty() ? "" : ", " + node)
+        + (actor.isEmpty() ? "" : ", by " + actor)
+        + ")";
+  }
+
+  /** When an event happened: its {@code at}, else its stream id's time (0 when neither reads). */
+  static long at(BreakerEvent e) {
+    try {
+      return e.atMillis();
+    } catch (NumberFormatException bad) {
+      try {
+        return Long.parseLong(e.streamId().substring(0, e.streamId().indexOf('-')));
+      } catch (RuntimeException none) {
+        return 0;
+      }
+    }
+  }
+
   static String transitionLine(JsonNode m) {
     if (!"transition".equals(m.path("type").asText(""))) {
       return null;

@@ -1035,6 +1035,15 @@ public final class RedisBreakerStore implements BreakerStore {
             });
   }
 
+  /** The newest {@code count} events of a breaker, newest first. */
+  public CompletableFuture<List<BreakerEvent>> newestEvents(BreakerId id, int count) {
+    return guard(
+        "read events of " + id,
+        commands
+            .xrevrange(keys.events(id), Range.unbounded(), Limit.from(count))
+            .thenApply(msgs -> toEvents(id, msgs)));
+  }
+
   /** Events after {@code afterStreamId} (exclusive; empty for the start), oldest first. */
   public CompletableFuture<List<BreakerEvent>> eventsAfter(
       BreakerId id, String afterStreamId, int count) {
