@@ -120,28 +120,10 @@ public final class PolicyParser {
                   p.toString(), 0, 0, 0, "directory holds no *.yaml, *.yml or *.json file"));
         }
         for (Path f : files) {
-          readFile(f, docs, problems, seen);
+          readFile(f, docs, problems, seen, now);
         }
       } else {
-        readFile(p, docs, problems, seen);
-      }
-    }
-    if (now != null) {
-      for (PolicyDocument d : docs) {
-        if (d.expiresAt().isPresent() && !d.expiresAt().get().isAfter(now)) {
-          problems.add(
-              new PolicyProblem(
-                  d.source(),
-                  d.document(),
-                  0,
-                  0,
-                  "metadata.expiresAt "
-                      + d.expiresAt().get()
-                      + " is not in the future: the version would expire as it is created"));
-        }
-      }
-      if (problems.stream().anyMatch(p -> p.message().startsWith("metadata.expiresAt "))) {
-        docs.removeIf(d -> d.expiresAt().isPresent() && !d.expiresAt().get().isAfter(now));
+        readFile(p, docs, problems, seen, now);
       }
     }
     return finish(docs, problems);
@@ -163,7 +145,7 @@ public final class PolicyParser {
     if (bytes.length > MAX_FILE_BYTES) {
       problems.add(tooLarge(source, bytes.length));
     } else {
-      parseBytes(source, bytes, docs, problems, new LinkedHashMap<>());
+      parseBytes(source, bytes, docs, problems, new LinkedHashMap<>(), null);
     }
     return finish(docs, problems);
   }
@@ -176,7 +158,11 @@ public final class PolicyParser {
   }
 
   private static void readFile(
-      Path f, List<PolicyDocument> docs, List<PolicyProblem> problems, Map<PolicyId, String> seen) {
+      Path f,
+      List<PolicyDocument> docs,
+      List<PolicyProblem> problems,
+      Map<PolicyId, String> seen,
+      Instant now) {
     String source = f.toString();
     try {
       if (!Files.exists(f)) {
@@ -195,7 +181,7 @@ public final class PolicyParser {
         problems.add(tooLarge(source, size));
         return;
       }
-      parseBytes(source, Files.readAllBytes(f), docs, problems, seen);
+      parseBytes(source, Files.readAllBytes(f), docs, problems, seen, now);
     } catch (IOException e) {
       problems.add(new PolicyProblem(source, 0, 0, 0, "cannot read: " + describe(e)));
     }
@@ -230,7 +216,8 @@ public final class PolicyParser {
       byte[] bytes,
       List<PolicyDocument> docs,
       List<PolicyProblem> problems,
-      Map<PolicyId, String> seen) {
+      Map<PolicyId, String> seen,
+      Instant now) {
     boolean json = source.toLowerCase(Locale.ROOT).endsWith(".json");
     ObjectMapper mapper = json ? JSON : YAML;
     int index = 0;
@@ -261,11 +248,11 @@ public final class PolicyParser {
         if (json && node.isArray()) {
           for (JsonNode element : node) {
             index++;
-            validate(source, index, element, docs, problems, seen, linesOf(lines, index));
+            validate(source, index, element, docs, problems, seen, linesOf(lines, index), now);
           }
         } else {
           index++;
-          validate(source, index, node, docs, problems, seen, linesOf(lines, index));
+          validate(source, index, node, docs, problems, seen, linesOf(lines, index), now);
         }
       }
     } catch (JsonProcessingException e) {
@@ -365,7 +352,8 @@ public final class PolicyParser {
       List<PolicyDocument> docs,
       List<PolicyProblem> problems,
       Map<PolicyId, String> seen,
-      Map<String, Integer> lines) {
+      Map<String, Integer> lines,
+      Instant now) {
     List<String> found = new ArrayList<>();
     Consumer<String> report = found::add;
     PolicyId[] id = new PolicyId[1];
@@ -375,6 +363,15 @@ public final class PolicyParser {
       if (first != null) {
         found.add("metadata.id '" + id[0] + "' is already defined in " + first);
       }
+    }
+    if (now != null
+        && doc != null
+        && doc.expiresAt().isPresent()
+        && !doc.expiresAt().get().isAfter(now)) {
+      found.add(
+          "metadata.expiresAt "
+              + doc.expiresAt().get()
+              + " is not in the future: the version would expire as it is created");
     }
     for (String m : found) {
       problems.add(new PolicyProblem(source, index, lineOf(lines, m), 0, m));

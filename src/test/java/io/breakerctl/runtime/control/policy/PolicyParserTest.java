@@ -258,7 +258,7 @@ class PolicyParserTest {
     void expiryInThePast(@TempDir Path dir) throws Exception {
       Path f = dir.resolve("p.yaml");
       java.nio.file.Files.writeString(
-          f, "metadata: {id: a:b, expiresAt: \"2020-01-01T00:00:00Z\"}\n");
+          f, "metadata:\n  id: a:b\n  expiresAt: \"2020-01-01T00:00:00Z\"\n");
       assertThat(PolicyParser.read(List.of(f)).problems()).as("no time given").isEmpty();
       PolicySet set =
           PolicyParser.read(List.of(f), java.time.Instant.parse("2026-12-05T00:00:00Z"));
@@ -269,6 +269,10 @@ class PolicyParserTest {
           .containsExactly(
               "metadata.expiresAt 2020-01-01T00:00:00Z is not in the future: the version would"
                   + " expire as it is created");
+      assertThat(set.problems())
+          .extracting(PolicyProblem::line)
+          .as("located at the key, as every other problem")
+          .containsExactly(3);
     }
 
     @Test
