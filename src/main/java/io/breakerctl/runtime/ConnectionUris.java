@@ -16,7 +16,10 @@ import java.util.regex.Pattern;
  * <p>Where a text is ambiguous the reading that hides more wins: a URI with no {@code @} before the
  * next {@code scheme://} on its line is read together with that next URI when a later one has an
  * {@code @} (a password may contain {@code ,redis://}), and a user info ends at the last {@code @}
- * of its line segment, even when that {@code @} is in later text. A line break always ends a URI.
+ * of its line segment, even when that {@code @} is in later text. After the first URI of a line
+ * only a driver's scheme ({@code redis}, {@code rediss}, {@code redis-sentinel}, {@code mongodb},
+ * ...) starts another: {@code X://} inside a password is user info, as the drivers read it. A line
+ * break always ends a URI.
  */
 public final class ConnectionUris {
   private static final Pattern SCHEME =
@@ -46,11 +49,7 @@ public final class ConnectionUris {
     if (text == null) {
       return found;
     }
-    List<int[]> schemes = new ArrayList<>();
-    Matcher m = SCHEME.matcher(text);
-    while (m.find()) {
-      schemes.add(new int[] {m.start(), m.end()});
-    }
+    List<int[]> schemes = starts(text);
     int pending = -1;
     for (int i = 0; i < schemes.size(); i++) {
       int[] s = schemes.get(i);
@@ -81,20 +80,62 @@ public final class ConnectionUris {
    */
   public static List<String> split(String uris) {
     List<String> out = new ArrayList<>();
-    Matcher m = SCHEME.matcher(uris);
     int from = 0;
-    while (m.find()) {
-      int comma = m.start() - 1;
+    for (int[] m : starts(uris)) {
+      int comma = m[0] - 1;
       while (comma > from && Character.isWhitespace(uris.charAt(comma))) {
         comma--;
       }
-      if (m.start() > from && comma >= from && uris.charAt(comma) == ',') {
+      if (m[0] > from && comma >= from && uris.charAt(comma) == ',') {
         out.add(uris.substring(from, comma));
-        from = m.start();
+        from = m[0];
       }
     }
     out.add(uris.substring(from));
     return out;
+  }
+
+  /** The schemes of the drivers: only these start a second URI on a line. */
+  private static final java.util.Set<String> DRIVER_SCHEMES =
+      java.util.Set.of(
+          "redis",
+          "rediss",
+          "redis-sentinel",
+          "rediss-sentinel",
+          "redis-socket",
+          "mongodb",
+          "mongodb+srv");
+
+  /**
+   * Where URIs start in {@code text}: {@code {scheme start, user info start}} of each. The first
+   * {@code scheme://} of a line starts a URI whatever its scheme (a mistyped one is still hidden);
+   * after it, only a driver's scheme does: any other {@code word://} on the line is read as part of
+   * the URI before it (a password may hold {@code @X://}, which the drivers read as user info), so
+   * the reading hides more, never less.
+   */
+  private static List<int[]> starts(String text) {
+    List<int[]> out = new ArrayList<>();
+    Matcher m = SCHEME.matcher(text);
+    int lineOfLast = -1;
+    while (m.find()) {
+      int line = lineStart(text, m.start());
+      String scheme = text.substring(m.start(), m.end() - 3).toLowerCase(java.util.Locale.ROOT);
+      if (line != lineOfLast || DRIVER_SCHEMES.contains(scheme)) {
+        out.add(new int[] {m.start(), m.end()});
+        lineOfLast = line;
+      }
+    }
+    return out;
+  }
+
+  private static int lineStart(String text, int at) {
+    for (int i = at - 1; i >= 0; i--) {
+      char c = text.charAt(i);
+      if (c == '\n' || c == '\r') {
+        return i + 1;
+      }
+    }
+    return 0;
   }
 
   /**

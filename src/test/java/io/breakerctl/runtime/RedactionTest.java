@@ -29,6 +29,16 @@ class RedactionTest {
     assertThat(Redaction.uri("connect to rediss://u:p@h:6380: refused"))
         .isEqualTo("connect to rediss://u:***@h:6380: refused");
     assertThat(Redaction.uri("redis://u:p@ss@h:1")).isEqualTo("redis://u:***@h:1");
+    // a word:// inside a password is user info, as the drivers read it (jqwik found the first;
+    // the list reading showed "X" and "Y, Z" of the password)
+    assertThat(Redaction.uri("redis://viewer:@X://@h1:6379"))
+        .isEqualTo("redis://viewer:***@h1:6379");
+    assertThat(Redaction.uri("redis://viewer:X@Y,Z://@h1")).isEqualTo("redis://viewer:***@h1");
+    assertThat(ConnectionUris.split("redis://viewer:X@Y,Z://@h1"))
+        .as("split as it is redacted: one URI")
+        .containsExactly("redis://viewer:X@Y,Z://@h1");
+    assertThat(ConnectionUris.split("redis://a:x@h1:1, rediss://b:y@h2:2"))
+        .containsExactly("redis://a:x@h1:1", "rediss://b:y@h2:2");
     assertThat(Redaction.uri("redis://h:6379")).isEqualTo("redis://h:6379");
     assertThat(Redaction.uri(null)).isNull();
     assertThat(Redaction.hasSecret("redis://u:p@h")).isTrue();
