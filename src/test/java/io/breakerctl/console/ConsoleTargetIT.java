@@ -217,11 +217,13 @@ class ConsoleTargetIT {
       assertThat(screen).doesNotContain("prod:only");
 
       t.type("o"); // the first by id (all CLOSED): blue:only
+      t.awaitScreen(s -> s.contains("for how long?"), VirtualTerminal.BOUND, "the duration");
+      t.type("\r"); // until cleared
       t.awaitScreen(
           s -> s.contains("reason to force open blue:only"), VirtualTerminal.BOUND, "the reason");
       t.type("from-top\r");
       t.awaitScreen(s -> s.contains("[y/N]"), VirtualTerminal.BOUND, "the confirmation");
-      t.type("y\r");
+      t.type("y");
       t.awaitScreen(
           s -> s.contains("force open blue:only: done"), VirtualTerminal.BOUND, "the force");
       t.type("q");
