@@ -321,20 +321,14 @@ final class TopScreen {
    * as stored (a malformed event is shown as it is, escaped like every line).
    */
   static String transitionLine(BreakerEvent e) {
-    String node = e.field("node");
-    String actor = e.field("actor");
-    return CLOCK.format(Instant.ofEpochMilli(at(e)))
-        + " "
-        + e.id()
-        + " "
-        + e.field("from")
-        + " -> "
-        + e.field("to")
-        + " ("
-        + e.field("cause")
-        + (node.isEmpty() ? "" : ", " + node)
-        + (actor.isEmpty() ? "" : ", by " + actor)
-        + ")";
+    return line(
+        at(e),
+        e.id().toString(),
+        e.field("from"),
+        e.field("to"),
+        e.field("cause"),
+        e.field("node"),
+        e.field("actor"));
   }
 
   /** When an event happened: its {@code at}, else its stream id's time (0 when neither reads). */
@@ -354,18 +348,28 @@ final class TopScreen {
     if (!"transition".equals(m.path("type").asText(""))) {
       return null;
     }
-    long at = m.path("at").asLong(System.currentTimeMillis());
-    String node = m.path("node").asText("");
-    String actor = m.path("actor").asText("");
+    return line(
+        m.path("at").asLong(System.currentTimeMillis()),
+        m.path("id").asText("?"),
+        m.path("from").asText("?"),
+        m.path("to").asText("?"),
+        m.path("cause").asText("?"),
+        m.path("node").asText(""),
+        m.path("actor").asText(""));
+  }
+
+  /** One footer line, the same for a published message and an event read from a stream. */
+  private static String line(
+      long at, String id, String from, String to, String cause, String node, String actor) {
     return CLOCK.format(Instant.ofEpochMilli(at))
         + " "
-        + m.path("id").asText("?")
+        + id
         + " "
-        + m.path("from").asText("?")
+        + from
         + " -> "
-        + m.path("to").asText("?")
+        + to
         + " ("
-        + m.path("cause").asText("?")
+        + cause
         + (node.isEmpty() ? "" : ", " + node)
         + (actor.isEmpty() ? "" : ", by " + actor)
         + ")";
