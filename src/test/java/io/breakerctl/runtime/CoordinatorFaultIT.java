@@ -14,11 +14,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -317,6 +319,111 @@ class CoordinatorFaultIT {
             () ->
                 RedisBreakerStore.await(store.snapshot(cb.id(), 0)).effectiveState() == State.OPEN);
       }
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "a call decided while the fleet's trip lands on a HYBRID node tripped on its own: rejected")
+  void ownTripReadBeforeTheView() throws Exception {
+    Rendezvous clock = new Rendezvous();
+    BreakerRegistry node =
+        redis.manage(
+            BreakerRegistry.builder()
+                .redisUri(redis.uri())
+                .nodeId("rendezvous-" + SEQ.incrementAndGet())
+                .mode(Mode.HYBRID)
+                .clock(clock)
+                // the event loop waits for the caller below: no command may time out meanwhile
+                .commandTimeout(Duration.ofSeconds(5))
+                .defaults(Policy.builder().failureThreshold(3).open(Duration.ofSeconds(30)).build())
+                .build());
+    CircuitBreaker cb = node.breaker(BreakerId.parse("rendezvous:dep-" + SEQ.get()));
+    cb.tryAcquire().onSuccess(1_000);
+    Poll.until(Duration.ofSeconds(30), "the first read", () -> !cb.view().generation().isEmpty());
+    AtomicReference<Permission> decided = new AtomicReference<>();
+    Thread caller = new Thread(() -> decided.set(cb.tryAcquire()), "rendezvous-caller");
+    // from here every Redis answer and pushed message waits until the caller has read the time,
+    // and the caller, having read it, waits until the fleet's trip has landed
+    clock.arm(caller, () -> cb.view().sharedState() == State.OPEN, cb);
+    for (int i = 0; i < 3; i++) {
+      Permission p = cb.tryAcquire();
+      assertThat(p.allowed()).as("failing call %d before the trip", i + 1).isTrue();
+      p.onFailure(new IllegalStateException("down"), 1_000_000);
+    }
+    caller.start();
+    caller.join(TimeUnit.SECONDS.toMillis(30));
+    assertThat(clock.met())
+        .as("the caller's decision read the time while the trip landed")
+        .isTrue();
+    assertThat(cb.view().sharedState()).as("the fleet's view").isEqualTo(State.OPEN);
+    assertThat(decided.get().allowed())
+        .as(
+            "a call decided across the fleet's trip, after this node's own trip (%s)",
+            decided.get().reason())
+        .isFalse();
+  }
+
+  /**
+   * The system clock with one rendezvous, for a decision the fleet's trip lands in the middle of:
+   * once armed, a reading on a Lettuce thread (a Redis answer or a pushed message on its way to the
+   * view) waits until the armed caller has read the time once; that reading then waits until the
+   * condition holds (the trip applied) and the breaker's monitor is free (apply() has finished with
+   * the own trip too).
+   */
+  private static final class Rendezvous extends java.time.Clock {
+    private final CountDownLatch callerRead = new CountDownLatch(1);
+    private volatile Thread caller;
+    private volatile java.util.function.BooleanSupplier landed;
+    private volatile Object monitor;
+    private volatile boolean met;
+
+    void arm(Thread caller, java.util.function.BooleanSupplier landed, Object monitor) {
+      this.landed = landed;
+      this.monitor = monitor;
+      this.caller = caller;
+    }
+
+    boolean met() {
+      return met;
+    }
+
+    @Override
+    public long millis() {
+      Thread t = Thread.currentThread();
+      Thread armed = caller;
+      if (armed != null && t == armed && callerRead.getCount() > 0) {
+        callerRead.countDown();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!landed.getAsBoolean() && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
+        synchronized (monitor) {
+          met = landed.getAsBoolean();
+        }
+      } else if (armed != null && t.getName().startsWith("lettuce-")) {
+        try {
+          callerRead.await(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return System.currentTimeMillis();
+    }
+
+    @Override
+    public java.time.Instant instant() {
+      return java.time.Instant.ofEpochMilli(millis());
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return java.time.ZoneOffset.UTC;
+    }
+
+    @Override
+    public java.time.Clock withZone(java.time.ZoneId zone) {
+      return this;
     }
   }
 
