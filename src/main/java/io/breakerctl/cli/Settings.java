@@ -46,10 +46,9 @@ public record Settings(
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
   /**
-   * The flags that may override everything else; null fields are unset.
-   *
-   * @throws CliException (usage) for an empty value or a URI that is not one: a script whose
-   *     variable is unset must not reach another cluster through the fallbacks
+   * The flags that may override everything else; null fields are unset. The constructor throws
+   * {@link CliException} (usage) for an empty value or a URI that is not one: a script whose
+   * variable is unset must not reach another cluster through the fallbacks.
    */
   public record Flags(
       String context,

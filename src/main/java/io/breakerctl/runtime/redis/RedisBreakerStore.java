@@ -433,7 +433,8 @@ public final class RedisBreakerStore implements BreakerStore {
   }
 
   /**
-   * A store on a Lettuce cluster client the caller owns (see {@link #create(RedisClient, ...)}).
+   * A store on a Lettuce cluster client the caller owns (see {@link #create(RedisClient, String,
+   * Duration, Duration)}).
    */
   public static RedisBreakerStore create(
       RedisClusterClient client, String prefix, Duration idleTtl, Duration timeout) {
