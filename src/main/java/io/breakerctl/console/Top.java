@@ -177,7 +177,7 @@ final class Top {
         // left out: the footer shows what was read in time
       }
     }
-    events.sort(Comparator.comparingLong(TopScreen::at));
+    events.sort(Comparator.comparingLong(BreakerEvent::atMillis));
     for (BreakerEvent e :
         events.subList(Math.max(0, events.size() - TopScreen.RECENT), events.size())) {
       screen.transition(TopScreen.transitionLine(e)); // oldest first: the newest ends on top

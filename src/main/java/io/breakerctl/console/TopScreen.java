@@ -315,14 +315,14 @@ final class TopScreen {
     return b.toAttributedString().columnSubSequence(0, width);
   }
 
-  /** A transition message of the events channel as a footer line, or null for anything else. */
   /**
    * The footer line of a transition read from a breaker's stream, as its message shows it; fields
-   * as stored (a malformed event is shown as it is, escaped like every line).
+   * as stored (a malformed event is shown as it is, escaped like every line, at the time Redis
+   * appended it when its own is not one: {@link BreakerEvent#atMillis()}).
    */
   static String transitionLine(BreakerEvent e) {
     return line(
-        at(e),
+        e.atMillis(),
         e.id().toString(),
         e.field("from"),
         e.field("to"),
@@ -331,19 +331,7 @@ final class TopScreen {
         e.field("actor"));
   }
 
-  /** When an event happened: its {@code at}, else its stream id's time (0 when neither reads). */
-  static long at(BreakerEvent e) {
-    try {
-      return e.atMillis();
-    } catch (NumberFormatException bad) {
-      try {
-        return Long.parseLong(e.streamId().substring(0, e.streamId().indexOf('-')));
-      } catch (RuntimeException none) {
-        return 0;
-      }
-    }
-  }
-
+  /** A transition message of the events channel as a footer line, or null for anything else. */
   static String transitionLine(JsonNode m) {
     if (!"transition".equals(m.path("type").asText(""))) {
       return null;

@@ -21,7 +21,7 @@ final class DemoWaits {
   /** The first trip (CLOSED to OPEN) after stream id {@code after}. */
   static BreakerEvent trip(RedisBreakerStore store, BreakerId id, String after) {
     return RedisBreakerStore.await(store.eventsAfter(id, after, 100)).stream()
-        .filter(e -> e.from() == State.CLOSED && e.to() == State.OPEN)
+        .filter(e -> e.problem().isEmpty() && e.from() == State.CLOSED && e.to() == State.OPEN)
         .findFirst()
         .orElseThrow(() -> new IllegalStateException(id + " has no trip event"));
   }

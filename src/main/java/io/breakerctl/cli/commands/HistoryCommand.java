@@ -43,7 +43,10 @@ import picocli.CommandLine.Spec;
       "The timeline of breakers, oldest first: transitions (with cause, counts, node, lease),"
           + " overrides and other manual actions (actor, reason, correlation id), policy versions,"
           + " notes and gaps (events a stream's cap dropped). Transitions not yet forwarded to"
-          + " MongoDB come from the Redis streams, so a change shows at once.",
+          + " MongoDB come from the Redis streams, so a change shows at once. A stream entry the"
+          + " scripts did not write (no state, cause or time where one belongs) shows as MALFORMED"
+          + " with its fields and what is wrong, and a warning counts them: it never fails the"
+          + " read, and replay skips it.",
       "-o json is one document, -o jsonl one entry a line. --follow prints new entries as they"
           + " come (pub/sub, and a re-read every second) until interrupted (exit 5). With MongoDB"
           + " or Redis down the other is read alone and a warning says so; with both down, exit"
@@ -98,6 +101,11 @@ public final class HistoryCommand implements Callable<Integer> {
   @Mixin OutputOptions output;
 
   private boolean headed;
+
+  /** Malformed stream entries printed so far, and how many of them a warning has counted. */
+  private long malformed;
+
+  private long malformedWarned;
 
   @Override
   public Integer call() throws InterruptedException {
@@ -162,6 +170,9 @@ public final class HistoryCommand implements Callable<Integer> {
         spec.commandLine().getErr().flush();
       }
       for (TimelineEntry e : page.entries()) {
+        if (e.malformed()) {
+          malformed++;
+        }
         if (docs != null) {
           docs.item(TimelineViews.of(e), e.id());
         } else {
@@ -173,6 +184,16 @@ public final class HistoryCommand implements Callable<Integer> {
         break;
       }
       q = query.after(cursor.get());
+    }
+    if (malformed > malformedWarned) {
+      spec.commandLine()
+          .getErr()
+          .printf(
+              "warning: %d malformed event(s) shown as MALFORMED: stream entries the scripts did"
+                  + " not write (their problem field says what is wrong); not transitions%n",
+              malformed - malformedWarned);
+      spec.commandLine().getErr().flush();
+      malformedWarned = malformed;
     }
     if (table != null && table.size() > 0) {
       table.print(out, style, !headed && output.headers());

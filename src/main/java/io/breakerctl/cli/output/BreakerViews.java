@@ -169,8 +169,11 @@ public final class BreakerViews {
     List<BreakerDetailView.EventView> events = new ArrayList<>();
     for (BreakerEvent e : s.recentEvents()) {
       Map<String, String> rest = new LinkedHashMap<>();
+      // a malformed entry (not written by the scripts) says so, and shows every field it holds
+      Optional<String> problem = e.problem();
+      problem.ifPresent(p -> rest.put("problem", p));
       e.fields().entrySet().stream()
-          .filter(f -> !EVENT_HEADER.contains(f.getKey()))
+          .filter(f -> problem.isPresent() || !EVENT_HEADER.contains(f.getKey()))
           .sorted(Map.Entry.comparingByKey())
           .forEach(f -> rest.put(f.getKey(), f.getValue()));
       events.add(
@@ -179,7 +182,7 @@ public final class BreakerViews {
               time(e.atMillis()),
               e.field("from"),
               e.field("to"),
-              e.field("cause"),
+              problem.isPresent() ? "MALFORMED" : e.field("cause"),
               rest));
     }
     return events;

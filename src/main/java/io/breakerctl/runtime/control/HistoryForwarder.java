@@ -297,6 +297,9 @@ public final class HistoryForwarder {
             .append("cause", e.field("cause"))
             .append("fields", fields)
             .append("storedAt", Date.from(clock.instant()));
+    // a malformed entry (BreakerEvent.problem) is kept, as evidence, but marked: the timeline shows
+    // it as MALFORMED, replay skips it, and no reader takes it for a transition
+    e.problem().ifPresent(p -> doc.append("malformed", p));
     String from = deployment;
     if (from != null) {
       doc.append("deployment", from);
@@ -325,6 +328,9 @@ public final class HistoryForwarder {
 
   /** The audit record an override event carries, empty for other events. */
   static Optional<AuditRecord> auditOf(TransitionRef ref, BreakerEvent e) {
+    if (e.problem().isPresent()) {
+      return Optional.empty(); // no override action can be read from it
+    }
     String cause = e.field("cause");
     AuditAction action;
     if (cause.equals(TransitionCause.OVERRIDE_SET.name())

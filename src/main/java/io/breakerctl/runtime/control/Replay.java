@@ -128,6 +128,9 @@ public final class Replay {
     Set<String> seen = new HashSet<>();
     if (redis != null) {
       for (BreakerEvent e : unforwarded(pattern)) {
+        if (e.problem().isPresent()) {
+          continue; // malformed: no transition to replay (history shows it as MALFORMED)
+        }
         ReplayStep s = ReplayStep.of(e);
         seen.add(s.key().id());
         sink.accept(s);
@@ -151,6 +154,9 @@ public final class Replay {
                                           Filters.exists("deployment", false))))
                           .orElseGet(() -> pattern.filter("breakerId")))
                   .batchSize(2000)) {
+            if (TimelineEntries.eventOf(d).problem().isPresent()) {
+              continue; // stored marked malformed (or by a forwarder before the mark)
+            }
             ReplayStep s = ReplayStep.of(d);
             if (seen.isEmpty() || !seen.contains(s.key().id())) {
               sink.accept(s);

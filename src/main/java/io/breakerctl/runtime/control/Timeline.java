@@ -133,7 +133,7 @@ public final class Timeline {
     }
     String from = unforwardedOnly ? s.fields().getOrDefault("forwarded", "") : "";
     for (BreakerEvent e : StreamTail.after(redis, id, from)) {
-      offer(TimelineEntries.fromEvent(e, TimelineSource.REDIS), q, after, sink);
+      offer(TimelineEntries.fromEvent(e.inEpoch(s.epoch()), TimelineSource.REDIS), q, after, sink);
     }
   }
 

@@ -6,10 +6,14 @@ import io.breakerctl.runtime.redis.BreakerEvent;
 import java.time.Instant;
 import java.util.Date;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.StringJoiner;
 import org.bson.Document;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
 
 /** Builds timeline entries from stream events and control-plane documents. */
 final class TimelineEntries {
@@ -31,15 +35,58 @@ final class TimelineEntries {
           "correlationId",
           "at");
 
+  private static final JsonWriterSettings JSON =
+      JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+
+  /**
+   * A stored value as an operator reads it: a nested document or list as JSON, a date as an ISO
+   * instant, never a Java {@code toString()} ({@code Document{{...}}} in the history table of a
+   * policy change's audit, whose spec is a nested document).
+   */
+  static String text(Object v) {
+    if (v instanceof Document d) {
+      return d.toJson(JSON);
+    }
+    if (v instanceof Date t) {
+      return t.toInstant().toString();
+    }
+    if (v instanceof List<?> l) {
+      StringJoiner j = new StringJoiner(", ", "[", "]");
+      l.forEach(x -> j.add(x instanceof String str ? '"' + str + '"' : text(x)));
+      return j.toString();
+    }
+    if (v instanceof Map<?, ?> m) {
+      Document d = new Document();
+      m.forEach((k, x) -> d.append(String.valueOf(k), x));
+      return d.toJson(JSON);
+    }
+    return String.valueOf(v);
+  }
+
+  /** The cause a malformed event shows ({@link BreakerEvent#problem()}); no transition's name. */
+  static final String MALFORMED = "MALFORMED";
+
+  /**
+   * The entry of a stream event. A malformed event ({@link BreakerEvent#problem()}) is shown as it
+   * is: cause {@link #MALFORMED}, no states (a {@code --state} filter never selects it), every
+   * field it holds and what is wrong with it as its counts.
+   */
   static TimelineEntry fromEvent(BreakerEvent e, TimelineSource source) {
+    Optional<String> problem = e.problem();
     Map<String, String> f = e.fields();
     Map<String, String> counts = new LinkedHashMap<>();
-    f.forEach(
-        (k, v) -> {
-          if (!OWN.contains(k)) {
-            counts.put(k, v);
-          }
-        });
+    if (problem.isPresent()) {
+      counts.putAll(new java.util.TreeMap<>(f));
+      counts.put("problem", problem.get()); // (over a field of that name the entry may hold)
+    } else {
+      f.forEach(
+          (k, v) -> {
+            if (!OWN.contains(k)) {
+              counts.put(k, v);
+            }
+          });
+    }
+    boolean ok = problem.isEmpty();
     String epoch = e.epoch();
     return new TimelineEntry(
         TimelineKind.TRANSITION,
@@ -48,9 +95,9 @@ final class TimelineEntries {
         Instant.ofEpochMilli(e.atMillis()),
         epoch,
         e.streamId(),
-        state(f.get("from")),
-        state(f.get("to")),
-        e.field("cause"),
+        ok ? state(f.get("from")) : Optional.empty(),
+        ok ? state(f.get("to")) : Optional.empty(),
+        ok ? e.field("cause") : MALFORMED,
         counts,
         e.field("policyId"),
         number(e.field("policyVersion")),
@@ -67,7 +114,7 @@ final class TimelineEntries {
     Map<String, String> fields = new LinkedHashMap<>();
     Document stored = d.get("fields", Document.class);
     if (stored != null) {
-      stored.forEach((k, v) -> fields.put(k, String.valueOf(v)));
+      stored.forEach((k, v) -> fields.put(k, text(v)));
     }
     fields.putIfAbsent("epoch", d.getString("epoch"));
     return new BreakerEvent(
@@ -82,7 +129,7 @@ final class TimelineEntries {
     Map<String, String> counts = new LinkedHashMap<>();
     Document after = d.get("after", Document.class);
     if (after != null) {
-      after.forEach((k, v) -> counts.put(k, String.valueOf(v)));
+      after.forEach((k, v) -> counts.put(k, text(v)));
     }
     Date exp = d.getDate("expiresAt");
     if (exp != null) {
@@ -139,7 +186,7 @@ final class TimelineEntries {
     Map<String, String> counts = new LinkedHashMap<>();
     for (String k : new String[] {"rollbackOf", "revertOf", "deleted"}) {
       if (d.get(k) != null) {
-        counts.put(k, String.valueOf(d.get(k)));
+        counts.put(k, text(d.get(k)));
       }
     }
     return new TimelineEntry(

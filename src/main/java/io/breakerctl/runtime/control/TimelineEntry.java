@@ -58,6 +58,17 @@ public record TimelineEntry(
     counts = Map.copyOf(counts);
   }
 
+  /**
+   * Whether this is a malformed stream entry ({@link
+   * io.breakerctl.runtime.redis.BreakerEvent#problem()}): cause {@code MALFORMED}, no states, its
+   * fields and the problem in {@link #counts()}.
+   */
+  public boolean malformed() {
+    return kind == TimelineKind.TRANSITION
+        && TimelineEntries.MALFORMED.equals(cause)
+        && to.isEmpty();
+  }
+
   /** The position of the entry in every timeline: the value a cursor names. */
   TimelineKey key() {
     return new TimelineKey(at.toEpochMilli(), epoch, streamId, id);

@@ -50,6 +50,19 @@ public enum State {
     return this == OPEN || this == FORCED_OPEN;
   }
 
+  /** Whether {@code code} is a state's wire code (false for null). */
+  public static boolean isCode(String code) {
+    if (code == null) {
+      return false;
+    }
+    for (State s : values()) {
+      if (s.name().equals(code)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Parses a wire code.
    *

@@ -35,5 +35,18 @@ public enum TransitionCause {
    * The breaker's keys were rebuilt from the control plane's history after Redis lost them (a new
    * epoch); from and to may be any states.
    */
-  RESTORED
+  RESTORED;
+
+  /** Whether {@code name} is a cause's stored name (false for null). */
+  public static boolean isName(String name) {
+    if (name == null) {
+      return false;
+    }
+    for (TransitionCause c : values()) {
+      if (c.name().equals(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
 }

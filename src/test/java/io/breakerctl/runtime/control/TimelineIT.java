@@ -1,20 +1,24 @@
 package io.breakerctl.runtime.control;
 
+import static com.mongodb.client.model.Filters.eq;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.control.policy.PolicyParser;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerKeys;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.bson.Document;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -174,6 +178,67 @@ class TimelineIT extends ControlPlaneIT {
         REDIS.server().restart();
       }
     }
+  }
+
+  @Test
+  @DisplayName(
+      "a malformed stream entry: MALFORMED from Redis and MongoDB, forwarded marked, never replayed")
+  void malformedEntry() {
+    BreakerId id = BreakerId.parse("tl:malformed");
+    BreakerId other = BreakerId.parse("tl:well-formed");
+    toggle(id, 0);
+    toggle(other, 0);
+    // an entry the scripts did not write (a hand XADD), between two transitions
+    REDIS
+        .server()
+        .call(
+            "XADD",
+            BreakerKeys.withPrefix(BreakerKeys.DEFAULT_PREFIX).events(id),
+            "*",
+            "from",
+            "FORCED_OPEN",
+            "to",
+            "BOGUS",
+            "cause",
+            "OVERRIDE_SET",
+            "at",
+            "yesterday");
+    toggle(id, 1);
+
+    Timeline timeline = new Timeline(db, redis);
+    TimelinePage fromRedis = timeline.page(all("tl:*", 100));
+    assertThat(fromRedis.partial()).isFalse();
+    assertThat(fromRedis.entries()).hasSize(4);
+    TimelineEntry bad =
+        fromRedis.entries().stream().filter(TimelineEntry::malformed).findFirst().orElseThrow();
+    assertThat(bad.cause()).isEqualTo("MALFORMED");
+    assertThat(bad.from()).isEmpty();
+    assertThat(bad.to()).isEmpty();
+    assertThat(bad.counts())
+        .containsEntry("to", "BOGUS")
+        .containsEntry("at", "yesterday")
+        .containsEntry("problem", "to=BOGUS is not a state; at=yesterday is not a time in ms");
+    assertThat(bad.at()).isBetween(Instant.now().minusSeconds(60), Instant.now());
+    assertThat(fromRedis.entries()).filteredOn(e -> !e.malformed()).hasSize(3);
+
+    // the forwarder moves it on (the stream is not stuck behind it), marked, with no audit
+    SyncResult sync = new HistoryForwarder(db, redis, "fwd", clock).syncOnce();
+    assertThat(sync.events()).isEqualTo(4);
+    Document stored = db.collection(ControlDatabase.HISTORY).find(eq("to", "BOGUS")).first();
+    assertThat(stored).isNotNull();
+    assertThat(stored.getString("malformed")).contains("to=BOGUS is not a state");
+    assertThat(new AuditLog(db).forTarget(id.toString())).hasSize(2);
+
+    TimelinePage fromMongo = timeline.page(all("tl:*", 100));
+    assertThat(fromMongo.entries()).allMatch(e -> e.source() == TimelineSource.MONGODB);
+    assertThat(fromMongo.entries()).filteredOn(TimelineEntry::malformed).hasSize(1);
+    assertThat(fromMongo.entries())
+        .extracting(TimelineEntry::id)
+        .containsExactlyElementsOf(fromRedis.entries().stream().map(TimelineEntry::id).toList());
+
+    List<String> replayed = new ArrayList<>();
+    new Replay(db, redis).steps(BreakerPattern.of("tl:*"), step -> replayed.add(step.key().id()));
+    assertThat(replayed).hasSize(3).doesNotContain(bad.id());
   }
 
   @Test
