@@ -64,6 +64,40 @@ class HistoryCliIT extends WithCliServers {
   }
 
   @Test
+  @DisplayName("a malformed stream entry: shown as MALFORMED and counted, exit 0, the rest intact")
+  void malformedEntry() {
+    override("mal:dep", OverrideKind.FORCED_OPEN);
+    String stream =
+        io.breakerctl.runtime.redis.BreakerKeys.withPrefix("cb").events(BreakerId.parse("mal:dep"));
+    Object bad =
+        servers.redis.call(
+            "XADD",
+            stream,
+            "*",
+            "from",
+            "FORCED_OPEN",
+            "to",
+            "NOT-A-STATE",
+            "cause",
+            "OVERRIDE_CLEARED",
+            "at",
+            "1796000000000");
+    override("mal:dep", OverrideKind.CLEAR);
+
+    CliProcess.Result h = cli.run("history", "mal:*");
+    assertThat(h.code()).as(h.toString()).isZero();
+    assertThat(h.out()).contains("MALFORMED").contains("OVERRIDE_SET").contains("OVERRIDE_CLEARED");
+    assertThat(h.err()).contains("warning: 1 malformed event(s) shown as MALFORMED");
+    CliProcess.Result json = cli.run("history", "mal:*", "-o", "jsonl");
+    assertThat(json.code()).as(json.toString()).isZero();
+    assertThat(json.out().lines()).hasSize(3);
+    assertThat(json.out()).contains("to=NOT-A-STATE is not a state");
+    // the server's event audit at its close holds every entry to the transition table: this one
+    // was put there on purpose
+    servers.redis.call("XDEL", stream, String.valueOf(bad));
+  }
+
+  @Test
   @DisplayName("a note is on the timeline; --follow -o jsonl prints another process's transition")
   void noteAndFollow() throws Exception {
     CliProcess.Result note = cli.run("note", "fol:dep", "payments vendor paged, ticket 123");

@@ -189,20 +189,22 @@ class TimelineIT extends ControlPlaneIT {
     toggle(id, 0);
     toggle(other, 0);
     // an entry the scripts did not write (a hand XADD), between two transitions
-    REDIS
-        .server()
-        .call(
-            "XADD",
-            BreakerKeys.withPrefix(BreakerKeys.DEFAULT_PREFIX).events(id),
-            "*",
-            "from",
-            "FORCED_OPEN",
-            "to",
-            "BOGUS",
-            "cause",
-            "OVERRIDE_SET",
-            "at",
-            "yesterday");
+    String stream = BreakerKeys.withPrefix(BreakerKeys.DEFAULT_PREFIX).events(id);
+    Object malformed =
+        REDIS
+            .server()
+            .call(
+                "XADD",
+                stream,
+                "*",
+                "from",
+                "FORCED_OPEN",
+                "to",
+                "BOGUS",
+                "cause",
+                "OVERRIDE_SET",
+                "at",
+                "yesterday");
     toggle(id, 1);
 
     Timeline timeline = new Timeline(db, redis);
@@ -239,6 +241,9 @@ class TimelineIT extends ControlPlaneIT {
     List<String> replayed = new ArrayList<>();
     new Replay(db, redis).steps(BreakerPattern.of("tl:*"), step -> replayed.add(step.key().id()));
     assertThat(replayed).hasSize(3).doesNotContain(bad.id());
+    // the server's event audit at its close holds every entry to the transition table: this one
+    // was put there on purpose (the forwarder may have trimmed it already)
+    REDIS.server().call("XDEL", stream, String.valueOf(malformed));
   }
 
   @Test
