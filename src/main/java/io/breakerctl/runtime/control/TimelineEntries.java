@@ -55,11 +55,6 @@ final class TimelineEntries {
       l.forEach(x -> j.add(x instanceof String str ? '"' + str + '"' : text(x)));
       return j.toString();
     }
-    if (v instanceof Map<?, ?> m) {
-      Document d = new Document();
-      m.forEach((k, x) -> d.append(String.valueOf(k), x));
-      return d.toJson(JSON);
-    }
     return String.valueOf(v);
   }
 
