@@ -162,4 +162,56 @@ class InFlightCallsTest {
     probe.onSuccess(Duration.ofMillis(41).toNanos());
     assertThat(shared("state")).as("a probe that took slowCallMillis failed").isEqualTo("OPEN");
   }
+
+  @org.junit.jupiter.api.RepeatedTest(20)
+  @DisplayName("every call is counted once: in the sweep's sum or by its own end, across threads")
+  void everyCallCountedOnce() throws Exception {
+    InFlightCalls.Bucket bucket = new InFlightCalls.Bucket(null);
+    int threads = 4;
+    int perThread = 20_000;
+    java.util.concurrent.ConcurrentLinkedQueue<Boolean> running =
+        new java.util.concurrent.ConcurrentLinkedQueue<>();
+    java.util.concurrent.atomic.AtomicLong entered = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong reported = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread w =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                int cell = InFlightCalls.cell();
+                for (int i = 0; i < perThread; i++) {
+                  if (bucket.enter(cell)) {
+                    entered.incrementAndGet();
+                    running.add(Boolean.TRUE);
+                  }
+                  // ends a call some thread started (often another one), as async calls do
+                  if (running.poll() != null && bucket.leave()) {
+                    reported.incrementAndGet();
+                  }
+                }
+              });
+      w.start();
+      workers.add(w);
+    }
+    go.countDown();
+    Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(0, 3));
+    bucket.mark(InFlightCalls.CLOSED);
+    Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(0, 3));
+    long swept = bucket.mark(InFlightCalls.SWEPT);
+    for (Thread w : workers) {
+      w.join(30_000);
+      assertThat(w.isAlive()).as("worker ended").isFalse();
+    }
+    // the calls never ended are in the sum too; a call ended after the sweep is not reported
+    assertThat(swept + reported.get())
+        .as("swept %d + reported %d = entered %d", swept, reported.get(), entered.get())
+        .isEqualTo(entered.get());
+    assertThat(bucket.enter(InFlightCalls.cell())).as("a closed bucket takes no call").isFalse();
+  }
 }
