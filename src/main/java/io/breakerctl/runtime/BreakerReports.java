@@ -70,6 +70,11 @@ final class BreakerReports {
     }
   }
 
+  /** Sends the report again at the next flush tick: the keys that held it were lost. */
+  void resend() {
+    lastBeat = null;
+  }
+
   /**
    * At close: the pending successes, if any, without a report (the node's liveness says it left; a
    * report per breaker would be a burst of one script per breaker for nothing).

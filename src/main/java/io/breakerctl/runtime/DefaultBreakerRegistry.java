@@ -687,7 +687,14 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     boolean due = System.nanoTime() - lastSweep >= cfg.sweepInterval().toNanos();
-    if (due || (seen != null && !seen.equals(now))) {
+    boolean lost = seen != null && !seen.equals(now);
+    if (lost) {
+      // Redis lost its data (FLUSHALL, an empty replica promoted): this node's liveness went
+      // with it, so it beats now rather than at its next heartbeat; the breakers whose keys moved
+      // re-send their reports and policies as their reads find the new incarnation
+      beatAlive();
+    }
+    if (due || lost) {
       lastSweep = System.nanoTime();
       checkStamps(s);
     } else {

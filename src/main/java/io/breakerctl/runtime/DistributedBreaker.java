@@ -997,7 +997,14 @@ final class DistributedBreaker implements CircuitBreaker {
   /** Applies a full read of the breaker's hash (refresh, first read). */
   void onSnapshot(BreakerSnapshot s) {
     warmedVersion = s.fields().getOrDefault("policyVersion", "");
+    SharedView before = view;
     apply(SharedView.of(s, now()), null, CircuitEvent.Source.READ);
+    if (before != null && !before.epoch().equals(s.epoch())) {
+      // another incarnation (a FLUSHALL, a failover to an empty replica, an expiry): what this
+      // node reported went with the old keys, so it reports again at the next flush tick instead
+      // of within ten heartbeat intervals (the fleet view showed NODES 0 for minutes)
+      reports.resend();
+    }
     adoptPolicy(s);
   }
 
@@ -1142,6 +1149,14 @@ final class DistributedBreaker implements CircuitBreaker {
       emit(CircuitEvent.Type.POLICY_ADOPTED, st, st, "node-defaults@0");
       return;
     }
+    if (warmed == null && r.version() > 0 && !s.epoch().equals(rewarmedEpoch)) {
+      // the keys lost the policy this node runs (flushed, failed over to an empty replica,
+      // expired; an un-warm leaves a marker, handled above): put it back, once per incarnation,
+      // so the fleet view shows the version in force at once, not after the next failure's record
+      rewarmedEpoch = s.epoch();
+      rewarm(r);
+      return;
+    }
     if (warmed == null) {
       PolicySource source = registry.policySource();
       if (source != null && r.version() == 0 && now() - lastPolicyLookup > 30_000) {
@@ -1158,6 +1173,35 @@ final class DistributedBreaker implements CircuitBreaker {
       return;
     }
     adopt(warmed);
+  }
+
+  /**
+   * The incarnation (epoch; "" for keys that no longer exist) this node last put its lost policy
+   * back into; null for none.
+   */
+  private volatile String rewarmedEpoch;
+
+  /**
+   * Warms the policy this node runs ({@code r}, a control-plane version) back into keys that lost
+   * it. warm.lua keeps versions monotonic, so a newer version another node or the CLI warmed
+   * meanwhile stays, and the node adopts what the answer names on its next read.
+   */
+  private void rewarm(Resolved r) {
+    BreakerStore store = registry.store();
+    if (store == null || !registry.guard().up()) {
+      return;
+    }
+    store
+        .warm(id, r.policyId(), r.version(), r.policy(), node())
+        .whenComplete(
+            (w, e) -> {
+              if (e != null) {
+                rewarmedEpoch = null; // try again at the next read
+                registry.health().failed(BackgroundTask.POLICY_RESOLUTION, e);
+              } else {
+                registry.health().succeeded(BackgroundTask.POLICY_RESOLUTION);
+              }
+            });
   }
 
   /**

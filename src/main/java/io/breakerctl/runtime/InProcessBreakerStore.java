@@ -412,7 +412,7 @@ public final class InProcessBreakerStore implements BreakerStore {
               && m.generation() >= request.seenGeneration()) {
             outcome = ReassertOutcome.CURRENT;
           } else if (open
-              ? request.untilMillis() <= now
+              ? request.mode() == Reassertion.Mode.DEGRADED_TRIP && request.untilMillis() <= now
               : request.untilMillis() > 0 && request.untilMillis() <= now) {
             outcome = ReassertOutcome.ENDED;
           } else if (open ? state != State.CLOSED : m.activeOverride().isPresent()) {
@@ -442,8 +442,9 @@ public final class InProcessBreakerStore implements BreakerStore {
           TransitionCause cause =
               trip ? TransitionCause.FAILURE_THRESHOLD : TransitionCause.REASSERTED;
           e.publish(new LocalTransition(state, request.kind(), cause, gen, now, 0));
+          m.settle(); // a window that ended already: half-open now, its probes leased
           return new ReassertResult(
-              true, ReassertOutcome.REASSERTED, m.state(), Long.toString(gen), e.epoch);
+              true, ReassertOutcome.REASSERTED, m.state(), Long.toString(m.generation()), e.epoch);
         });
   }
 

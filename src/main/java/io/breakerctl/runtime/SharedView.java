@@ -56,8 +56,9 @@ record SharedView(
   /**
    * What this view enforces that {@code next} (what Redis holds now) lost, when {@code next} is
    * behind this view (the same epoch at a lower generation, or another incarnation): a live
-   * override {@code next} lacks, or a running open window where {@code next} is CLOSED without an
-   * override. Null when nothing was lost.
+   * override {@code next} lacks, or an open window, running or ended without probes closing it
+   * (stored OPEN or HALF_OPEN), where {@code next} is CLOSED without an override (a FLUSHALL just
+   * before a window's end let 8 calls through where one probe may go). Null when nothing was lost.
    */
   State lostIn(SharedView next, long localNowMillis) {
     if (!newerThan(next) && epoch.equals(next.epoch)) {
@@ -66,7 +67,12 @@ record SharedView(
     if (overrideLive(localNowMillis) && next.override != override) {
       return override;
     }
-    if (windowLive(localNowMillis) && next.stored == State.CLOSED && next.override == null) {
+    if ((stored == State.OPEN || stored == State.HALF_OPEN)
+        && next.stored == State.CLOSED
+        && next.override == null) {
+      // a running window, or one that ended without probes closing it (half-open): the fleet
+      // has not seen the dependency recover, so the open state goes back, and one whose window
+      // ended is half-open again at once (its probes leased), never CLOSED to every caller
       return State.OPEN;
     }
     return null;

@@ -21,12 +21,19 @@
 -- ARGV[12] override actor   ARGV[13] override reason   ARGV[14] override correlation id
 --
 -- Returns {written 0|1, outcome, effectiveState, generation, epoch}; outcome REASSERTED |
--- CURRENT (Redis is not behind the caller) | ENDED (the window or override is over by Redis time) |
+-- CURRENT (Redis is not behind the caller) | ENDED (the override, or a degraded trip's window, is
+-- over by Redis time) |
 -- ALREADY (Redis already enforces it, or holds something else the operator or the fleet set since).
 -- A REASSERT writes its event with cause REASSERTED (CLOSED -> OPEN, or any state -> the override)
 -- and the fields lostEpoch, lostGeneration, reassertedCause; the generation becomes at least the
 -- caller's plus one, so every node adopts the result instead of calling again. A DEGRADED_TRIP
 -- writes a FAILURE_THRESHOLD trip marked degraded=1.
+--
+-- A REASSERT of OPEN whose window already ended by Redis time is written too, and settled at once
+-- to HALF_OPEN (events REASSERTED, then OPEN_WINDOW_ENDED): the fleet had not seen the dependency
+-- recover (no probe closed the breaker), so a flush at a window's end must leave one probe per
+-- permit, not a CLOSED breaker every caller passes (a FLUSHALL about 1 s before a window ended let
+-- 8 calls reach the dependency where one probe may go).
 
 clock()
 load()
@@ -55,7 +62,8 @@ end
 if mode == 'REASSERT' and B.epoch == seen_epoch and gen >= seen_gen then
   return answer(0, 'CURRENT')
 end
-if (kind == 'OPEN' and until_ms <= NOW) or (kind ~= 'OPEN' and until_ms > 0 and until_ms <= NOW) then
+if (kind == 'OPEN' and mode == 'DEGRADED_TRIP' and until_ms <= NOW)
+    or (kind ~= 'OPEN' and until_ms > 0 and until_ms <= NOW) then
   return answer(0, 'ENDED')
 end
 if kind == 'OPEN' then
@@ -75,6 +83,7 @@ if kind == 'OPEN' then
       'until', until_ms })
   end
   clear_window()
+  settle() -- a window that ended already: half-open now (OPEN_WINDOW_ENDED), its probes leased
   return answer(1, 'REASSERTED')
 end
 if B.override then return answer(0, 'ALREADY') end

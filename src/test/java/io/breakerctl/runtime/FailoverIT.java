@@ -225,4 +225,134 @@ class FailoverIT {
           .satisfies(e -> assertThat(e.field("lostEpoch")).isEqualTo(before.epoch()));
     }
   }
+
+  @Test
+  @DisplayName(
+      "FLUSHALL at an open window's end, 20 times: at most one probe reaches the dependency")
+  void flushAtWindowEnd() throws Exception {
+    Policy policy =
+        Policy.builder()
+            .failureThreshold(2)
+            .open(Duration.ofMillis(600))
+            .halfOpenPermits(1)
+            .probeLease(Duration.ofSeconds(30))
+            .build();
+    List<BreakerRegistry> registries = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      registries.add(
+          redis.manage(
+              BreakerRegistry.builder()
+                  .redisUri(redis.uri())
+                  .nodeId("window-end-" + i)
+                  .defaults(policy)
+                  .commandTimeout(Duration.ofMillis(500))
+                  .refreshInterval(Duration.ofMillis(500))
+                  .checkInterval(Duration.ofMillis(500))
+                  .build()));
+    }
+    RedisBreakerStore store =
+        redis.manage(RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
+    int probes = 0;
+    for (int round = 0; round < 20; round++) {
+      BreakerId id = BreakerId.parse("failover:window-end-" + round);
+      List<CircuitBreaker> nodes = registries.stream().map(r -> r.breaker(id)).toList();
+      for (int i = 0; i < 2; i++) {
+        Permission p = nodes.get(0).tryAcquire();
+        assertThat(p.allowed()).isTrue();
+        p.onFailure(new IllegalStateException("down"), 1_000_000);
+      }
+      Poll.until(
+          Duration.ofSeconds(5),
+          "every node sees the trip",
+          () -> nodes.stream().allMatch(cb -> cb.view().state() == State.OPEN));
+      long until = RedisBreakerStore.await(store.state(id)).number("openUntil");
+      // the flush lands from 300 ms before the window's end up to its end, a step per round
+      long flushAt = until - 300 + round * 15L;
+      List<Permission> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+      try (HeldCallers callers = new HeldCallers(nodes, held)) {
+        Fleet.sleep(Math.max(0, flushAt - System.currentTimeMillis()));
+        redis.server().flushAll();
+        Fleet.sleep(Math.max(0, until - System.currentTimeMillis()) + 900);
+      }
+      assertThat(held)
+          .as("round %d: calls that reached the dependency across the flush", round)
+          .hasSizeLessThanOrEqualTo(1);
+      probes += held.size();
+      held.forEach(p -> p.onFailure(new IllegalStateException("down"), 1_000_000));
+    }
+    assertThat(probes).as("probes over 20 rounds (the half-open window probes)").isPositive();
+  }
+
+  /** Calls on every node until closed; an admitted call is held (it reaches the dependency). */
+  private static final class HeldCallers implements AutoCloseable {
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final List<Thread> threads = new ArrayList<>();
+
+    HeldCallers(List<CircuitBreaker> nodes, List<Permission> held) {
+      for (CircuitBreaker cb : nodes) {
+        for (int t = 0; t < 2; t++) {
+          Thread thread =
+              new Thread(
+                  () -> {
+                    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    while (running.get() && System.nanoTime() < end) {
+                      Permission p = cb.tryAcquire();
+                      if (p.allowed()) {
+                        held.add(p);
+                      }
+                      Fleet.sleep(2);
+                    }
+                  });
+          thread.setDaemon(true);
+          thread.start();
+          threads.add(thread);
+        }
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running.set(false);
+      for (Thread t : threads) {
+        t.join(2000);
+      }
+    }
+  }
+
+  @Test
+  @DisplayName(
+      "FLUSHALL under three nodes running policy v6: reports, liveness and v6 back within 5 s")
+  void flushedFleetView() throws Exception {
+    BreakerId id = BreakerId.parse("failover:fleet-view");
+    try (RedisBreakerStore store =
+        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      RedisBreakerStore.await(store.warm(id, id.toString(), 6, POLICY, "ci"));
+      List<CircuitBreaker> nodes = nodes(id, 3);
+      Poll.until(
+          Duration.ofSeconds(5), "three nodes report v6", () -> liveReports(store, id, 6) == 3);
+      redis.server().flushAll();
+      long flushedAt = System.currentTimeMillis();
+      Poll.until(
+          Duration.ofSeconds(5),
+          "three live nodes report v6 again, and the keys hold v6",
+          () ->
+              liveReports(store, id, 6) == 3
+                  && RedisBreakerStore.await(store.state(id))
+                      .warmedPolicy()
+                      .map(w -> w.version() == 6)
+                      .orElse(false));
+      System.out.printf(
+          "flush: fleet view back %d ms after FLUSHALL%n", System.currentTimeMillis() - flushedAt);
+      assertThat(nodes).allSatisfy(cb -> assertThat(cb.view().state()).isEqualTo(State.CLOSED));
+    }
+  }
+
+  /** Reports of {@code version} from nodes alive now. */
+  private static long liveReports(RedisBreakerStore store, BreakerId id, long version) {
+    var snap = RedisBreakerStore.await(store.snapshot(id, 0));
+    var alive = RedisBreakerStore.await(store.liveness());
+    return alive.live(snap.nodes(), System.currentTimeMillis()).stream()
+        .filter(n -> n.policyVersion() == version)
+        .count();
+  }
 }

@@ -590,7 +590,8 @@ public abstract class ConformanceSuite {
           assertThat(admission(forcedNow) + " until=" + forcedNow.untilMillis())
               .isEqualTo(
                   "rejected FORCED_OPEN FORCED_OPEN generation=2 until=" + forced.untilMillis());
-          // a window that ended by store time is not put back
+          // a window that ended by store time goes back half-open: the fleet never saw the
+          // dependency recover, so one probe per permit, never CLOSED to every caller
           Reassertion over =
               new Reassertion(
                   Reassertion.Mode.REASSERT,
@@ -606,7 +607,12 @@ public abstract class ConformanceSuite {
                   "");
           assertThat(reasserted(ended.reassert(0, over)))
               .as("a re-assertion of a window that ended before the store's time")
-              .isEqualTo("written=false ENDED CLOSED generation=0");
+              .isEqualTo("written=true REASSERTED HALF_OPEN generation=3");
+          AcquireResult probe = ended.acquire(1);
+          assertThat(admission(probe)).startsWith("allowed HALF_OPEN PROBE");
+          assertThat(admission(ended.acquire(2)))
+              .as("one probe per permit after the re-assertion")
+              .startsWith("rejected HALF_OPEN");
         });
   }
 
