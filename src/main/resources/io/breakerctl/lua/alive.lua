@@ -5,7 +5,7 @@
 -- ARGV[1] the node   ARGV[4] how long this beat keeps it alive, in ms (the node sends three
 --         heartbeat intervals); 0 marks it gone now (it closed: kept, not removed, so readers
 --         know it left rather than take it for a node that never wrote its liveness)
--- KEYS[2] (optional) {<prefix>:alive}:calls:<node>: the node's call counts per breaker over the
+-- KEYS[2] (optional) <prefix>:calls:{<prefix>:alive}:<node>: the node's call counts per breaker over the
 --         window since its previous beat (NodeCallCounts JSON), for the fleet's calls/s,
 --         rejected/s and fallback/s. Its hash tag is KEYS[1]'s whole name, so both keys share
 --         one slot on Redis Cluster. Kept as long as the liveness (PX), deleted when the node leaves.
