@@ -6,8 +6,10 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.ServiceFactory;
+import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
+import io.breakerctl.runtime.redis.FleetCallRates;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -32,7 +34,10 @@ import picocli.CommandLine.Spec;
       "A full-screen live view of the fleet, refreshed by the runtime's pub/sub channel and every"
           + " --interval: breakers sorted by severity (forced open, open, half-open, invalid, other"
           + " overrides, nodes degraded or disagreeing, the rest), failures against thresholds,"
-          + " time left open, leases, nodes, overrides, and the recent transitions.",
+          + " calls, rejections and fallbacks per second (CALLS/S, REJ/S, FB/S: summed over the"
+          + " live nodes, over the window the header states; dropped first on a narrow screen,"
+          + " rejections last), time left open, leases, nodes, overrides, and the recent"
+          + " transitions.",
       "Keys: q quit, up/down (j/k) select, / filter, s sort (severity, id, failures), o force the"
           + " selected breaker open (asks how long: 30m, 2h, empty until cleared), c clear its"
           + " override (both ask a reason and a one-key y to confirm and are audited like"
@@ -122,11 +127,15 @@ public final class TopCommand implements Callable<Integer> {
   private static List<BreakerView> read(
       RedisBreakerStore store, Duration timeout, BreakerSelector selector) {
     List<BreakerView> rows = new ArrayList<>();
+    FleetCallRates rates = StatusCommand.callRates(store, timeout);
     store
         .fleet(timeout, 1000)
         .snapshots(
             selector,
-            s -> rows.add(BreakerViews.status(s, store.location(s.id()))),
+            s -> {
+              BreakerView v = BreakerViews.status(s, store.location(s.id()));
+              rows.add(v.problem() == null ? v.withRates(BreakerViews.rates(rates, v.id())) : v);
+            },
             (id, problem) -> rows.add(BreakerViews.invalid(id.toString(), "", problem, 0)));
     return rows;
   }

@@ -1,6 +1,7 @@
 package io.breakerctl.console;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.breakerctl.cli.output.BreakerTables;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.cli.output.Style;
@@ -111,13 +112,14 @@ final class TopScreen {
                 + " open  sort: "
                 + sort.name().toLowerCase(Locale.ROOT)
                 + (filter.isEmpty() ? "" : "  filter: " + filter)
+                + rateWindow(rows)
                 + "  updated "
                 + CLOCK.format(Instant.ofEpochMilli(updatedAt)),
             width,
             colour ? AttributedStyle.BOLD : AttributedStyle.DEFAULT));
     // one table over every visible row: columns sized to their content, stable while scrolling,
-    // fitted to the screen (Table: quiet columns, then LEASES and NODES go first; the override,
-    // its expiry first, is shortened last)
+    // fitted to the screen (Table: quiet columns, then LEASES, FB/S, NODES and CALLS/S go first;
+    // the override, its expiry first, is shortened last)
     List<Table.Line> table = table(shown).lines(Math.max(1, width - 2), true);
     out.add(
         plain(
@@ -195,6 +197,15 @@ final class TopScreen {
     return 6;
   }
 
+  /** " rates over 60s": the longest window the rows' call rates cover; empty for none. */
+  private static String rateWindow(List<BreakerView> rows) {
+    long w = 0;
+    for (BreakerView b : rows) {
+      w = Math.max(w, b.rates().windowMillis());
+    }
+    return w <= 0 ? "" : "  rates/s over " + Style.age(w);
+  }
+
   private static long failures(BreakerView b) {
     return b.failures() == null ? 0 : b.failures().window();
   }
@@ -202,10 +213,20 @@ final class TopScreen {
   /** The table of {@code views}: one row each, cells as read (the table escapes them). */
   private static Table table(List<BreakerView> views) {
     Table t =
-        new Table("ID", "STATE", "FAILURES", "OPEN LEFT", "LEASES", "NODES", "OVERRIDE")
+        new Table(
+                "ID",
+                "STATE",
+                "FAILURES",
+                BreakerTables.RATE_COLUMNS[0],
+                BreakerTables.RATE_COLUMNS[1],
+                BreakerTables.RATE_COLUMNS[2],
+                "OPEN LEFT",
+                "LEASES",
+                "NODES",
+                "OVERRIDE")
             .stateColumn(1)
-            .flexible(5, 4, 2, 6)
-            .droppable(4, 5, 3);
+            .flexible(8, 7, 2, 9)
+            .droppable(7, 5, 8, 3, 6, 4);
     for (BreakerView b : views) {
       String failures =
           b.failures() == null
@@ -224,7 +245,19 @@ final class TopScreen {
                 + (b.nodes().disagreeing().isEmpty() ? "" : " !" + b.nodes().disagreeing().size())
                 + (b.nodes().degraded().isEmpty() ? "" : " ~" + b.nodes().degraded().size());
       }
-      t.row(null, b.id(), b.state(), failures, openLeft(b), leases, nodes, override(b));
+      BreakerView.Rates r = b.rates();
+      t.row(
+          null,
+          b.id(),
+          b.state(),
+          failures,
+          BreakerTables.rateCell(r, 0),
+          BreakerTables.rateCell(r, 1),
+          BreakerTables.rateCell(r, 2),
+          openLeft(b),
+          leases,
+          nodes,
+          override(b));
     }
     return t;
   }

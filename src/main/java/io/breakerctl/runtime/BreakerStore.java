@@ -142,6 +142,16 @@ public interface BreakerStore extends AutoCloseable {
    */
   CompletableFuture<Long> alive(String node, java.time.Duration validFor);
 
+  /**
+   * {@link #alive(String, java.time.Duration)} with the node's call counts per breaker over the
+   * window since its previous beat, which readers turn into the fleet's call rates (kept as long as
+   * the liveness). A store that keeps no counts only writes the liveness.
+   */
+  default CompletableFuture<Long> alive(
+      String node, java.time.Duration validFor, io.breakerctl.runtime.redis.NodeCallCounts calls) {
+    return alive(node, validFor);
+  }
+
   /** Runs the client side of the scripts' replies once, so the first real call is not cold. */
   CompletableFuture<Void> warmUp();
 

@@ -107,4 +107,12 @@ public interface CircuitBreaker {
    * CallObserver#NONE} when none is registered.
    */
   CallObserver observer();
+
+  /**
+   * Counts one call a fallback answered (a rejected or failed call served a cached answer, a static
+   * default or a deferral), for the fleet's fallback/s in {@code status}, {@code describe} and
+   * {@code top}. The fallback helper ({@code Fallbacks}) calls it; a breaker that keeps no fleet
+   * counts ignores it.
+   */
+  default void fallbackServed() {}
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.NodeCallCounts;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.redis.StoreException;
@@ -781,11 +782,20 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * change, see {@link #reportIntervalNanos}). Skipped while degraded, sent again at recovery.
    */
   private void beatAlive() {
+    beatNow();
+  }
+
+  /**
+   * One liveness beat now, with the call counts since the previous one; the write's future (null
+   * while degraded or not connected: nothing is sent and the counts wait for the next beat).
+   */
+  CompletableFuture<Long> beatNow() {
     BreakerStore s = store;
     if (s == null || !guard.up()) {
-      return;
+      return null;
     }
-    s.alive(cfg.nodeId(), cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS))
+    return s.alive(
+            cfg.nodeId(), cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS), callCounts())
         .whenComplete(
             (v, e) -> {
               if (e == null) {
@@ -795,6 +805,28 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
               }
             });
   }
+
+  /**
+   * The calls each breaker admitted, rejected and had answered by a fallback since the previous
+   * beat, and how long ago that was: what the beat carries for the fleet's call rates. Breakers
+   * without a call are left out.
+   */
+  private synchronized NodeCallCounts callCounts() {
+    long now = System.nanoTime();
+    long window = Math.max(1, (now - lastCallCountsAt) / 1_000_000);
+    lastCallCountsAt = now;
+    Map<String, NodeCallCounts.Counts> counts = new java.util.LinkedHashMap<>();
+    for (DistributedBreaker b : breakers.values()) {
+      NodeCallCounts.Counts c = b.takeCallCounts();
+      if (!c.idle()) {
+        counts.put(b.id().toString(), c);
+      }
+    }
+    return new NodeCallCounts(window, counts);
+  }
+
+  /** When {@link #callCounts} last took the counts (the registry's start before the first beat). */
+  private long lastCallCountsAt = System.nanoTime();
 
   /** How many heartbeat intervals one liveness beat is valid for. */
   static final int ALIVE_INTERVALS = 3;

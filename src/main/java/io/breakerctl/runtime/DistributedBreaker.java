@@ -57,6 +57,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private final AtomicBoolean probing = new AtomicBoolean();
   private final AtomicLong leaseNames = new AtomicLong();
   private final BreakerReports reports;
+  private final CallTally tally = new CallTally();
 
   /** This process's prefix of the lease names its nodes propose (see {@link #nextLeaseName}). */
   private static final String LEASE_PREFIX =
@@ -233,8 +234,23 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   @Override
+  public void fallbackServed() {
+    tally.fallbackServed();
+  }
+
+  /** The calls counted since the previous beat took them (the liveness beat only). */
+  io.breakerctl.runtime.redis.NodeCallCounts.Counts takeCallCounts() {
+    return tally.take();
+  }
+
+  @Override
   public Permission tryAcquire() {
     Permission p = decide();
+    if (p.allowed()) {
+      tally.admitted();
+    } else {
+      tally.rejected();
+    }
     InFlightCalls calls = inFlight;
     return calls == null ? p : calls.track(p);
   }

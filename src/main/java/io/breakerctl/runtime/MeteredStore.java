@@ -134,6 +134,12 @@ final class MeteredStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<Long> alive(
+      String node, java.time.Duration validFor, io.breakerctl.runtime.redis.NodeCallCounts calls) {
+    return timed(StoreCommand.ALIVE, () -> delegate.alive(node, validFor, calls));
+  }
+
+  @Override
   public CompletableFuture<Void> warmUp() {
     return timed(StoreCommand.WARM_UP, delegate::warmUp);
   }

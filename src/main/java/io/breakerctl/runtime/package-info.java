@@ -26,6 +26,20 @@
  *       Probe leases come from the acquire script. A closed-state call touches no network.
  * </ul>
  *
+ * <h2>Call rates for the fleet view</h2>
+ *
+ * Every breaker counts, on the caller's thread in striped counters ({@code LongAdder}: no lock,
+ * nothing sent), the calls it admitted, the calls it rejected and the calls a fallback answered
+ * ({@link io.breakerctl.runtime.CircuitBreaker#fallbackServed}, called by {@code Fallbacks}). The
+ * node's liveness beat, once per {@code heartbeatInterval}, takes the counts since the previous
+ * beat and sends them with that window's length in the same {@code alive.lua} write ({@link
+ * io.breakerctl.runtime.redis.NodeCallCounts}): the figures change every beat and ride the one
+ * write that happens every beat anyway, so a call never costs a Redis command for them and the
+ * per-breaker reports stay as rare as they were. Readers ({@code status}, {@code describe}, {@code
+ * top}) divide each live node's counts by its own window and sum over the nodes ({@link
+ * io.breakerctl.runtime.redis.FleetCallRates}), stating the longest window: the rates describe
+ * about the last heartbeat interval. A node's counts expire with its liveness.
+ *
  * <h2>Redis is never a reason to fail a call</h2>
  *
  * Commands a call waits on are bounded by the command timeout (50 ms) with the caller's own

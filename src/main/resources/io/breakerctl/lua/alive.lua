@@ -5,6 +5,11 @@
 -- ARGV[1] the node   ARGV[4] how long this beat keeps it alive, in ms (the node sends three
 --         heartbeat intervals); 0 marks it gone now (it closed: kept, not removed, so readers
 --         know it left rather than take it for a node that never wrote its liveness)
+-- KEYS[2] (optional) <prefix>:calls:{<prefix>:alive}:<node>: the node's call counts per breaker over the
+--         window since its previous beat (NodeCallCounts JSON), for the fleet's calls/s,
+--         rejected/s and fallback/s. Its hash tag is KEYS[1]'s whole name, so both keys share
+--         one slot on Redis Cluster. Kept as long as the liveness (PX), deleted when the node leaves.
+-- ARGV[5] (with KEYS[2]) that JSON
 --
 -- Returns the Redis time (ms). Members whose time ran out a day ago are dropped here, so the set
 -- holds the nodes of about the last day and needs no expiry of its own.
@@ -23,5 +28,12 @@ if not valid or valid < 0 then
   return redis.error_reply('ERR breakerctl alive: ARGV[4] must be a count of ms >= 0')
 end
 redis.call('ZADD', H, NOW + valid, NODE)
+if KEYS[2] then
+  if valid == 0 or not ARGV[5] or ARGV[5] == '' then
+    redis.call('DEL', KEYS[2])
+  else
+    redis.call('SET', KEYS[2], ARGV[5], 'PX', valid)
+  end
+end
 redis.call('ZREMRANGEBYSCORE', H, '-inf', NOW - 86400000)
 return { NOW }

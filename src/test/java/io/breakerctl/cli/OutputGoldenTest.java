@@ -2,7 +2,9 @@ package io.breakerctl.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.cli.output.BreakerDetailView;
 import io.breakerctl.cli.output.BreakerTables;
+import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
@@ -11,6 +13,8 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.FleetCallRates;
+import io.breakerctl.runtime.redis.NodeCallCounts;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
 import io.breakerctl.runtime.redis.ProbeLease;
 import java.io.PrintWriter;
@@ -101,12 +105,38 @@ class OutputGoldenTest {
     return w.toString();
   }
 
+  /**
+   * The rates two nodes reported over their beats: the half-open breaker busy (rejecting, with
+   * fallbacks), the forced one only rejecting.
+   */
+  private static final FleetCallRates RATES =
+      new FleetCallRates(
+          Map.of(
+              "node-a",
+              new NodeCallCounts(
+                  60_000,
+                  Map.of(
+                      "claims:members", new NodeCallCounts.Counts(7_200, 1_500, 300),
+                      "pay:ledger", new NodeCallCounts.Counts(0, 90, 0))),
+              "node-b",
+              new NodeCallCounts(
+                  30_000, Map.of("claims:members", new NodeCallCounts.Counts(150, 0, 0)))));
+
+  private static BreakerView rated(BreakerView v) {
+    return v.withRates(BreakerViews.rates(RATES, v.id()));
+  }
+
+  private static BreakerDetailView ratedDetail() {
+    BreakerDetailView d = BreakerViews.detail(halfOpen());
+    return d.withRates(BreakerViews.rates(RATES, d.id()), BreakerViews.nodeRates(RATES, d.id()));
+  }
+
   private static String list(OutputFormat format) {
     return render(
         out -> {
           try (Documents.ListWriter l = Documents.list(format, "BreakerList", out)) {
             for (BreakerSnapshot s : List.of(halfOpen(), forced())) {
-              l.item(BreakerViews.status(s), s.id().toString());
+              l.item(rated(BreakerViews.status(s)), s.id().toString());
             }
           }
         });
@@ -136,10 +166,7 @@ class OutputGoldenTest {
   void describeJson() throws Exception {
     assertGolden(
         "describe.json",
-        render(
-            out ->
-                Documents.single(
-                    OutputFormat.JSON, "Breaker", BreakerViews.detail(halfOpen()), out)));
+        render(out -> Documents.single(OutputFormat.JSON, "Breaker", ratedDetail(), out)));
   }
 
   @Test
@@ -149,12 +176,13 @@ class OutputGoldenTest {
         render(
             out ->
                 BreakerTables.status(
-                        List.of(BreakerViews.status(halfOpen()), BreakerViews.status(forced())),
+                        List.of(
+                            rated(BreakerViews.status(halfOpen())),
+                            rated(BreakerViews.status(forced()))),
                         true,
                         plain)
                     .print(out, plain, true));
-    String describe =
-        render(out -> BreakerTables.describe(BreakerViews.detail(halfOpen()), plain, out));
+    String describe = render(out -> BreakerTables.describe(ratedDetail(), plain, out));
     assertGolden("status-wide.txt", table);
     assertGolden("describe.txt", describe);
   }
@@ -169,7 +197,9 @@ class OutputGoldenTest {
           render(
               out ->
                   BreakerTables.status(
-                          List.of(BreakerViews.status(halfOpen()), BreakerViews.status(forced())),
+                          List.of(
+                              rated(BreakerViews.status(halfOpen())),
+                              rated(BreakerViews.status(forced()))),
                           false,
                           tty)
                       .print(out, tty, true));

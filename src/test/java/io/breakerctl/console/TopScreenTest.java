@@ -12,6 +12,10 @@ import org.junit.jupiter.api.Test;
 @DisplayName("top's screen: nothing read from Redis reaches the terminal raw")
 class TopScreenTest {
 
+  /** Rates as wide as a busy fleet's: at 80 columns they must leave room for the id and expiry. */
+  private static final BreakerView.Rates RATES =
+      new BreakerView.Rates(12_345.6, 1_234.5, 99.9, 60_000);
+
   @Test
   @DisplayName("a planted override, lease owner and transition are escaped on their lines")
   void escaped() {
@@ -28,7 +32,8 @@ class TopScreenTest {
             null,
             new BreakerView.Nodes(1, List.of(), List.of(), List.of(), List.of()),
             "2026-12-01T10:00:00Z",
-            null);
+            null,
+            RATES);
     TopScreen screen = new TopScreen();
     screen.rows(List.of(v), 0);
     screen.title("redis://h\u202e:6379");
@@ -65,7 +70,8 @@ class TopScreenTest {
             null,
             new BreakerView.Nodes(12, List.of("n1"), List.of(), List.of(), List.of()),
             "2026-12-01T10:00:00Z",
-            null);
+            null,
+            RATES);
     BreakerView probing =
         new BreakerView(
             "checkout-service:inventory",
@@ -78,7 +84,8 @@ class TopScreenTest {
             null,
             new BreakerView.Nodes(12, List.of(), List.of(), List.of(), List.of()),
             "2026-12-01T10:00:00Z",
-            null);
+            null,
+            RATES);
     TopScreen screen = new TopScreen();
     screen.rows(List.of(forced, probing), 0);
     screen.title("redis://127.0.0.1:6379");

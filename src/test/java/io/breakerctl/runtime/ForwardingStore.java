@@ -100,6 +100,12 @@ class ForwardingStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<Long> alive(
+      String node, java.time.Duration validFor, io.breakerctl.runtime.redis.NodeCallCounts calls) {
+    return target.alive(node, validFor, calls);
+  }
+
+  @Override
   public CompletableFuture<Void> warmUp() {
     return target.warmUp();
   }

@@ -4,7 +4,8 @@ import io.breakerctl.runtime.redis.RedisBreakerStore;
 
 /**
  * Test-side access to a registry's internals for the benchmarks in {@code io.breakerctl.bench}
- * (e.g. PING on the very connection the breakers' scripts use). Not part of the runtime's API.
+ * (e.g. PING on the very connection the breakers' scripts use) and the tests that need a beat now.
+ * Not part of the runtime's API.
  */
 public final class RegistryInternals {
   private RegistryInternals() {}
@@ -12,5 +13,13 @@ public final class RegistryInternals {
   /** The store (and so the connection) a registry's breakers use; null while never connected. */
   public static RedisBreakerStore store(BreakerRegistry registry) {
     return (RedisBreakerStore) ((DefaultBreakerRegistry) registry).rawStore();
+  }
+
+  /**
+   * A liveness beat now, with the call counts since the previous beat (as the heartbeat timer sends
+   * it); its write's future, null while the registry is degraded or not connected.
+   */
+  public static java.util.concurrent.CompletableFuture<Long> beat(BreakerRegistry registry) {
+    return ((DefaultBreakerRegistry) registry).beatNow();
   }
 }

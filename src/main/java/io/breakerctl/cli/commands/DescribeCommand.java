@@ -12,6 +12,7 @@ import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.FleetCallRates;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -29,7 +30,9 @@ import picocli.CommandLine.Spec;
     description = {
       "Show one breaker: shared state, probe leases (when each probe started, when its slot"
           + " returns unless renewed, how often its node renewed it), override, the policy in"
-          + " force (warmed into Redis), each node's heartbeat and the last transitions.",
+          + " force (warmed into Redis), each node's heartbeat, the calls, rejections and"
+          + " fallbacks per second (fleet-wide and per node, over the nodes' last liveness beat)"
+          + " and the last transitions.",
       "Reads only: works for the viewer ACL. A breaker without keys is not found (exit 7)."
     })
 public final class DescribeCommand implements Callable<Integer> {
@@ -72,6 +75,12 @@ public final class DescribeCommand implements Callable<Integer> {
               + KnownBreakers.suggestion(root, breaker));
     }
     BreakerDetailView view = BreakerViews.detail(s, store.location(breaker));
+    if (view.problem() == null) {
+      FleetCallRates rates = StatusCommand.callRates(store, root.services().settings().timeout());
+      view =
+          view.withRates(
+              BreakerViews.rates(rates, view.id()), BreakerViews.nodeRates(rates, view.id()));
+    }
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (format.isTable()) {

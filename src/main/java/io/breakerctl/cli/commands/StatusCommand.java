@@ -16,6 +16,7 @@ import io.breakerctl.cli.output.Style;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.FleetCallRates;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreException;
 import java.io.PrintWriter;
@@ -41,11 +42,15 @@ import picocli.CommandLine.Spec;
       "Show the shared state of breakers: state in force, failures, open window, probe leases,"
           + " override, policy version, and what the nodes report (disagreeing, degraded, on an"
           + " old policy version).",
-      "Reads only (SCAN, HGETALL, ZRANGE, TIME): works for the viewer ACL. json, yaml, jsonl and"
+      "Reads only (SCAN, HGETALL, ZRANGE, MGET, TIME): works for the viewer ACL. json, yaml, jsonl and"
           + " name stream rows in scan order unless --sort is given; tables sort by id.",
       "A breaker whose stored hash cannot be read (a field no script writes, a key of the wrong"
           + " type) is listed as INVALID, naming key and field (json: \"problem\"); --check counts"
           + " it as a finding.",
+      "CALLS/S, REJ/S and FB/S: calls admitted, rejected and answered by a fallback per"
+          + " second, summed over the live nodes, each over the window since its previous"
+          + " liveness beat (about one heartbeatInterval; json: \"rates\" with \"windowMillis\","
+          + " 0 when no live node sent counts). '-' in a table: no counts.",
       "Times are relative only in a table on a terminal, RFC 3339 UTC otherwise."
     })
 public final class StatusCommand implements Callable<Integer> {
@@ -183,9 +188,12 @@ public final class StatusCommand implements Callable<Integer> {
     List<BreakerView> rows = new ArrayList<>();
     boolean[] finding = {false};
     int[] count = {0};
+    FleetCallRates rates = callRates(store, root.services().settings().timeout());
     Documents.ListWriter stream = buffer ? null : Documents.list(format, "BreakerList", out, watch);
     Consumer<BreakerView> sink =
-        v -> {
+        view -> {
+          BreakerView v =
+              view.problem() == null ? view.withRates(BreakerViews.rates(rates, view.id())) : view;
           boolean invalid = v.problem() != null;
           if (states != null && (invalid || !states.contains(State.fromCode(v.state())))) {
             return;
@@ -243,6 +251,18 @@ public final class StatusCommand implements Callable<Integer> {
       spec.commandLine().getErr().flush();
     }
     return check && finding[0] ? ExitCode.CHECK_FAILED : ExitCode.OK;
+  }
+
+  /**
+   * The fleet's call rates (one read of the liveness set and the nodes' counts); none when they
+   * cannot be read, which leaves the rates unknown rather than failing the whole status.
+   */
+  public static FleetCallRates callRates(RedisBreakerStore store, Duration timeout) {
+    try {
+      return RedisBreakerStore.await(store.callRates(), timeout);
+    } catch (StoreException e) {
+      return FleetCallRates.NONE;
+    }
   }
 
   /** One breaker by its exact id; keys of the wrong type show it as INVALID. */

@@ -26,6 +26,9 @@ import java.util.Map;
  * @param problem why the stored state cannot be read (key and field), only then: {@code state} is
  *     {@code INVALID}
  * @param storedFields the state hash as stored, only when there is a problem
+ * @param rates the fleet's calls, rejections and fallbacks per second, and the window they cover
+ * @param nodeRates each live node's share of {@code rates} (the nodes that counted a call of the
+ *     breaker), by node id
  */
 @JsonPropertyOrder({
   "id",
@@ -39,6 +42,8 @@ import java.util.Map;
   "override",
   "policy",
   "nodes",
+  "rates",
+  "nodeRates",
   "events",
   "eventsDropped",
   "redisTime",
@@ -61,7 +66,62 @@ public record BreakerDetailView(
     long eventsDropped,
     String redisTime,
     @JsonInclude(JsonInclude.Include.NON_NULL) String problem,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, String> storedFields) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, String> storedFields,
+    BreakerView.Rates rates,
+    List<NodeRates> nodeRates) {
+
+  /** Normalizes missing rates. */
+  public BreakerDetailView {
+    rates = rates == null ? BreakerView.Rates.NONE : rates;
+    nodeRates = nodeRates == null ? List.of() : List.copyOf(nodeRates);
+  }
+
+  /** This view with {@code rates} and {@code nodeRates}. */
+  public BreakerDetailView withRates(BreakerView.Rates rates, List<NodeRates> nodeRates) {
+    return new BreakerDetailView(
+        id,
+        state,
+        storedState,
+        epoch,
+        generation,
+        failures,
+        open,
+        leases,
+        override,
+        policy,
+        nodes,
+        events,
+        eventsDropped,
+        redisTime,
+        problem,
+        storedFields,
+        rates,
+        nodeRates);
+  }
+
+  /**
+   * One live node's calls, rejections and fallbacks per second on the breaker, over its own window
+   * (the time between its last two liveness beats).
+   *
+   * @param node the node id
+   * @param callsPerSecond calls admitted per second
+   * @param rejectedPerSecond calls rejected per second
+   * @param fallbacksPerSecond calls a fallback answered per second
+   * @param windowMillis the node's window
+   */
+  @JsonPropertyOrder({
+    "node",
+    "callsPerSecond",
+    "rejectedPerSecond",
+    "fallbacksPerSecond",
+    "windowMillis"
+  })
+  public record NodeRates(
+      String node,
+      double callsPerSecond,
+      double rejectedPerSecond,
+      double fallbacksPerSecond,
+      long windowMillis) {}
 
   /**
    * The open window.

@@ -11,37 +11,47 @@ import java.util.stream.Collectors;
 public final class BreakerTables {
   private BreakerTables() {}
 
-  /** The status table; {@code wide} adds lease owners, node names and the override reason. */
+  /**
+   * The status table; {@code wide} adds lease owners, node names and the override reason. CALLS/S,
+   * REJ/S and FB/S are the fleet's rates over the nodes' last beat ({@link BreakerView.Rates}),
+   * {@code -} where no live node sent counts.
+   */
   public static Table status(List<BreakerView> views, boolean wide, Style style) {
+    String[] columns = {
+      "ID",
+      "STATE",
+      "FAILURES",
+      RATE_COLUMNS[0],
+      RATE_COLUMNS[1],
+      RATE_COLUMNS[2],
+      "OPEN UNTIL",
+      "LEASES",
+      "OVERRIDE",
+      "POLICY",
+      "NODES"
+    };
     Table t =
-        wide
-            ? new Table(
-                "ID",
-                "STATE",
-                "FAILURES",
-                "OPEN UNTIL",
-                "LEASES",
-                "OVERRIDE",
-                "POLICY",
-                "NODES",
-                "DISAGREE",
-                "DEGRADED",
-                "OLD POLICY",
-                "REASON")
-            : new Table(
-                "ID", "STATE", "FAILURES", "OPEN UNTIL", "LEASES", "OVERRIDE", "POLICY", "NODES");
+        new Table(
+            wide
+                ? java.util.stream.Stream.concat(
+                        java.util.Arrays.stream(columns),
+                        java.util.stream.Stream.of("DISAGREE", "DEGRADED", "OLD POLICY", "REASON"))
+                    .toArray(String[]::new)
+                : columns);
     // shortened first: nodes, policy, failures; the override (its expiry first) last
-    t.stateColumn(1).flexible(7, 6, 2, 5);
+    t.stateColumn(1).flexible(10, 9, 2, 8);
     if (wide) {
-      t.flexible(4, 8, 9, 10, 11);
+      t.flexible(7, 11, 12, 13, 14);
+      t.droppable(5, 3, 4);
     } else {
-      // at 80 columns the override's expiry and the open window matter most: leases, nodes and
-      // the policy go first, then an open window (shown until then: when the next probe comes)
-      t.droppable(4, 7, 6, 3);
+      // at 80 columns the override's expiry, the rejections and the open window matter most:
+      // leases, fallbacks, nodes and the policy go first, then calls, then an open window (shown
+      // until then: when the next probe comes), then rejections
+      t.droppable(7, 5, 10, 9, 3, 6, 4);
     }
     for (BreakerView v : views) {
       if (v.problem() != null) {
-        String[] cells = new String[wide ? 12 : 8];
+        String[] cells = new String[wide ? 15 : 11];
         java.util.Arrays.fill(cells, "-");
         cells[0] = v.id();
         cells[1] = BreakerView.INVALID;
@@ -68,10 +78,14 @@ public final class BreakerTables {
                   + " by "
                   + v.override().actor();
       BreakerView.Nodes n = v.nodes();
+      BreakerView.Rates r = v.rates();
       String[] cells = {
         v.id(),
         v.state(),
         failures(v.failures()),
+        rateCell(r, 0),
+        rateCell(r, 1),
+        rateCell(r, 2),
         v.openUntil() == null ? "-" : style.time(millis(v.openUntil()), now),
         leases,
         override,
@@ -89,6 +103,9 @@ public final class BreakerTables {
               cells[5],
               cells[6],
               cells[7],
+              cells[8],
+              cells[9],
+              cells[10],
               names(n.disagreeing()),
               n.degraded().isEmpty()
                   ? "-"
@@ -211,6 +228,32 @@ public final class BreakerTables {
       }
       t.print(out, style, true);
     }
+    BreakerView.Rates r = v.rates();
+    out.println(
+        "Calls:         "
+            + (r.known()
+                ? perSecond(r.callsPerSecond())
+                    + "/s admitted, "
+                    + perSecond(r.rejectedPerSecond())
+                    + "/s rejected, "
+                    + perSecond(r.fallbacksPerSecond())
+                    + "/s served by a fallback ("
+                    + window(r.windowMillis())
+                    + ", summed over the live nodes)"
+                : "unknown (" + window(0) + ")"));
+    if (!v.nodeRates().isEmpty()) {
+      Table t = new Table("  NODE", "CALLS/S", "REJ/S", "FB/S", "WINDOW");
+      for (BreakerDetailView.NodeRates n : v.nodeRates()) {
+        t.row(
+            null,
+            "  " + n.node(),
+            perSecond(n.callsPerSecond()),
+            perSecond(n.rejectedPerSecond()),
+            perSecond(n.fallbacksPerSecond()),
+            Style.age(n.windowMillis()));
+      }
+      t.print(out, style, true);
+    }
     out.println("Events:" + (v.events().isEmpty() ? "        none" : " (newest first)"));
     if (!v.events().isEmpty()) {
       Table t = new Table("  AT", "FROM", "TO", "CAUSE", "DETAIL");
@@ -237,6 +280,44 @@ public final class BreakerTables {
       s += " " + trim(f.rate()) + "%/" + trim(f.rateThreshold()) + "%";
     }
     return s;
+  }
+
+  /** The headers of the rate columns (status and top). */
+  public static final String[] RATE_COLUMNS = {"CALLS/S", "REJ/S", "FB/S"};
+
+  /**
+   * The cell of rate column {@code i} ({@link #RATE_COLUMNS}: calls, rejected, fallbacks); {@code
+   * -} when no live node sent counts.
+   */
+  public static String rateCell(BreakerView.Rates r, int i) {
+    if (!r.known()) {
+      return "-";
+    }
+    return perSecond(
+        switch (i) {
+          case 0 -> r.callsPerSecond();
+          case 1 -> r.rejectedPerSecond();
+          default -> r.fallbacksPerSecond();
+        });
+  }
+
+  /** A rate per second, short: {@code 0}, {@code 0.25}, {@code 4.5}, {@code 120}, {@code 12.3k}. */
+  public static String perSecond(double r) {
+    if (r >= 10_000) {
+      return trim(Math.round(r / 100) / 10.0) + "k";
+    }
+    if (r >= 100) {
+      return Long.toString(Math.round(r));
+    }
+    if (r >= 10) {
+      return trim(Math.round(r * 10) / 10.0);
+    }
+    return trim(Math.round(r * 100) / 100.0);
+  }
+
+  /** "over the last 10s" for a window of 10,000 ms; "no node reported calls" for none. */
+  public static String window(long millis) {
+    return millis <= 0 ? "no live node sent call counts" : "over the last " + Style.age(millis);
   }
 
   private static String trim(Double d) {

@@ -21,6 +21,7 @@ import java.util.List;
  * @param redisTime the Redis time of the read
  * @param problem why the breaker's stored state cannot be read (key and field), only then: its
  *     {@code state} is {@code INVALID} and the other fields are empty
+ * @param rates the fleet's calls, rejections and fallbacks per second, and the window they cover
  */
 @JsonPropertyOrder({
   "id",
@@ -32,6 +33,7 @@ import java.util.List;
   "override",
   "policy",
   "nodes",
+  "rates",
   "redisTime",
   "problem"
 })
@@ -47,10 +49,58 @@ public record BreakerView(
     PolicyRef policy,
     Nodes nodes,
     String redisTime,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String problem) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String problem,
+    Rates rates) {
 
   /** The state of a breaker whose stored state cannot be read. */
   public static final String INVALID = "INVALID";
+
+  /** Normalizes missing rates. */
+  public BreakerView {
+    rates = rates == null ? Rates.NONE : rates;
+  }
+
+  /** This view with {@code rates}. */
+  public BreakerView withRates(Rates rates) {
+    return new BreakerView(
+        id,
+        state,
+        storedState,
+        failures,
+        openUntil,
+        leases,
+        override,
+        policy,
+        nodes,
+        redisTime,
+        problem,
+        rates);
+  }
+
+  /**
+   * The fleet's call rates: the sum over the live nodes of what each counted over the window since
+   * its previous liveness beat (about one {@code heartbeatInterval}), divided by that window.
+   *
+   * @param callsPerSecond calls the breakers admitted per second
+   * @param rejectedPerSecond calls rejected per second
+   * @param fallbacksPerSecond calls a fallback answered per second (rejected or failed ones)
+   * @param windowMillis the window the figures cover: the longest of the live nodes' windows; 0
+   *     when no live node sent counts (the rates are then unknown and shown as 0)
+   */
+  @JsonPropertyOrder({"callsPerSecond", "rejectedPerSecond", "fallbacksPerSecond", "windowMillis"})
+  public record Rates(
+      double callsPerSecond,
+      double rejectedPerSecond,
+      double fallbacksPerSecond,
+      long windowMillis) {
+    /** No live node sent counts. */
+    public static final Rates NONE = new Rates(0, 0, 0, 0);
+
+    /** Whether any live node sent counts (else the rates are unknown). */
+    public boolean known() {
+      return windowMillis > 0;
+    }
+  }
 
   /**
    * The sliding window.

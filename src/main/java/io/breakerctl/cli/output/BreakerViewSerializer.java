@@ -34,6 +34,8 @@ final class BreakerViewSerializer extends StdSerializer<BreakerView> {
     p.defaultSerializeField("policy", v.policy(), g);
     g.writeFieldName("nodes");
     nodes(g, v.nodes());
+    g.writeFieldName("rates");
+    rates(g, v.rates());
     string(g, "redisTime", v.redisTime());
     if (v.problem() != null) {
       string(g, "problem", v.problem());
@@ -58,6 +60,15 @@ final class BreakerViewSerializer extends StdSerializer<BreakerView> {
     number(g, "rate", f.rate());
     number(g, "rateThreshold", f.rateThreshold());
     g.writeNumberField("total", f.total());
+    g.writeEndObject();
+  }
+
+  private static void rates(JsonGenerator g, BreakerView.Rates r) throws IOException {
+    g.writeStartObject(r);
+    g.writeNumberField("callsPerSecond", r.callsPerSecond());
+    g.writeNumberField("rejectedPerSecond", r.rejectedPerSecond());
+    g.writeNumberField("fallbacksPerSecond", r.fallbacksPerSecond());
+    g.writeNumberField("windowMillis", r.windowMillis());
     g.writeEndObject();
   }
 

@@ -5,6 +5,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.FleetCallRates;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
 import io.breakerctl.runtime.redis.PolicyEncoding;
 import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
@@ -52,7 +53,8 @@ public final class BreakerViews {
         null,
         new BreakerView.Nodes(0, List.of(), List.of(), List.of(), List.of()),
         time(redisTimeMillis),
-        problem);
+        problem,
+        BreakerView.Rates.NONE);
   }
 
   /**
@@ -72,7 +74,8 @@ public final class BreakerViews {
         warmed.map(w -> new BreakerView.PolicyRef(w.policyId(), w.version())).orElse(null),
         nodes(s, state, warmed),
         time(s.redisTimeMillis()),
-        null);
+        null,
+        BreakerView.Rates.NONE);
   }
 
   /**
@@ -100,7 +103,38 @@ public final class BreakerViews {
         0,
         time(s.redisTimeMillis()),
         "key " + hashKey + ": " + problem.get(),
-        new java.util.TreeMap<>(s.fields()));
+        new java.util.TreeMap<>(s.fields()),
+        BreakerView.Rates.NONE,
+        List.of());
+  }
+
+  /** The fleet's rates of {@code id} from {@code rates}, rounded to hundredths. */
+  public static BreakerView.Rates rates(FleetCallRates rates, String id) {
+    if (rates.windowMillis() <= 0) {
+      return BreakerView.Rates.NONE;
+    }
+    FleetCallRates.Rates r = rates.of(id);
+    return new BreakerView.Rates(
+        round(r.calls()), round(r.rejected()), round(r.fallbacks()), rates.windowMillis());
+  }
+
+  /** Each live node's rates of {@code id} from {@code rates}, rounded to hundredths. */
+  public static List<BreakerDetailView.NodeRates> nodeRates(FleetCallRates rates, String id) {
+    List<BreakerDetailView.NodeRates> out = new ArrayList<>();
+    for (FleetCallRates.NodeRates n : rates.byNode(id)) {
+      out.add(
+          new BreakerDetailView.NodeRates(
+              n.node(),
+              round(n.rates().calls()),
+              round(n.rates().rejected()),
+              round(n.rates().fallbacks()),
+              n.windowMillis()));
+    }
+    return out;
+  }
+
+  private static double round(double perSecond) {
+    return Math.round(perSecond * 100) / 100.0;
   }
 
   /** The describe document of a breaker whose stored state is readable. */
@@ -141,7 +175,9 @@ public final class BreakerViews {
         s.number("eventsDropped"),
         time(s.redisTimeMillis()),
         null,
-        null);
+        null,
+        BreakerView.Rates.NONE,
+        List.of());
   }
 
   private static List<BreakerDetailView.NodeView> nodeViews(

@@ -360,6 +360,7 @@ public final class Fallbacks<T> implements AutoCloseable {
   private FallbackResult<T> answer(FallbackPolicy kind, FallbackResult<T> r, long ageMillis) {
     breaker.observer().fallback(kind, ageMillis);
     breaker.observer().response(true);
+    breaker.fallbackServed();
     return r;
   }
 

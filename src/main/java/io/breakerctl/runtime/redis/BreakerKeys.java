@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
  *   &lt;prefix&gt;:{&lt;id&gt;}:unfwd    string: present while events await the history forwarder
  *   &lt;prefix&gt;:events          pub/sub channel: every transition and warmed policy, as JSON
  *   &lt;prefix&gt;:deployment      string: the deployment's identity, which its history carries
+ *   &lt;prefix&gt;:alive           sorted set: node id, score = Redis ms until which it counts alive
+ *   &lt;prefix&gt;:calls:{&lt;prefix&gt;:alive}:&lt;node&gt;  string: the node's calls per breaker over its last beat
  * </pre>
  */
 public final class BreakerKeys {
@@ -88,6 +90,16 @@ public final class BreakerKeys {
    */
   public String alive() {
     return prefix + ":alive";
+  }
+
+  /**
+   * A node's call counts per breaker over its last beat ({@code alive.lua}, {@link
+   * NodeCallCounts}). The hash tag is the liveness key's whole name, so both share one cluster slot
+   * and one script writes them together; the key starts with the prefix like every other key, so an
+   * ACL key pattern on the prefix ({@code ~cb:*}) covers it, and it is no breaker key.
+   */
+  public String calls(String node) {
+    return prefix + ":calls:{" + alive() + "}:" + node;
   }
 
   /** The heartbeat hash: node id to its last heartbeat as JSON. */

@@ -34,6 +34,19 @@ public final class NodeLiveness {
     return u != null ? u > nowMillis : nowMillis - report.atMillis() <= UNKNOWN_NODE_FRESH_MILLIS;
   }
 
+  /**
+   * Every node the liveness set names (alive or run out within about a day), sorted; empty when the
+   * liveness is {@link #UNKNOWN}.
+   */
+  public List<String> members() {
+    if (until == null) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>(until.keySet());
+    java.util.Collections.sort(out);
+    return out;
+  }
+
   /** The reports that count, in their order. */
   public List<NodeHeartbeat> live(List<NodeHeartbeat> reports, long nowMillis) {
     if (until == null || reports.isEmpty()) {

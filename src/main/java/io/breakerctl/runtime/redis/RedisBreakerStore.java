@@ -623,11 +623,57 @@ public final class RedisBreakerStore implements BreakerStore {
 
   @Override
   public CompletableFuture<Long> alive(String node, Duration validFor) {
-    String[] k = {keys.alive()};
+    String[] k = {keys.alive(), keys.calls(node)};
     String[] args = {
-      node, idleTtlMillis, PolicyEncoding.NO_POLICY, Long.toString(validFor.toMillis())
+      node, idleTtlMillis, PolicyEncoding.NO_POLICY, Long.toString(validFor.toMillis()), ""
     };
     return evalsha(BreakerScript.ALIVE, k[0], k, args).thenApply(r -> Replies.num(r, 0));
+  }
+
+  @Override
+  public CompletableFuture<Long> alive(String node, Duration validFor, NodeCallCounts calls) {
+    String[] k = {keys.alive(), keys.calls(node)};
+    String[] args = {
+      node,
+      idleTtlMillis,
+      PolicyEncoding.NO_POLICY,
+      Long.toString(validFor.toMillis()),
+      calls.toJson()
+    };
+    return evalsha(BreakerScript.ALIVE, k[0], k, args).thenApply(r -> Replies.num(r, 0));
+  }
+
+  /**
+   * The fleet's call rates per breaker ({@link FleetCallRates}): the counts the live nodes sent
+   * with their last beat. Two reads for the whole fleet: the liveness set, then one {@code MGET} of
+   * its nodes' counts (all in one slot). A node's counts expire with its liveness and are deleted
+   * when it leaves, so the counts found are the live nodes'.
+   */
+  public CompletableFuture<FleetCallRates> callRates() {
+    return liveness()
+        .thenCompose(
+            live -> {
+              List<String> nodes = live.members();
+              if (nodes.isEmpty()) {
+                return CompletableFuture.completedFuture(FleetCallRates.NONE);
+              }
+              String[] k = nodes.stream().map(keys::calls).toArray(String[]::new);
+              return guard(
+                  "read the nodes' call counts",
+                  commands
+                      .mget(k)
+                      .thenApply(
+                          kvs -> {
+                            Map<String, NodeCallCounts> byNode = new LinkedHashMap<>();
+                            for (int i = 0; i < kvs.size(); i++) {
+                              String json = kvs.get(i).getValueOrElse(null);
+                              if (json != null) {
+                                byNode.put(nodes.get(i), NodeCallCounts.parse(json));
+                              }
+                            }
+                            return new FleetCallRates(byNode);
+                          }));
+            });
   }
 
   /** The fleet's liveness: every node's alive-until time (Redis ms), see {@link NodeLiveness}. */

@@ -37,7 +37,8 @@ class BreakerViewSerializerTest {
             new BreakerView.PolicyRef("caller:*", 4),
             nodes,
             "2026-12-01T10:00:01.123Z",
-            null),
+            null,
+            new BreakerView.Rates(12.5, 0.33, 0.1, 60_000)),
         new BreakerView(
             "a:b",
             "CLOSED",
@@ -49,8 +50,10 @@ class BreakerViewSerializerTest {
             null,
             new BreakerView.Nodes(0, List.of(), List.of(), List.of(), List.of()),
             "2026-12-01T10:00:01Z",
+            null,
             null),
-        new BreakerView("x:y", "INVALID", "", null, null, List.of(), null, null, null, "", "bad"));
+        new BreakerView(
+            "x:y", "INVALID", "", null, null, List.of(), null, null, null, "", "bad", null));
   }
 
   @ParameterizedTest
@@ -127,7 +130,8 @@ class BreakerViewSerializerTest {
             f.policy(),
             f.nodes(),
             f.redisTime(),
-            "a problem");
+            "a problem",
+            f.rates());
     String json = Documents.JSON.writeValueAsString(full);
     List<String> names =
         Arrays.stream(BreakerView.class.getRecordComponents())

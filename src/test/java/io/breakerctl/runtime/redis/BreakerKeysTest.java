@@ -36,6 +36,14 @@ class BreakerKeysTest {
     }
 
     @Test
+    @DisplayName("a node's call counts: under the prefix, in the liveness key's cluster slot")
+    void calls() {
+      assertThat(keys.calls("node-1")).isEqualTo("cb:calls:{cb:alive}:node-1");
+      assertThat(io.lettuce.core.cluster.SlotHash.getSlot(keys.calls("node-1")))
+          .isEqualTo(io.lettuce.core.cluster.SlotHash.getSlot(keys.alive()));
+    }
+
+    @Test
     @DisplayName("a scoped id goes whole inside the hash tag")
     void scoped() {
       assertThat(keys.hash(BreakerId.parse("a:b:c"))).isEqualTo("cb:{a:b:c}");
