@@ -8,6 +8,7 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.BreakerKeys;
+import io.breakerctl.runtime.redis.BreakerScript;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import io.breakerctl.testing.TcpProxy;
@@ -27,15 +28,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 30, item 5: after a timeout or a lost connection, {@code force} reads back by its
- * correlation id whether its override landed and says applied (exit 0, a note), not applied (exit
- * 1, nothing written) or unknown (exit 6, the correlation id and how to check). Real faults on a
- * redis-server the test starts, reached through a loopback proxy that catches the override's own
- * request (by its reason): the answer lost after the script ran, a write paused until the CLI gave
- * up, a server stopped. In-process runs with {@code --timeout 1s}; nothing is timed.
+ * Issue 30, item 5: after a timeout or a lost connection, {@code force} and {@code replay restore}
+ * read back by the change's correlation id whether it landed and say applied (exit 0, a note), not
+ * applied (exit 1, nothing written) or unknown (exit 6, the correlation id and how to check). Real
+ * faults on a redis-server the test starts, reached through a loopback proxy that catches the
+ * override's own request (by its reason): the answer lost after the script ran, a write paused
+ * until the CLI gave up, a server stopped. In-process runs with {@code --timeout 1s}; nothing is
+ * timed.
  */
-@DisplayName("force after a lost answer: applied, not applied or unknown, read back")
-class ForceReadBackIT {
+@DisplayName("force and restore after a lost answer: applied, not applied or unknown, read back")
+class ReadBackIT {
   static final BreakerKeys KEYS = BreakerKeys.withPrefix(BreakerKeys.DEFAULT_PREFIX);
   static RedisServerProcess redis;
   static MongoServer mongo;
@@ -49,12 +51,10 @@ class ForceReadBackIT {
     mongo = new MongoServer(new MemoryBackend());
     mongo.bind("127.0.0.1", 0);
     mongoUri = "mongodb://127.0.0.1:" + mongo.getLocalAddress().getPort();
-    // the server caches the override script first: a request the proxy catches is the script
-    // running, not a NOSCRIPT answer (whose loss is read back, rightly, as not applied)
-    InProcessRun warm =
-        InProcessRun.breakerctl(
-            env(redis.uri()), "force", "open", "readback:warm", "--new", "--reason", "w", "--yes");
-    assertThat(warm.code()).as(warm.toString()).isZero();
+    // the server caches the scripts first: a request the proxy catches is the script running, not
+    // a NOSCRIPT answer (whose loss is read back, rightly, as not applied)
+    redis.call("SCRIPT", "LOAD", BreakerScript.OVERRIDE.body());
+    redis.call("SCRIPT", "LOAD", BreakerScript.RESTORE.body());
   }
 
   private static Map<String, String> env(String redisUri) {
@@ -82,21 +82,32 @@ class ForceReadBackIT {
   }
 
   private InProcessRun force(String id, String reason) {
-    return InProcessRun.breakerctl(
-        env(proxy.uri()),
-        "--timeout",
-        "1s",
-        "-o",
-        "json",
-        "force",
-        "open",
-        id,
-        "--new",
-        "--for",
-        "10m",
-        "--reason",
-        reason,
-        "--yes");
+    return viaProxy("force", "open", id, "--new", "--for", "10m", "--reason", reason, "--yes");
+  }
+
+  /** Runs breakerctl through the proxy with {@code --timeout 1s -o json}. */
+  private InProcessRun viaProxy(String... args) {
+    String[] all = new String[args.length + 4];
+    System.arraycopy(new String[] {"--timeout", "1s", "-o", "json"}, 0, all, 0, 4);
+    System.arraycopy(args, 0, all, 4, args.length);
+    return InProcessRun.breakerctl(env(proxy.uri()), all);
+  }
+
+  /**
+   * A breaker forced open (straight to Redis), its history forwarded to MongoDB, then every key of
+   * it lost: what {@code replay restore} rebuilds.
+   */
+  private static void lostWithHistory(String id) {
+    Map<String, String> direct = env(redis.uri());
+    InProcessRun set =
+        InProcessRun.breakerctl(
+            direct, "force", "open", id, "--new", "--for", "1h", "--reason", "r", "--yes");
+    assertThat(set.code()).as(set.toString()).isZero();
+    InProcessRun sync = InProcessRun.breakerctl(direct, "history", "sync");
+    assertThat(sync.code()).as(sync.toString()).isZero();
+    List<?> keys = (List<?>) redis.call("KEYS", KEYS.hash(BreakerId.parse(id)) + "*");
+    assertThat(keys).isNotEmpty();
+    keys.forEach(k -> redis.call("DEL", String.valueOf(k)));
   }
 
   private static JsonNode row(InProcessRun r) throws Exception {
@@ -231,5 +242,53 @@ class ForceReadBackIT {
     if (h.containsKey("override")) {
       assertThat(h).containsEntry("overrideCorrelationId", corr);
     }
+  }
+
+  @Test
+  @DisplayName("restore: the answer lost after the script ran: RESTORED, exit 0, a note")
+  void restoreApplied() throws Exception {
+    String id = "rst:applied";
+    lostWithHistory(id);
+    proxy.onRequest("drill-restore-lost", () -> {}, Answer.DISCARD);
+
+    InProcessRun r = viaProxy("replay", "restore", id, "--reason", "drill-restore-lost", "--yes");
+
+    assertThat(r.code()).as(r.toString()).isZero();
+    JsonNode item = new ObjectMapper().readTree(r.out()).path("items").path(0);
+    assertThat(item.path("action").asText()).as(r.toString()).isEqualTo("RESTORED");
+    assertThat(item.path("readBack").asText()).isEqualTo("APPLIED");
+    assertThat(r.err())
+        .contains("note: " + id + ": the connection to Redis failed")
+        .contains("the restore landed")
+        .doesNotContain("error:")
+        .doesNotContain("\tat ");
+    Map<String, String> h = hash(id);
+    assertThat(h).containsEntry("override", "FORCED_OPEN").containsKey("restoredFrom");
+  }
+
+  @Test
+  @DisplayName("restore: the write paused until the CLI gave up: not restored, exit 1, no keys")
+  void restoreNotApplied() throws Exception {
+    String id = "rst:not-applied";
+    lostWithHistory(id);
+    proxy.onRequest(
+        "drill-restore-paused", () -> redis.call("CLIENT", "PAUSE", "60000", "WRITE"), Answer.PASS);
+    InProcessRun r;
+    try {
+      r = viaProxy("replay", "restore", id, "--reason", "drill-restore-paused", "--yes");
+    } finally {
+      redis.call("CLIENT", "UNPAUSE");
+    }
+
+    assertThat(r.code()).as(r.toString()).isEqualTo(ExitCode.CHECK_FAILED);
+    JsonNode item = new ObjectMapper().readTree(r.out()).path("items").path(0);
+    assertThat(item.path("action").asText()).isEqualTo("FAILED");
+    assertThat(item.path("readBack").asText()).isEqualTo("NOT_APPLIED");
+    assertThat(r.err())
+        .contains("the change did not land, nothing was written")
+        .contains("not restored")
+        .doesNotContain("\tat ");
+    redis.call("PING");
+    assertThat(redis.call("EXISTS", KEYS.hash(BreakerId.parse(id)))).isEqualTo(0L);
   }
 }
