@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * applied (exit 1, nothing written) or unknown (exit 6, the correlation id and how to check). Real
  * faults on a redis-server the test starts, reached through a loopback proxy that catches the
  * override's own request (by its reason): the answer lost after the script ran, a write paused
- * until the CLI gave up, a server stopped. In-process runs with {@code --timeout 1s}; nothing is
+ * until the CLI gave up, a server stopped. In-process runs with {@code --timeout 2s}; nothing is
  * timed.
  */
 @DisplayName("force and restore after a lost answer: applied, not applied or unknown, read back")
@@ -85,10 +85,13 @@ class ReadBackIT {
     return viaProxy("force", "open", id, "--new", "--for", "10m", "--reason", reason, "--yes");
   }
 
-  /** Runs breakerctl through the proxy with {@code --timeout 1s -o json}. */
+  /**
+   * Runs breakerctl through the proxy with {@code --timeout 2s -o json} (the read-back then has 4
+   * s: room for a loaded machine; nothing here is timed).
+   */
   private InProcessRun viaProxy(String... args) {
     String[] all = new String[args.length + 4];
-    System.arraycopy(new String[] {"--timeout", "1s", "-o", "json"}, 0, all, 0, 4);
+    System.arraycopy(new String[] {"--timeout", "2s", "-o", "json"}, 0, all, 0, 4);
     System.arraycopy(args, 0, all, 4, args.length);
     return InProcessRun.breakerctl(env(proxy.uri()), all);
   }
@@ -186,6 +189,29 @@ class ReadBackIT {
         .containsEntry("override", "FORCED_OPEN")
         .containsEntry("overrideCorrelationId", corr);
     assertThat(eventsCarrying(id, corr)).isPositive();
+  }
+
+  @Test
+  @DisplayName("clear: the answer lost after the script ran: CLEARED, rebuilt from its event")
+  void clearApplied() throws Exception {
+    String id = "readback:clear";
+    InProcessRun set =
+        InProcessRun.breakerctl(
+            env(redis.uri()), "force", "open", id, "--new", "--reason", "r", "--yes");
+    assertThat(set.code()).as(set.toString()).isZero();
+    proxy.onRequest("drill-clear-lost", () -> {}, Answer.DISCARD);
+
+    InProcessRun r = viaProxy("force", "clear", id, "--reason", "drill-clear-lost", "--yes");
+
+    assertThat(r.code()).as(r.toString()).isZero();
+    JsonNode row = row(r);
+    assertThat(row.path("previous").asText()).isEqualTo("FORCED_OPEN");
+    assertThat(row.path("state").asText()).isEqualTo("CLOSED");
+    assertThat(row.path("outcome").asText()).isEqualTo("CLEARED");
+    assertThat(row.path("readBack").asText()).isEqualTo("APPLIED");
+    assertThat(r.err()).contains("the change landed").doesNotContain("error:");
+    assertThat(hash(id)).doesNotContainKey("override");
+    assertThat(eventsCarrying(id, row.path("correlationId").asText())).isEqualTo(1);
   }
 
   @Test
