@@ -8,12 +8,14 @@ import io.breakerctl.runtime.control.ControlPermissionException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.control.DeploymentMismatchException;
 import io.breakerctl.runtime.control.PolicyConflictException;
+import io.breakerctl.runtime.redis.LostAnswerException;
 import io.breakerctl.runtime.redis.MalformedBreakerException;
 import io.breakerctl.runtime.redis.StoreException;
 import io.breakerctl.runtime.redis.StorePermissionException;
 import io.breakerctl.runtime.redis.StoreTlsException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
 import io.breakerctl.runtime.redis.TlsFailure;
+import io.breakerctl.runtime.redis.WriteOutcome;
 import io.breakerctl.sandbox.SandboxException;
 import java.io.PrintWriter;
 import java.util.Optional;
@@ -94,6 +96,19 @@ final class ErrorPolicy
             "hint: trust the CA that signed the server's certificate with --redis-ca-file FILE"
                 + " (BREAKERCTL_REDIS_CA_FILE, or a context's redisCaFile)");
       }
+      if (ex instanceof LostAnswerException u && u.outcome() == WriteOutcome.UNKNOWN) {
+        err.println(
+            "hint: whether it landed shows in 'breakerctl history "
+                + u.id()
+                + "' or 'breakerctl describe "
+                + u.id()
+                + "' (an event with correlation id "
+                + u.correlationId()
+                + "); check before running it again");
+      }
+      if (ex instanceof LostAnswerException n && n.outcome() == WriteOutcome.NOT_APPLIED) {
+        err.println("hint: nothing was written; running the same command again is safe");
+      }
       if (!(ex instanceof StorePermissionException) && refusedCredentials(ex)) {
         err.println("error: Redis refused the credentials (check the user and its password)");
       }
@@ -139,6 +154,10 @@ final class ErrorPolicy
     }
     if (ex instanceof StorePermissionException || refusedCredentials(ex)) {
       return ExitCode.PERMISSION;
+    }
+    if (ex instanceof LostAnswerException n && n.outcome() == WriteOutcome.NOT_APPLIED) {
+      // a lost answer read back as not applied: a plain failure, known; 6 is only for unknown
+      return ExitCode.CHECK_FAILED;
     }
     if (ex instanceof StoreUnavailableException
         || ex instanceof ControlUnavailableException

@@ -8,7 +8,10 @@ public final class ExitCode {
   /** Success; a dry run of a mutation that would succeed. */
   public static final int OK = 0;
 
-  /** A check found something (status --check, policy diff, apply --dry-run, wait timed out). */
+  /**
+   * A check found something (status --check, policy diff, apply --dry-run, wait timed out); a
+   * change whose answer was lost and that a read-back showed did not land (nothing written).
+   */
   public static final int CHECK_FAILED = 1;
 
   /** Usage or validation error (a bad URI or CA file included). */
@@ -26,7 +29,10 @@ public final class ExitCode {
   /** Cancelled: prompt declined, interrupted. */
   public static final int CANCELLED = 5;
 
-  /** Redis or MongoDB unavailable within --timeout, or a TLS connection failed (named). */
+  /**
+   * Redis or MongoDB unavailable within --timeout, or a TLS connection failed (named); a change
+   * whose answer was lost and whose outcome Redis, not answering, left unknown.
+   */
   public static final int UNAVAILABLE = 6;
 
   /** Not found. */
@@ -47,7 +53,9 @@ public final class ExitCode {
     m.put(
         "1",
         "A check found something (status --check: a breaker OPEN or FORCED_OPEN; policy diff and"
-            + " policy apply --dry-run: something would change; wait: the timeout passed).");
+            + " policy apply --dry-run: something would change; wait: the timeout passed); force"
+            + " and replay restore: the connection failed and Redis, read back, shows the change"
+            + " did not land (nothing written).");
     m.put(
         "2",
         "Usage or validation error (a URI whose password needs percent-encoding, a CA file that is"
@@ -68,7 +76,9 @@ public final class ExitCode {
             + " loading, busy, masterdown, clusterdown, tryagain, a script error: named in the"
             + " error), or a TLS connection that failed (an untrusted certificate, a hostname"
             + " mismatch, an expired certificate, a plain server behind rediss://: named in the"
-            + " error).");
+            + " error); force and replay restore: the connection failed and Redis did not answer"
+            + " the read-back either, so whether the change landed is unknown (the correlation id"
+            + " is named; history or describe shows it).");
     m.put("7", "Not found.");
     m.put("8", "Stdout could not be written (a full disk; a closed pipe ends quietly).");
     m.put("9", "Internal error (a bug: the message says so; -v shows the stack trace).");

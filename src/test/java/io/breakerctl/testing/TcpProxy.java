@@ -32,9 +32,28 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       immediately, until the mode changes.
  * </ul>
  *
+ * <p>{@link #onRequest} acts once on the next request that contains a marker: runs an action before
+ * forwarding it (pause or stop the server), then passes, discards or resets the server's answer.
+ *
  * <p>All threads are daemon threads owned by an executor that {@link #close()} shuts down.
  */
 public final class TcpProxy implements AutoCloseable {
+
+  /** What happens to the server's answer to a request {@link #onRequest} caught. */
+  public enum Answer {
+    /** Forwarded as usual. */
+    PASS,
+    /** Discarded, with everything else the server sends on that connection; it stays open. */
+    DISCARD,
+    /** Not forwarded: both sides of that connection are reset (RST) when it arrives. */
+    RESET
+  }
+
+  private record Trigger(byte[] marker, Runnable before, Answer answer) {}
+
+  private final java.util.concurrent.atomic.AtomicReference<Trigger> trigger =
+      new java.util.concurrent.atomic.AtomicReference<>();
+  private final java.util.Map<Socket, Answer> caught = new ConcurrentHashMap<>();
 
   /** Forwarding behaviour. */
   public enum Mode {
@@ -124,6 +143,16 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * Once, on the next chunk a client sends that contains {@code marker} (UTF-8): runs {@code
+   * before}, forwards the chunk, and treats what the server sends back on that connection as {@code
+   * answer} says. Other connections, and new ones, are forwarded as the mode says.
+   */
+  public void onRequest(String marker, Runnable before, Answer answer) {
+    trigger.set(
+        new Trigger(marker.getBytes(java.nio.charset.StandardCharsets.UTF_8), before, answer));
+  }
+
   private void setMode(Mode newMode) {
     synchronized (modeChanged) {
       mode = newMode;
@@ -180,8 +209,8 @@ public final class TcpProxy implements AutoCloseable {
       sockets.add(client);
       sockets.add(upstream);
       try {
-        threads.execute(() -> pump(client, upstream));
-        threads.execute(() -> pump(upstream, client));
+        threads.execute(() -> pump(client, upstream, true));
+        threads.execute(() -> pump(upstream, client, false));
       } catch (RuntimeException e) {
         abort(client);
         abort(upstream);
@@ -189,7 +218,7 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
-  private void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, boolean request) {
     byte[] buf = new byte[16 * 1024];
     try {
       InputStream in = from.getInputStream();
@@ -203,6 +232,23 @@ public final class TcpProxy implements AutoCloseable {
         if (m == Mode.DELAY && !delay.isZero()) {
           Thread.sleep(delay.toMillis());
         }
+        Trigger t = trigger.get();
+        if (request
+            && t != null
+            && contains(buf, n, t.marker())
+            && trigger.compareAndSet(t, null)) {
+          caught.put(to, t.answer());
+          t.before().run();
+        }
+        Answer answer = request ? null : caught.get(from);
+        if (answer == Answer.DISCARD) {
+          continue;
+        }
+        if (answer == Answer.RESET) {
+          abort(from);
+          abort(to);
+          break;
+        }
         out.write(buf, 0, n);
         out.flush();
       }
@@ -211,6 +257,9 @@ public final class TcpProxy implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
+      if (!request) {
+        caught.remove(from);
+      }
       if (mode == Mode.RESET || closed) {
         abort(from);
         abort(to);
@@ -219,6 +268,19 @@ public final class TcpProxy implements AutoCloseable {
         closeQuietly(to);
       }
     }
+  }
+
+  private static boolean contains(byte[] buf, int n, byte[] marker) {
+    outer:
+    for (int i = 0; i + marker.length <= n; i++) {
+      for (int j = 0; j < marker.length; j++) {
+        if (buf[i + j] != marker[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
   }
 
   private Mode awaitNotDropping() throws InterruptedException {

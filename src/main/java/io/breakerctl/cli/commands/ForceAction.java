@@ -204,7 +204,8 @@ abstract class ForceAction implements Callable<Integer> {
                 false,
                 true,
                 null,
-                "key " + store.location(s.id()) + ": " + s.problem().get()));
+                "key " + store.location(s.id()) + ": " + s.problem().get(),
+                null));
         continue;
       }
       State before = s.effectiveState();
@@ -232,6 +233,7 @@ abstract class ForceAction implements Callable<Integer> {
               "",
               false,
               true,
+              null,
               null,
               null));
     }

@@ -3,16 +3,19 @@ package io.breakerctl.cli.commands;
 import io.breakerctl.cli.Interruption;
 import io.breakerctl.cli.commands.ForceCommand.OverrideView;
 import io.breakerctl.cli.commands.ForceCommand.Result;
+import io.breakerctl.cli.output.Printable;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.runtime.control.BreakerOverrides;
 import io.breakerctl.runtime.control.OverrideAction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.LostAnswerException;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.StoreException;
 import io.breakerctl.runtime.redis.StorePermissionException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
+import io.breakerctl.runtime.redis.WriteOutcome;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +33,7 @@ final class ForceBatch {
   private final PrintWriter err;
   private final List<OverrideView> rows = new ArrayList<>();
   private StoreException failure;
+  private StoreException lost;
   private boolean warned;
 
   ForceBatch(BreakerOverrides overrides, OverrideRequest request, PrintWriter err) {
@@ -59,6 +63,13 @@ final class ForceBatch {
           warnAudit(a);
         }
         long until = a.result().untilMillis();
+        boolean readBack = !a.lostAnswer().isEmpty();
+        if (readBack) {
+          noteLanded(id, a);
+          // the store closed its connection after the read-back: the rest are not attempted
+          lost = new StoreUnavailableException(a.lostAnswer(), null);
+          stopped = true;
+        }
         rows.add(
             new OverrideView(
                 id.toString(),
@@ -70,7 +81,26 @@ final class ForceBatch {
                 a.auditStored(),
                 false,
                 (a.result().changed() ? Result.APPLIED : Result.UNCHANGED).code(),
-                null));
+                null,
+                readBack ? WriteOutcome.APPLIED.name() : null));
+      } catch (LostAnswerException ex) {
+        // the answer was lost and read back: the row says what Redis showed
+        String o = ex.outcome().name();
+        rows.add(
+            new OverrideView(
+                id.toString(),
+                before,
+                "-",
+                o,
+                null,
+                ex.correlationId(),
+                false,
+                false,
+                Result.FAILED.code(),
+                ex.getMessage(),
+                o));
+        failure = ex;
+        stopped = true;
       } catch (StoreException ex) {
         rows.add(row(id, before, "-", "FAILED", null, "", Result.FAILED, ex.getMessage()));
         if (failure == null || ex instanceof StoreUnavailableException) {
@@ -89,8 +119,15 @@ final class ForceBatch {
     return rows;
   }
 
-  /** The failure that decides the exit code (Redis unavailable first), else null. */
+  /**
+   * The failure that decides the exit code (Redis unavailable first; a lost answer that was read
+   * back decides it), else null; after a change that landed though its answer was lost, the lost
+   * connection when breakers were left not attempted.
+   */
   StoreException failure() {
+    if (failure == null && lost != null && count(Result.NOT_ATTEMPTED) > 0) {
+      return lost;
+    }
     return failure;
   }
 
@@ -133,7 +170,29 @@ final class ForceBatch {
       Result result,
       String error) {
     return new OverrideView(
-        id.toString(), before, after, outcome, until, corr, false, false, result.code(), error);
+        id.toString(),
+        before,
+        after,
+        outcome,
+        until,
+        corr,
+        false,
+        false,
+        result.code(),
+        error,
+        null);
+  }
+
+  private void noteLanded(BreakerId id, OverrideAction a) {
+    err.println(
+        "note: "
+            + id
+            + ": the connection to Redis failed ("
+            + Printable.escape(a.lostAnswer())
+            + "), but the change landed: Redis, read back, holds it (correlation id "
+            + a.correlationId()
+            + ")");
+    err.flush();
   }
 
   private void warnAudit(OverrideAction a) {

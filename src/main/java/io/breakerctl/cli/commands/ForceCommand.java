@@ -29,6 +29,12 @@ import picocli.CommandLine.Spec;
           + " command again completes it (a breaker already forced the same way by the same actor"
           + " with the same reason is left as it is: unchanged, its expiry too). With MongoDB"
           + " down the audit of every change rides in the breakers' event streams (one warning).",
+      "When the connection fails during a change (a timeout, a lost connection), the command"
+          + " reads back from Redis, by the change's correlation id, whether it landed: landed is"
+          + " a success with a note on stderr; not landed exits 1 (nothing written; running it"
+          + " again is safe); Redis not answering the read-back either exits 6 naming the"
+          + " correlation id (history or describe shows whether it landed). The row's outcome"
+          + " (-o json: outcome, readBack) says which.",
       "Undo: 'breakerctl force clear ID|GLOB --reason TEXT' (a forced breaker stays forced until"
           + " cleared or its --for expires); after a change the command prints its undo (after the table; on"
           + " stderr with -o json, yaml, jsonl or name)."
@@ -56,8 +62,9 @@ public final class ForceCommand implements Callable<Integer> {
    * @param id the breaker
    * @param previous the state in force before ("-" when unknown)
    * @param state the state in force after (or that would be, on a dry run; "-" when unknown)
-   * @param outcome SET, UPDATED, CLEARED, NOT_OVERRIDDEN, UNCHANGED, FAILED, NOT_ATTEMPTED (or
-   *     WOULD_SET, WOULD_UPDATE, WOULD_CLEAR, WOULD_FAIL on a dry run)
+   * @param outcome SET, UPDATED, CLEARED, NOT_OVERRIDDEN, UNCHANGED, FAILED, NOT_ATTEMPTED, and
+   *     after a lost answer NOT_APPLIED or UNKNOWN (or WOULD_SET, WOULD_UPDATE, WOULD_CLEAR,
+   *     WOULD_FAIL on a dry run)
    * @param until the override's expiry (RFC 3339 UTC, Redis time), null until cleared
    * @param correlationId the audit record's id (empty on a dry run and when nothing was written)
    * @param auditStored whether the audit record is in MongoDB
@@ -65,6 +72,9 @@ public final class ForceCommand implements Callable<Integer> {
    * @param result what happened to this breaker: applied, unchanged, failed or notAttempted (a
    *     partial change lists every breaker); null on a dry run
    * @param error why it failed, only then
+   * @param readBack when the override script's answer was lost (a timeout, a failed connection):
+   *     what reading Redis back by the correlation id found, APPLIED, NOT_APPLIED or UNKNOWN; null
+   *     otherwise
    */
   @JsonPropertyOrder({
     "id",
@@ -76,7 +86,8 @@ public final class ForceCommand implements Callable<Integer> {
     "auditStored",
     "dryRun",
     "result",
-    "error"
+    "error",
+    "readBack"
   })
   public record OverrideView(
       String id,
@@ -88,7 +99,8 @@ public final class ForceCommand implements Callable<Integer> {
       boolean auditStored,
       boolean dryRun,
       @JsonInclude(JsonInclude.Include.NON_NULL) String result,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String error) {}
+      @JsonInclude(JsonInclude.Include.NON_NULL) String error,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String readBack) {}
 
   /**
    * The command that undoes a force, as its output names it: {@code breakerctl force clear ID

@@ -14,11 +14,14 @@ import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.control.BreakerRestore;
 import io.breakerctl.runtime.control.RestoreAction;
+import io.breakerctl.runtime.control.RestoreItem;
 import io.breakerctl.runtime.control.RestorePlan;
 import io.breakerctl.runtime.model.OperatorText;
+import io.breakerctl.runtime.redis.WriteOutcome;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -124,18 +127,37 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
         todo);
     RestorePlan done = restore.restore(p, actor, reason);
     print(done);
-    List<String> failed =
-        done.with(RestoreAction.FAILED).stream()
-            .map(i -> i.id() + ": " + Printable.escape(i.detail()))
-            .toList();
+    PrintWriter err = spec.commandLine().getErr();
+    done.with(RestoreAction.RESTORED).stream()
+        .filter(i -> i.readBack().isPresent())
+        .forEach(i -> err.println("note: " + i.id() + ": " + Printable.escape(i.detail())));
+    List<RestoreItem> failed = done.with(RestoreAction.FAILED);
     if (failed.isEmpty()) {
+      err.flush();
       return ExitCode.OK;
     }
-    PrintWriter err = spec.commandLine().getErr();
-    failed.forEach(f -> err.println("error: " + f));
+    failed.forEach(i -> err.println("error: " + i.id() + ": " + Printable.escape(i.detail())));
+    failed.stream()
+        .filter(i -> i.readBack().equals(Optional.of(WriteOutcome.UNKNOWN)))
+        .forEach(
+            i ->
+                err.println(
+                    "hint: whether it landed shows in 'breakerctl history "
+                        + i.id()
+                        + "' or 'breakerctl describe "
+                        + i.id()
+                        + "' (a RESTORED event with correlation id "
+                        + done.correlationId()
+                        + ":"
+                        + i.id()
+                        + "); check before running it again"));
     err.println("error: " + failed.size() + " breaker(s) not restored; run the same command again");
     err.flush();
-    return ExitCode.UNAVAILABLE;
+    // known not written (read back, or never sent after that) is a plain failure; 6 is for a
+    // Redis that did not answer, the outcome then unknown
+    boolean notWritten =
+        failed.stream().allMatch(i -> i.readBack().equals(Optional.of(WriteOutcome.NOT_APPLIED)));
+    return notWritten ? ExitCode.CHECK_FAILED : ExitCode.UNAVAILABLE;
   }
 
   private void print(RestorePlan plan) {

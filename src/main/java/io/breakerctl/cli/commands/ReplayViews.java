@@ -72,7 +72,8 @@ public final class ReplayViews {
     "policyVersion",
     "source",
     "epoch",
-    "detail"
+    "detail",
+    "readBack"
   })
   public record RestoreView(
       String id,
@@ -86,7 +87,8 @@ public final class ReplayViews {
       long policyVersion,
       Transition source,
       String epoch,
-      String detail) {}
+      String detail,
+      @JsonInclude(JsonInclude.Include.NON_NULL) String readBack) {}
 
   /** A restore's plan or report. */
   @JsonPropertyOrder({"dryRun", "correlationId", "fromDeployment", "intoDeployment", "items"})
@@ -138,7 +140,8 @@ public final class ReplayViews {
         i.policyVersion(),
         transition(i.source(), 0),
         i.epoch(),
-        i.detail());
+        i.detail(),
+        i.readBack().map(Enum::name).orElse(null));
   }
 
   private static Transition transition(TransitionRef t, long atMillis) {

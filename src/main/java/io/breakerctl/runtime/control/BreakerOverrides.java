@@ -5,6 +5,7 @@ import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.Written;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
@@ -36,8 +37,14 @@ public final class BreakerOverrides {
   /**
    * Applies an override (a correlation id is generated when the request has none) and audits it.
    *
+   * <p>When the script's answer is lost (a timeout, a failed connection), the store reads back by
+   * the correlation id whether it landed ({@link RedisBreakerStore#awaitWrite}): landed, the action
+   * goes on as if answered ({@link OverrideAction#lostAnswer} says what was lost).
+   *
    * @throws io.breakerctl.runtime.redis.StoreException when Redis refuses or is unavailable
    *     (nothing was done)
+   * @throws io.breakerctl.runtime.redis.LostAnswerException when the answer was lost and the
+   *     override did not land, or Redis did not answer the read-back either
    */
   public OverrideAction apply(BreakerId id, OverrideRequest request) {
     String corr =
@@ -45,9 +52,12 @@ public final class BreakerOverrides {
     OverrideRequest r =
         new OverrideRequest(
             request.kind(), request.actor(), request.reason(), request.duration(), corr);
-    OverrideResult result = RedisBreakerStore.await(redis.override(id, r));
+    Written<OverrideResult> written =
+        redis.awaitWrite(id, corr, redis.override(id, r), OverrideResult::landed);
+    OverrideResult result = written.value();
+    String lost = written.lostAnswer();
     if (!result.changed()) {
-      return new OverrideAction(result, corr, false, "nothing changed, nothing audited");
+      return new OverrideAction(result, corr, false, "nothing changed, nothing audited", lost);
     }
     // Redis time, as the script ran (its event's stream id is "<ms>-<seq>"): racing operators'
     // records then order as the scripts applied them, whatever their clocks say (2 of 40 racing
@@ -78,16 +88,16 @@ public final class BreakerOverrides {
     String down = mongoDown;
     if (down != null) {
       // MongoDB already failed in this batch: do not wait the timeout again for every breaker
-      return new OverrideAction(result, corr, false, down);
+      return new OverrideAction(result, corr, false, down, lost);
     }
     try {
       audit.record(record);
-      return new OverrideAction(result, corr, true, "");
+      return new OverrideAction(result, corr, true, "", lost);
     } catch (ControlUnavailableException e) {
       mongoDown = e.getMessage();
-      return new OverrideAction(result, corr, false, e.getMessage());
+      return new OverrideAction(result, corr, false, e.getMessage(), lost);
     } catch (ControlException e) {
-      return new OverrideAction(result, corr, false, e.getMessage());
+      return new OverrideAction(result, corr, false, e.getMessage(), lost);
     }
   }
 

@@ -6,10 +6,13 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.EffectiveState;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.LostAnswerException;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.RestoreRequest;
 import io.breakerctl.runtime.redis.RestoreResult;
 import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.redis.WriteOutcome;
+import io.breakerctl.runtime.redis.Written;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -233,7 +236,8 @@ public final class BreakerRestore {
             policy.map(PolicyVersion::version).orElse(0L),
             source,
             keys.epoch(),
-            "");
+            "",
+            Optional.empty());
     String lastEvent = keys.fields().getOrDefault("lastEvent", "0-0");
     if (keys.epoch().equals(last.epoch())
         && TimelineKey.compareStreamIds(lastEvent, last.key().streamId()) >= 0) {
@@ -285,6 +289,7 @@ public final class BreakerRestore {
     AuditLog audit = new AuditLog(db);
     List<RestoreItem> out = new ArrayList<>();
     long time = 0;
+    String lost = null;
     for (Planned p : plan) {
       time = Math.max(time, p.redisTimeMillis());
       RestoreItem item = p.item();
@@ -292,8 +297,29 @@ public final class BreakerRestore {
         out.add(item);
         continue;
       }
+      if (lost != null) {
+        // the store closed its connection after reading a lost answer back: nothing more is sent
+        out.add(
+            item.with(
+                RestoreAction.FAILED,
+                item.epoch(),
+                "not attempted: the connection to Redis failed on an earlier breaker ("
+                    + lost
+                    + ")",
+                Optional.of(WriteOutcome.NOT_APPLIED)));
+        continue;
+      }
       try {
-        out.add(restoreOne(p, corr + ":" + item.id(), actor, reason, policies, audit));
+        RestoreItem done = restoreOne(p, corr + ":" + item.id(), actor, reason, policies, audit);
+        if (done.readBack().isPresent()) {
+          lost = done.detail();
+        }
+        out.add(done);
+      } catch (LostAnswerException e) {
+        out.add(
+            item.with(
+                RestoreAction.FAILED, item.epoch(), e.getMessage(), Optional.of(e.outcome())));
+        lost = e.getMessage();
       } catch (StoreException | ControlException e) {
         out.add(item.with(RestoreAction.FAILED, item.epoch(), e.getMessage()));
       }
@@ -333,7 +359,20 @@ public final class BreakerRestore {
             actor,
             reason,
             corr);
-    RestoreResult r = RedisBreakerStore.await(redis.restore(item.id(), request));
+    Written<RestoreResult> written =
+        redis.awaitWrite(item.id(), corr, redis.restore(item.id(), request), RestoreResult::landed);
+    RestoreResult r = written.value();
+    // a lost answer that was read back as landed is a restore like any other, said so
+    String landed =
+        written.readBack()
+            ? "the connection to Redis failed ("
+                + written.lostAnswer()
+                + "), but the restore landed: Redis, read back, holds it (correlation id "
+                + corr
+                + ")"
+            : "";
+    Optional<WriteOutcome> readBack =
+        written.readBack() ? Optional.of(WriteOutcome.APPLIED) : Optional.empty();
     RestoreAction action =
         switch (r.status()) {
           case RESTORED -> RestoreAction.RESTORED;
@@ -342,7 +381,7 @@ public final class BreakerRestore {
           case MOVED_ON -> RestoreAction.MOVED_ON;
         };
     if (action != RestoreAction.RESTORED) {
-      return item.with(action, r.epoch(), "decided by the script at restore time");
+      return item.with(action, r.epoch(), "decided by the script at restore time", readBack);
     }
     audit.record(
         new AuditRecord(
@@ -356,6 +395,6 @@ public final class BreakerRestore {
             Map.of("epoch", r.previousEpoch()),
             Map.of("state", r.state().code(), "epoch", r.epoch(), "source", item.source().key()),
             Optional.of(new TransitionRef(item.id(), r.epoch(), r.eventId()))));
-    return item.with(RestoreAction.RESTORED, r.epoch(), "");
+    return item.with(RestoreAction.RESTORED, r.epoch(), landed, readBack);
   }
 }

@@ -10,6 +10,13 @@ import io.breakerctl.runtime.redis.OverrideResult;
  * @param auditStored true when the audit record is in MongoDB; false when MongoDB was unavailable
  *     and the audit rides in the breaker's event stream until the history forwarder stores it
  * @param auditError why the audit could not be stored now, empty otherwise
+ * @param lostAnswer why the override script's answer was lost (a timeout, a failed connection)
+ *     while a read-back found the override landed all the same, {@code result} rebuilt from Redis;
+ *     empty when the script answered
  */
 public record OverrideAction(
-    OverrideResult result, String correlationId, boolean auditStored, String auditError) {}
+    OverrideResult result,
+    String correlationId,
+    boolean auditStored,
+    String auditError,
+    String lostAnswer) {}

@@ -2,6 +2,7 @@ package io.breakerctl.runtime.control;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.WriteOutcome;
 import java.util.Optional;
 
 /**
@@ -20,6 +21,9 @@ import java.util.Optional;
  * @param source the newest transition in history the state comes from
  * @param epoch the keys' epoch afterwards (the new one when restored)
  * @param detail why a breaker was left alone or failed, else empty
+ * @param readBack when the restore script's answer was lost (a timeout, a failed connection): what
+ *     reading Redis back by the correlation id found (NOT_APPLIED also for a breaker not attempted
+ *     after that); empty otherwise
  */
 public record RestoreItem(
     BreakerId id,
@@ -33,9 +37,15 @@ public record RestoreItem(
     long policyVersion,
     TransitionRef source,
     String epoch,
-    String detail) {
+    String detail,
+    Optional<WriteOutcome> readBack) {
 
   RestoreItem with(RestoreAction action, String epoch, String detail) {
+    return with(action, epoch, detail, readBack);
+  }
+
+  RestoreItem with(
+      RestoreAction action, String epoch, String detail, Optional<WriteOutcome> readBack) {
     return new RestoreItem(
         id,
         action,
@@ -48,6 +58,7 @@ public record RestoreItem(
         policyVersion,
         source,
         epoch,
-        detail);
+        detail,
+        readBack);
   }
 }

@@ -3,6 +3,7 @@ package io.breakerctl.runtime.redis;
 import io.breakerctl.runtime.model.OverrideOutcome;
 import io.breakerctl.runtime.model.State;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The answer of the override script.
@@ -36,5 +37,51 @@ public record OverrideResult(
         Replies.str(r, 5),
         State.fromCode(Replies.str(r, 6)),
         Replies.num(r, 7));
+  }
+
+  /**
+   * The answer an override that landed gave, rebuilt from what a read-back found: its event (cause
+   * OVERRIDE_SET, OVERRIDE_UPDATED or OVERRIDE_CLEARED), else the override in the hash (then with
+   * no event id, and the state before unknown: shown as the state after).
+   */
+  public static OverrideResult landed(WriteLanding found) {
+    Map<String, String> h = found.fields();
+    if (found.event().isPresent()) {
+      BreakerEvent e = found.event().get();
+      Map<String, String> f = e.fields();
+      OverrideOutcome outcome =
+          switch (f.getOrDefault("cause", "")) {
+            case "OVERRIDE_CLEARED" -> OverrideOutcome.CLEARED;
+            case "OVERRIDE_UPDATED" -> OverrideOutcome.UPDATED;
+            default -> OverrideOutcome.SET;
+          };
+      return new OverrideResult(
+          true,
+          e.to(),
+          outcome,
+          e.streamId(),
+          f.getOrDefault("generation", h.getOrDefault("generation", "")),
+          e.epoch(),
+          e.from(),
+          number(f.get("until")));
+    }
+    State now = State.fromCode(h.get("override"));
+    return new OverrideResult(
+        true,
+        now,
+        OverrideOutcome.SET,
+        "",
+        h.getOrDefault("generation", ""),
+        h.getOrDefault("epoch", ""),
+        now,
+        number(h.get("overrideUntil")));
+  }
+
+  private static long number(String s) {
+    try {
+      return s == null || s.isEmpty() ? 0 : Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 }

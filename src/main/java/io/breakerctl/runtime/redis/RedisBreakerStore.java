@@ -821,6 +821,65 @@ public final class RedisBreakerStore implements BreakerStore {
   }
 
   /**
+   * Waits for {@code write}, a change of {@code id} whose script records {@code correlationId} (in
+   * the event it appends; an override also in the hash). When it fails with a timeout or a lost
+   * connection (not an answer: a refusal, an ACL denial or bad input fail as they are), whether it
+   * landed is read back over a fresh connection ({@link #readBack}): landed, {@code landed}
+   * rebuilds the answer from what Redis holds.
+   *
+   * <p>After a read-back this store's connection is closed (a write still queued on it must not
+   * land after its outcome is reported): only a one-shot client, such as the CLI, should use this.
+   *
+   * @throws LostAnswerException when the read-back shows it did not land, or Redis did not answer
+   *     the read-back either
+   * @throws StoreException any other failure of the write
+   */
+  public <T> Written<T> awaitWrite(
+      BreakerId id,
+      String correlationId,
+      CompletableFuture<T> write,
+      Function<WriteLanding, T> landed) {
+    try {
+      return new Written<>(await(write), "");
+    } catch (StoreUnavailableException e) {
+      if (e.fault() != StoreFault.TIMEOUT && e.fault() != StoreFault.UNREACHABLE) {
+        throw e;
+      }
+      WriteLanding found = readBack(id, correlationId);
+      if (found.outcome() == WriteOutcome.APPLIED) {
+        return new Written<>(landed.apply(found), e.getMessage());
+      }
+      throw new LostAnswerException(found.outcome(), id, correlationId, found.detail(), e);
+    }
+  }
+
+  /**
+   * Reads back whether a change of {@code id} carrying {@code correlationId} landed, over fresh
+   * connections, retrying for up to twice the command timeout (at least 1 s); closes this store's
+   * connection ({@link WriteReadBack} says why and when).
+   */
+  public WriteLanding readBack(BreakerId id, String correlationId) {
+    Duration budget =
+        timeout.multipliedBy(2).compareTo(Duration.ofSeconds(1)) < 0
+            ? Duration.ofSeconds(1)
+            : timeout.multipliedBy(2);
+    return new WriteReadBack(this::fresh, () -> closeQuietly(connection), budget, timeout)
+        .find(id, keys, correlationId);
+  }
+
+  /** A new connection on this store's client, bounded by the command timeout. */
+  private WriteReadBack.Fresh fresh() {
+    if (client instanceof RedisClusterClient cc) {
+      StatefulRedisClusterConnection<String, String> c = cc.connect();
+      c.setTimeout(timeout);
+      return new WriteReadBack.Fresh(c, c.async());
+    }
+    StatefulRedisConnection<String, String> c = ((RedisClient) client).connect();
+    c.setTimeout(timeout);
+    return new WriteReadBack.Fresh(c, c.async());
+  }
+
+  /**
    * Puts back a trip or an override Redis lost, or publishes a trip made while degraded ({@code
    * reassert.lua}). {@code policy} applies while no policy is warmed.
    */

@@ -2,6 +2,7 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.State;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The answer of restore.lua.
@@ -29,5 +30,31 @@ public record RestoreResult(
         Replies.str(r, 4),
         Replies.str(r, 5),
         Replies.str(r, 6));
+  }
+
+  /**
+   * The answer a restore that landed gave, rebuilt from its RESTORED event a read-back found (the
+   * hash alone, without the event, gives the state and epoch it holds).
+   */
+  public static RestoreResult landed(WriteLanding found) {
+    Map<String, String> h = found.fields();
+    if (found.event().isPresent()) {
+      BreakerEvent e = found.event().get();
+      Map<String, String> f = e.fields();
+      return new RestoreResult(
+          RestoreStatus.RESTORED,
+          e.to(),
+          e.epoch(),
+          e.streamId(),
+          f.getOrDefault("generation", ""),
+          f.getOrDefault("previousEpoch", ""));
+    }
+    return new RestoreResult(
+        RestoreStatus.RESTORED,
+        State.fromCode(h.getOrDefault("state", State.CLOSED.code())),
+        h.getOrDefault("epoch", ""),
+        "",
+        h.getOrDefault("generation", ""),
+        "");
   }
 }
