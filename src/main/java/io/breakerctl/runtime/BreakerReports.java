@@ -97,6 +97,7 @@ final class BreakerReports {
     }
     boolean up = registry.guard().up();
     long n = up && withSuccesses ? pendingSuccesses.sumThenReset() : 0;
+    breaker.countCompleted(n);
     if (n > 0) {
       local.record(0, n, -1, -1, null, registry.nodeId());
     }
@@ -110,6 +111,7 @@ final class BreakerReports {
             (res, e) -> {
               if (e != null) {
                 pendingSuccesses.add(n);
+                breaker.countCompleted(-n); // counted again as they are taken again
                 registry.health().failed(BackgroundTask.FLUSH, e);
                 if (up) {
                   registry.guard().failure(e);

@@ -57,7 +57,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private final AtomicBoolean probing = new AtomicBoolean();
   private final AtomicLong leaseNames = new AtomicLong();
   private final BreakerReports reports;
-  private final CallTally tally = new CallTally();
+  private final CallTally tally;
 
   /** This process's prefix of the lease names its nodes propose (see {@link #nextLeaseName}). */
   private static final String LEASE_PREFIX =
@@ -106,6 +106,7 @@ final class DistributedBreaker implements CircuitBreaker {
     resolve(new Resolved(defaults, "", 0));
     this.local = new LocalStateMachine(defaults, registry.clock());
     this.reports = new BreakerReports(this, registry, local, pendingSuccesses);
+    this.tally = new CallTally(pendingSuccesses);
     local.onTransition(
         t -> {
           if (registry.mode() != Mode.LOCAL
@@ -238,6 +239,11 @@ final class DistributedBreaker implements CircuitBreaker {
     tally.fallbackServed();
   }
 
+  /** {@code n} calls ended, or successes taken from the pending count (CallTally). */
+  void countCompleted(long n) {
+    tally.completed(n);
+  }
+
   /** The calls counted since the previous beat took them (the liveness beat only). */
   io.breakerctl.runtime.redis.NodeCallCounts.Counts takeCallCounts() {
     return tally.take();
@@ -246,10 +252,8 @@ final class DistributedBreaker implements CircuitBreaker {
   @Override
   public Permission tryAcquire() {
     Permission p = decide();
-    if (p.allowed()) {
-      tally.admitted();
-    } else {
-      tally.rejected();
+    if (!p.allowed()) {
+      tally.rejected(); // admitted calls are counted as they end (CallTally)
     }
     InFlightCalls calls = inFlight;
     return calls == null ? p : calls.track(p);
@@ -739,6 +743,7 @@ final class DistributedBreaker implements CircuitBreaker {
           local.state(),
           "LOCAL");
       boolean counted = failure || isSlow(millis);
+      tally.completed(1);
       record(new Outcome(node(), counted ? 1 : 0, counted ? 0 : 1, millis, "", ""), null);
       return;
     }
@@ -748,7 +753,9 @@ final class DistributedBreaker implements CircuitBreaker {
         pendingSuccesses.increment(); // flushed in batches; the local machine learns them then
         return;
       }
-      long successes = pendingSuccesses.sumThenReset() + (failure ? 0 : 1);
+      long taken = pendingSuccesses.sumThenReset();
+      tally.completed(taken + 1);
+      long successes = taken + (failure ? 0 : 1);
       long failures = failure ? 1 : 0;
       LocalStateMachine.Result counted =
           local.record(failures, successes, millis, -1, null, node());
@@ -764,6 +771,11 @@ final class DistributedBreaker implements CircuitBreaker {
       return;
     }
     boolean localLease = g.local && !g.lease.isEmpty();
+    boolean pendingSuccess =
+        mode != Mode.LOCAL && (g.local || !registry.guard().up()) && !failure && !isSlow(millis);
+    if (!pendingSuccess) {
+      tally.completed(1); // (a success kept pending is counted as it is taken)
+    }
     State before = local.state();
     local.record(
         failure ? 1 : 0,
@@ -837,6 +849,7 @@ final class DistributedBreaker implements CircuitBreaker {
           degradedFailures.addAndGet(o.failures());
         }
         pendingSuccesses.add(o.successes());
+        tally.completed(-o.successes()); // counted again as they are taken again
         return;
       }
       registry.guard().success();
@@ -1355,6 +1368,7 @@ final class DistributedBreaker implements CircuitBreaker {
     trippedWhileDegraded.set(false);
     long failures = degradedFailures.getAndSet(0);
     long successes = pendingSuccesses.sumThenReset();
+    tally.completed(successes);
     install(next);
     State counting = next.effective(now());
     if (!published

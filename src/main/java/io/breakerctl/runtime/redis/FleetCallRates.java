@@ -18,7 +18,7 @@ public final class FleetCallRates {
   /**
    * One breaker's rates.
    *
-   * @param calls calls admitted per second
+   * @param calls admitted calls that ended, per second
    * @param rejected calls rejected per second
    * @param fallbacks calls answered by a fallback per second
    */

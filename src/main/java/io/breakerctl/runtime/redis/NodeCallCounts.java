@@ -12,10 +12,11 @@ import java.util.Map;
 
 /**
  * What one node counted per breaker over the window since its previous liveness beat: calls its
- * breakers admitted, calls they rejected, calls a fallback answered. Sent with the beat ({@code
- * alive.lua}, key {@link BreakerKeys#calls}), once per {@code heartbeatInterval} for all the node's
- * breakers, never per call; {@link FleetCallRates} turns the live nodes' counts into rates.
- * Breakers without a call in the window are left out (they read as zero).
+ * breakers admitted that ended (counted as they end), calls they rejected, calls a fallback
+ * answered. Sent with the beat ({@code alive.lua}, key {@link BreakerKeys#calls}), once per {@code
+ * heartbeatInterval} for all the node's breakers, never per call; {@link FleetCallRates} turns the
+ * live nodes' counts into rates. Breakers without a call in the window are left out (they read as
+ * zero).
  *
  * @param windowMillis how long the window was (the time since the node's previous beat)
  * @param breakers breaker id to its counts
@@ -28,7 +29,7 @@ public record NodeCallCounts(long windowMillis, Map<String, Counts> breakers) {
   /**
    * One breaker's counts over the window.
    *
-   * @param calls calls admitted
+   * @param calls admitted calls that ended (counted as they end)
    * @param rejected calls rejected
    * @param fallbacks calls a fallback answered (rejected or failed ones)
    */
