@@ -184,6 +184,7 @@ function _complete_breakerctl() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} policy history" ];    then _picocli_breakerctl_policy; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} policy diff" ];    then _picocli_breakerctl_policy; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} policy rollback" ];    then _picocli_breakerctl_policy; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} policy warm" ];    then _picocli_breakerctl_policy; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} history sync" ];    then _picocli_breakerctl_history; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} history prune" ];    then _picocli_breakerctl_history; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} replay restore" ];    then _picocli_breakerctl_replay; return $?; fi
@@ -232,39 +233,41 @@ function _complete_breakerctl() {
   local cmds27=(policy history)
   local cmds28=(policy diff)
   local cmds29=(policy rollback)
-  local cmds30=(history sync)
-  local cmds31=(history prune)
-  local cmds32=(replay restore)
-  local cmds33=(fallback list)
-  local cmds34=(fallback show)
-  local cmds35=(fallback approve)
-  local cmds36=(fallback revoke)
-  local cmds37=(fallback deferred)
-  local cmds38=(config view)
-  local cmds39=(config current-context)
-  local cmds40=(config get-contexts)
-  local cmds41=(config use-context)
-  local cmds42=(config set-context)
-  local cmds43=(sandbox up)
-  local cmds44=(sandbox down)
-  local cmds45=(sandbox status)
+  local cmds30=(policy warm)
+  local cmds31=(history sync)
+  local cmds32=(history prune)
+  local cmds33=(replay restore)
+  local cmds34=(fallback list)
+  local cmds35=(fallback show)
+  local cmds36=(fallback approve)
+  local cmds37=(fallback revoke)
+  local cmds38=(fallback deferred)
+  local cmds39=(config view)
+  local cmds40=(config current-context)
+  local cmds41=(config get-contexts)
+  local cmds42=(config use-context)
+  local cmds43=(config set-context)
+  local cmds44=(sandbox up)
+  local cmds45=(sandbox down)
+  local cmds46=(sandbox status)
 
-  if CompWordsContainsArray "${cmds45[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
-  if CompWordsContainsArray "${cmds44[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
-  if CompWordsContainsArray "${cmds43[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
-  if CompWordsContainsArray "${cmds42[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
-  if CompWordsContainsArray "${cmds41[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
-  if CompWordsContainsArray "${cmds40[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
-  if CompWordsContainsArray "${cmds39[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
-  if CompWordsContainsArray "${cmds38[@]}"; then _picocli_breakerctl_config_view; return $?; fi
-  if CompWordsContainsArray "${cmds37[@]}"; then _picocli_breakerctl_fallback_deferred; return $?; fi
-  if CompWordsContainsArray "${cmds36[@]}"; then _picocli_breakerctl_fallback_revoke; return $?; fi
-  if CompWordsContainsArray "${cmds35[@]}"; then _picocli_breakerctl_fallback_approve; return $?; fi
-  if CompWordsContainsArray "${cmds34[@]}"; then _picocli_breakerctl_fallback_show; return $?; fi
-  if CompWordsContainsArray "${cmds33[@]}"; then _picocli_breakerctl_fallback_list; return $?; fi
-  if CompWordsContainsArray "${cmds32[@]}"; then _picocli_breakerctl_replay_restore; return $?; fi
-  if CompWordsContainsArray "${cmds31[@]}"; then _picocli_breakerctl_history_prune; return $?; fi
-  if CompWordsContainsArray "${cmds30[@]}"; then _picocli_breakerctl_history_sync; return $?; fi
+  if CompWordsContainsArray "${cmds46[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
+  if CompWordsContainsArray "${cmds45[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
+  if CompWordsContainsArray "${cmds44[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
+  if CompWordsContainsArray "${cmds43[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
+  if CompWordsContainsArray "${cmds42[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
+  if CompWordsContainsArray "${cmds41[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
+  if CompWordsContainsArray "${cmds40[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
+  if CompWordsContainsArray "${cmds39[@]}"; then _picocli_breakerctl_config_view; return $?; fi
+  if CompWordsContainsArray "${cmds38[@]}"; then _picocli_breakerctl_fallback_deferred; return $?; fi
+  if CompWordsContainsArray "${cmds37[@]}"; then _picocli_breakerctl_fallback_revoke; return $?; fi
+  if CompWordsContainsArray "${cmds36[@]}"; then _picocli_breakerctl_fallback_approve; return $?; fi
+  if CompWordsContainsArray "${cmds35[@]}"; then _picocli_breakerctl_fallback_show; return $?; fi
+  if CompWordsContainsArray "${cmds34[@]}"; then _picocli_breakerctl_fallback_list; return $?; fi
+  if CompWordsContainsArray "${cmds33[@]}"; then _picocli_breakerctl_replay_restore; return $?; fi
+  if CompWordsContainsArray "${cmds32[@]}"; then _picocli_breakerctl_history_prune; return $?; fi
+  if CompWordsContainsArray "${cmds31[@]}"; then _picocli_breakerctl_history_sync; return $?; fi
+  if CompWordsContainsArray "${cmds30[@]}"; then _picocli_breakerctl_policy_warm; return $?; fi
   if CompWordsContainsArray "${cmds29[@]}"; then _picocli_breakerctl_policy_rollback; return $?; fi
   if CompWordsContainsArray "${cmds28[@]}"; then _picocli_breakerctl_policy_diff; return $?; fi
   if CompWordsContainsArray "${cmds27[@]}"; then _picocli_breakerctl_policy_history; return $?; fi
@@ -573,7 +576,7 @@ function _picocli_breakerctl_policy() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="validate apply get list history diff rollback"
+  local commands="validate apply get list history diff rollback warm"
   local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
@@ -2301,6 +2304,66 @@ function _picocli_breakerctl_policy_rollback() {
     '--approved-by')
       return
       ;;
+    '--context')
+      return
+      ;;
+    '--redis')
+      return
+      ;;
+    '--mongo')
+      return
+      ;;
+    '--prefix')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+    '--redis-user')
+      return
+      ;;
+    '--redis-password-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--redis-ca-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `warm` subcommand.
+function _picocli_breakerctl_policy_warm() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
     '--context')
       return
       ;;

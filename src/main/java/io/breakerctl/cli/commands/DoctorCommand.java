@@ -7,6 +7,8 @@ import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.control.Deployments;
+import io.breakerctl.runtime.control.PolicyDrift;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreDiagnostics;
 import java.io.PrintWriter;
@@ -26,7 +28,12 @@ import picocli.CommandLine.Spec;
           + " cluster topology, this build's scripts cached on every master, Redis TIME vs the"
           + " local clock, the user's ACL permissions to read and to mutate, the nodes that report"
           + " themselves degraded (with the reason: timeout, unreachable, oom, readonly, noperm,"
-          + " ...), MongoDB reachable (latency, version).",
+          + " ...), MongoDB reachable (latency, version), the deployment (a Redis without the"
+          + " identity MongoDB recorded at its address lost its data), and the policies: every"
+          + " breaker's keys"
+          + " and live nodes on the version MongoDB holds in force (a Redis that lost its data, a"
+          + " warm that failed, a policy warmed that MongoDB no longer holds; `policy warm` puts"
+          + " back what MongoDB holds).",
       "Exit 1 when any check fails; warnings do not fail."
     })
 public final class DoctorCommand implements Callable<Integer> {
@@ -52,6 +59,7 @@ public final class DoctorCommand implements Callable<Integer> {
     Settings settings = root.services().settings();
     checkRedis(root, settings);
     checkMongo(root, settings);
+    checkPolicies(root, settings);
     PrintWriter out = spec.commandLine().getOut();
     if (output.format().isTable()) {
       Table t = new Table("STATUS", "CHECK", "DETAIL");
@@ -87,6 +95,85 @@ public final class DoctorCommand implements Callable<Integer> {
     if (checks.stream().noneMatch(c -> c.check().equals("redis") && c.status().equals("fail"))) {
       StoreDiagnostics.Check nodes = StoreDiagnostics.nodes(store, settings.timeout());
       add(nodes.check(), nodes.status().word(), nodes.detail());
+    }
+  }
+
+  /** Each breaker's keys and live nodes against the versions MongoDB holds in force. */
+  private void checkPolicies(BreakerCtl root, Settings settings) {
+    if (checks.stream()
+        .anyMatch(
+            c ->
+                (c.check().equals("redis") || c.check().equals("mongodb"))
+                    && c.status().equals("fail"))) {
+      return; // nothing to compare
+    }
+    checkDeployment(root);
+    List<PolicyDrift> drift;
+    try {
+      drift = root.services().policies(true).drift(settings.timeout());
+    } catch (RuntimeException e) {
+      add("policies", "fail", "could not compare Redis with MongoDB: " + e.getMessage());
+      return;
+    }
+    if (drift.isEmpty()) {
+      add(
+          "policies",
+          "ok",
+          "every breaker's keys and live nodes hold the version MongoDB has in force");
+      return;
+    }
+    StringBuilder d = new StringBuilder();
+    d.append(drift.size()).append(" breaker(s) out of step with MongoDB: ");
+    for (int i = 0; i < Math.min(3, drift.size()); i++) {
+      d.append(i == 0 ? "" : "; ").append(drift.get(i).describe());
+    }
+    if (drift.size() > 3) {
+      d.append("; ").append(drift.size() - 3).append(" more");
+    }
+    if (drift.stream().anyMatch(PolicyDrift::notWarmed)) {
+      d.append(" (breakerctl policy warm puts back what MongoDB holds)");
+    }
+    add("policies", "fail", d.toString());
+  }
+
+  /**
+   * Whether Redis still holds the deployment identity MongoDB recorded at its address: a missing
+   * key there means Redis lost its data (FLUSHALL, an empty replica promoted) since a forwarder or
+   * restore last saw it. Until the fleet's forwarder puts the identity back (its next pass), this
+   * is how an operator learns it; the nodes re-assert what they enforce on their own.
+   */
+  private void checkDeployment(BreakerCtl root) {
+    Deployments.Identity who;
+    try {
+      who = new Deployments(root.services().control()).identify(root.services().redis());
+    } catch (RuntimeException e) {
+      add("deployment", "warn", "could not read the deployment identity: " + e.getMessage());
+      return;
+    }
+    if (who.key().isEmpty() && who.atAddress().isPresent()) {
+      add(
+          "deployment",
+          "fail",
+          "Redis holds no deployment key, but MongoDB recorded "
+              + who.atAddress().get().describe()
+              + " at its address: Redis lost its data (FLUSHALL, an empty replica promoted);"
+              + " running nodes put back what they enforce, `breakerctl replay restore` rebuilds"
+              + " the rest from history and `breakerctl policy warm` the policies");
+    } else if (who.key().isPresent()
+        && who.atAddress().isPresent()
+        && !who.key().get().equals(who.atAddress().get().id())) {
+      add(
+          "deployment",
+          "warn",
+          "Redis holds "
+              + who.key().get()
+              + " but MongoDB recorded "
+              + who.atAddress().get().describe()
+              + " at its address (another deployment took this address over)");
+    } else if (who.key().isPresent()) {
+      add("deployment", "ok", who.key().get());
+    } else {
+      add("deployment", "ok", "no identity yet (no history forwarder or restore has run here)");
     }
   }
 

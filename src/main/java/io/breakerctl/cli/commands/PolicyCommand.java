@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
       PolicyListCommand.class,
       PolicyHistoryCommand.class,
       PolicyDiffCommand.class,
-      PolicyRollbackCommand.class
+      PolicyRollbackCommand.class,
+      PolicyWarmCommand.class
     })
 public final class PolicyCommand implements Callable<Integer> {
 

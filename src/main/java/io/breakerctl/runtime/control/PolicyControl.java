@@ -486,6 +486,47 @@ public final class PolicyControl {
   }
 
   /**
+   * Every breaker in Redis out of step with MongoDB ({@link PolicyDrift}): what MongoDB holds in
+   * force for it against what its keys hold and what its live nodes report. Empty when no Redis is
+   * set; breakers whose keys cannot be read are left out (status shows them).
+   *
+   * @param timeout each round trip's bound
+   * @throws RuntimeException when Redis cannot be scanned
+   */
+  public List<PolicyDrift> drift(java.time.Duration timeout) {
+    if (redis == null) {
+      return List.of();
+    }
+    Map<PolicyId, PolicyVersion> inForce = store.allInForce(clock.instant());
+    List<PolicyDrift> out = new ArrayList<>();
+    redis
+        .fleet(timeout, 200)
+        .snapshots(
+            io.breakerctl.runtime.redis.FleetSelection.ALL,
+            s -> {
+              String expected =
+                  PolicyResolver.resolve(s.id(), p -> Optional.ofNullable(inForce.get(p)))
+                      .map(r -> r.value().policyId() + "@" + r.value().version())
+                      .orElse("");
+              String warmed =
+                  s.warmedPolicy().map(w -> w.policyId() + "@" + w.version()).orElse("");
+              List<String> off = new ArrayList<>();
+              for (io.breakerctl.runtime.redis.NodeHeartbeat n : s.nodes()) {
+                String runs =
+                    n.policyVersion() > 0 ? n.policyId() + "@" + n.policyVersion() : "defaults";
+                if (!runs.equals(warmed.isEmpty() ? "defaults" : warmed)) {
+                  off.add(n.node() + "=" + runs);
+                }
+              }
+              if (!expected.equals(warmed) || !off.isEmpty()) {
+                out.add(new PolicyDrift(s.id(), expected, warmed, off));
+              }
+            },
+            (id, problem) -> {});
+    return out;
+  }
+
+  /**
    * The breakers {@code policyId} could govern: its own breaker, or for a default every breaker in
    * Redis it is a candidate for (none when no Redis is set).
    *
