@@ -1955,8 +1955,8 @@ function _picocli_breakerctl_policy_apply() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--prune' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
-  local arg_opts="'-f' '--filename' '--reason' '--approved-by' '--for' '--expect' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local flag_opts="'--prune' '--refuse-over-hand-changes' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local arg_opts="'-f' '--filename' '--reason' '--approved-by' '--for' '--expect' '--origin' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -1978,6 +1978,9 @@ function _picocli_breakerctl_policy_apply() {
       return
       ;;
     '--expect')
+      return
+      ;;
+    '--origin')
       return
       ;;
     '--context')

@@ -7,6 +7,7 @@ import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlPermissionException;
 import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.control.DeploymentMismatchException;
+import io.breakerctl.runtime.control.HandChangeException;
 import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.redis.LostAnswerException;
 import io.breakerctl.runtime.redis.MalformedBreakerException;
@@ -106,6 +107,14 @@ final class ErrorPolicy
                 + u.correlationId()
                 + "); check before running it again");
       }
+      if (ex instanceof HandChangeException h) {
+        err.println(
+            "hint: change the file in the repository to the spec you want ('breakerctl policy get "
+                + h.policyId()
+                + " -o yaml' prints the one in force); to apply over it deliberately, apply"
+                + " without --refuse-over-hand-changes (scripts/ci-rollout:"
+                + " CI_ROLLOUT_OVERRIDE_HUMAN=1)");
+      }
       if (ex instanceof LostAnswerException n && n.outcome() == WriteOutcome.NOT_APPLIED) {
         err.println("hint: nothing was written; running the same command again is safe");
       }
@@ -137,7 +146,7 @@ final class ErrorPolicy
     if (ex instanceof MalformedBreakerException) {
       return ExitCode.CONFLICT;
     }
-    if (ex instanceof PolicyConflictException) {
+    if (ex instanceof PolicyConflictException || ex instanceof HandChangeException) {
       return ExitCode.CONFLICT;
     }
     if (ex instanceof DeploymentMismatchException d) {

@@ -62,7 +62,9 @@ public final class ExitCode {
             + " missing or holds no certificate: named in the error).");
     m.put(
         "3",
-        "Conflict: a policy version moved (expected and actual named), an illegal transition,"
+        "Conflict: a policy version moved (expected and actual named), policy apply"
+            + " --refuse-over-hand-changes found a version in force that no CI rollout made"
+            + " (named), an illegal transition,"
             + " a --dry-run that would be rejected, a breaker whose stored hash is malformed (the"
             + " message names key and field).");
     m.put(

@@ -202,6 +202,18 @@ class CliParseTest {
     }
 
     @Test
+    @DisplayName("policy apply --origin takes ci:COMMIT or hand only: exit 2 before a backend")
+    void applyOrigin() {
+      for (String bad : List.of("robot", "rollback:v1", "revert:v2", "ci:", "ci:a b", "unknown")) {
+        Run r =
+            execute(
+                "policy", "apply", "-f", "none.yaml", "--origin", bad, "--reason", "r", "--yes");
+        assertThat(r.code()).as("%s: %s", bad, r).isEqualTo(2);
+        assertThat(r.err()).as(bad).contains("--origin");
+      }
+    }
+
+    @Test
     @DisplayName("a usage error recommends the --help of its own command, which answers")
     void usageHintsNameTheirCommand() {
       Run r = execute("force", "open", "a:b");

@@ -176,7 +176,8 @@ class PolicyPruneCliIT extends WithCliServers {
       assertThat(history.code()).as(history.toString()).isZero();
       assertThat(history.out())
           .containsPattern(
-              "2\\s+\\S+\\s+default\\(prune-bot@\\S+\\)\\s+lead\\s+-\\s+retire gone \\(deleted\\)");
+              "2\\s+\\S+\\s+default\\(prune-bot@\\S+\\)\\s+lead\\s+-\\s+hand\\s+retire gone"
+                  + " \\(deleted\\)");
       List<PolicyVersion> goneVersions = PolicyCliIT.versions("gone:dep");
       assertThat(goneVersions).hasSize(2);
       assertThat(goneVersions.get(1).deleted()).isTrue();

@@ -54,6 +54,13 @@ class PolicyRollbackCliIT extends WithCliServers {
       CliProcess.Result rolled =
           cli.run("policy", "rollback", "roll:dep", "--to", "1", "--reason", "v2 hurt", "--yes");
       assertThat(rolled.code()).as(rolled.toString()).isZero();
+      assertThat(rolled.err())
+          .as("the repository hint (issue 30, item 2): v2 was a hand apply, no commit known")
+          .contains("note: a policy repository that CI applies may still hold the spec rolled back")
+          .contains("The next scripts/ci-rollout refuses to apply over v3 (exit 3)")
+          .contains("CI_ROLLOUT_OVERRIDE_HUMAN=1")
+          .contains("change the file of roll:dep in the repository")
+          .contains("'breakerctl policy get roll:dep -o yaml'");
       long done = System.nanoTime();
       // by push: the figure is printed; the bound is a regression bound (3x the old 1 s target),
       // still below the 5 s canary that would find it without a push
@@ -67,8 +74,11 @@ class PolicyRollbackCliIT extends WithCliServers {
     CliProcess.Result history = cli.run("policy", "history", "roll:dep");
     assertThat(history.code()).as(history.toString()).isZero();
     assertThat(history.out())
+        .contains("ORIGIN")
         .contains("CHANGE-CAUSE")
-        .containsPattern("3\\*\\s+\\S+\\s+\\S+\\s+-\\s+-\\s+v2 hurt \\(rollback to v1\\)");
+        .containsPattern("2\\s+\\S+\\s+\\S+\\s+-\\s+-\\s+hand\\s+v8")
+        .containsPattern(
+            "3\\*\\s+\\S+\\s+\\S+\\s+-\\s+-\\s+rollback:v1\\s+v2 hurt \\(rollback to v1\\)");
 
     CliProcess.Result missing =
         cli.run("policy", "rollback", "roll:dep", "--to", "9", "--reason", "x", "--yes");

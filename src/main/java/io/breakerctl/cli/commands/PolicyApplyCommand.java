@@ -12,6 +12,7 @@ import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.control.PolicyControl;
+import io.breakerctl.runtime.control.PolicyOrigin;
 import io.breakerctl.runtime.control.PolicyPreview;
 import io.breakerctl.runtime.control.WarmReport;
 import io.breakerctl.runtime.control.policy.PolicyDocument;
@@ -53,7 +54,13 @@ import picocli.CommandLine.Spec;
           + " change; its breakers resolve to the next more general policy, or back to their"
           + " nodes' defaults. 'policy rollback ID --to V' brings a deleted policy back.",
       "--dry-run prints the diff and exits 0 when nothing would change, 1 when something would"
-          + " (a deletion included)."
+          + " (a deletion included).",
+      "Each version records its origin (policy history shows it): 'hand' unless --origin"
+          + " ci:COMMIT says a CI rollout of that commit made it. --refuse-over-hand-changes (what"
+          + " scripts/ci-rollout passes) exits 3, nothing written, when a policy that would change"
+          + " has a version in force that no CI rollout made (a rollback, a hand apply, a revert,"
+          + " an unknown origin), naming its version, author, reason and time; a dry run prints"
+          + " the diff first."
     })
 public final class PolicyApplyCommand implements Callable<Integer> {
 
@@ -100,11 +107,28 @@ public final class PolicyApplyCommand implements Callable<Integer> {
               + " Refused when the files hold no policy.")
   boolean prune;
 
+  @Option(
+      names = "--origin",
+      paramLabel = "ORIGIN",
+      description =
+          "Where the new versions come from: ci:COMMIT (a CI rollout of that commit) or hand"
+              + " (default).")
+  String origin;
+
+  @Option(
+      names = "--refuse-over-hand-changes",
+      description =
+          "Exit 3, nothing written, when a policy that would change has a version in force that"
+              + " no CI rollout made (its origin is not ci:...).")
+  boolean refuseOverHand;
+
   @Mixin MutationOptions mutation;
 
   @Mixin OutputOptions output;
 
   private String actor;
+
+  private PolicyOrigin from;
 
   @Override
   public Integer call() throws IOException {
@@ -119,6 +143,7 @@ public final class PolicyApplyCommand implements Callable<Integer> {
     if (approvedBy != null) {
       Confirmation.checkText("--approved-by", approvedBy, OperatorText.MAX_ACTOR_BYTES);
     }
+    from = PolicyCommand.applyOrigin(origin);
     actor = WriteAccess.actor(root);
     if (forDuration != null && forDuration.isZero()) {
       throw CliException.usage("--for must be more than 0 (leave it out for a lasting version)");
@@ -152,10 +177,12 @@ public final class PolicyApplyCommand implements Callable<Integer> {
       }
       rows.addAll(pruning.dryRows());
       PolicyPrinter.changes(output.format(), rows, spec.commandLine().getOut(), prune);
+      refuseOverHandChanges(control, previews, pruning);
       return previews.stream().anyMatch(PolicyPreview::changed) || !pruning.previews().isEmpty()
           ? ExitCode.CHECK_FAILED
           : ExitCode.OK;
     }
+    refuseOverHandChanges(control, previews, pruning);
     List<String> changing = new ArrayList<>();
     previews.stream()
         .filter(PolicyPreview::changed)
@@ -189,6 +216,14 @@ public final class PolicyApplyCommand implements Callable<Integer> {
     control.requireLatest(previews);
     control.requireLatest(pruning.previews());
     return apply(control, set, previews, expiresAt, pruning);
+  }
+
+  private void refuseOverHandChanges(
+      PolicyControl control, List<PolicyPreview> previews, PolicyPrune pruning) {
+    if (refuseOverHand) {
+      control.requireOnlyOverCi(previews);
+      control.requireOnlyOverCi(pruning.previews());
+    }
   }
 
   private Map<PolicyId, Long> pins(PolicySet set) {
@@ -248,7 +283,10 @@ public final class PolicyApplyCommand implements Callable<Integer> {
   }
 
   private ApplyOptions options() {
-    ApplyOptions o = ApplyOptions.by(actor, reason);
+    ApplyOptions o = ApplyOptions.by(actor, reason).from(from);
+    if (refuseOverHand) {
+      o = o.refusingOverNonCi();
+    }
     return approvedBy == null ? o : o.approvedBy(approvedBy);
   }
 }

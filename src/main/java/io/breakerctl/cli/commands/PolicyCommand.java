@@ -1,6 +1,7 @@
 package io.breakerctl.cli.commands;
 
 import io.breakerctl.cli.CliException;
+import io.breakerctl.runtime.control.PolicyOrigin;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -47,5 +48,22 @@ public final class PolicyCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw CliException.usage(e.getMessage());
     }
+  }
+
+  /** Parses {@code policy apply --origin}: ci:COMMIT or hand (default); exit 2 otherwise. */
+  static PolicyOrigin applyOrigin(String text) {
+    if (text == null) {
+      return PolicyOrigin.HAND;
+    }
+    PolicyOrigin o;
+    try {
+      o = PolicyOrigin.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage("--origin: " + e.getMessage());
+    }
+    if (o.kind() != PolicyOrigin.Kind.CI && o.kind() != PolicyOrigin.Kind.HAND) {
+      throw CliException.usage("--origin must be ci:COMMIT or hand but was '" + text + "'");
+    }
+    return o;
   }
 }

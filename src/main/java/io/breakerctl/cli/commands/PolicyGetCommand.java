@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
     name = "get",
     description = {
       "Show the version of a policy in force (or --revision N): metadata, spec and a read-only"
-          + " status (version, author, reason, approver, times). -o yaml prints a document that"
+          + " status (version, author, reason, approver, origin, times). -o yaml prints a document that"
           + " 'policy apply' accepts again (status is ignored). Unknown policy or version, or a"
           + " deleted policy (apply --prune): exit 7; --revision N still shows its versions."
     })
@@ -87,6 +87,7 @@ public final class PolicyGetCommand implements Callable<Integer> {
       line(out, "Created", s.createdAt() + " by " + s.author());
       line(out, "Reason", PolicyViews.cause(v));
       line(out, "Approved by", s.approvedBy().isEmpty() ? "-" : s.approvedBy());
+      line(out, "Origin", s.origin());
       if (s.expiresAt() != null) {
         line(out, "Expires", s.expiresAt());
       }

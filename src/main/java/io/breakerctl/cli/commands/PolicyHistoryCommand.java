@@ -24,9 +24,10 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "history",
     description = {
-      "Every version of a policy, oldest first: version, time, author, approver and change cause"
-          + " (the reason; rollbacks, reverts of expired temporary versions and deletions by"
-          + " apply --prune are named)."
+      "Every version of a policy, oldest first: version, time, author, approver, origin"
+          + " (ci:COMMIT for a CI rollout, hand, rollback:vN, revert:vN, unknown before origins"
+          + " were recorded) and change cause (the reason; rollbacks, reverts of expired"
+          + " temporary versions and deletions by apply --prune are named)."
           + " Unknown policy: exit 7."
     })
 public final class PolicyHistoryCommand implements Callable<Integer> {
@@ -52,8 +53,10 @@ public final class PolicyHistoryCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (format.isTable()) {
-      Table t = new Table("VERSION", "CREATED", "AUTHOR", "APPROVED-BY", "EXPIRES", "CHANGE-CAUSE");
-      t.flexible(5);
+      Table t =
+          new Table(
+              "VERSION", "CREATED", "AUTHOR", "APPROVED-BY", "EXPIRES", "ORIGIN", "CHANGE-CAUSE");
+      t.flexible(6);
       for (PolicyVersion v : versions) {
         boolean current = inForce.map(f -> f.version() == v.version()).orElse(false);
         t.row(
@@ -65,6 +68,7 @@ public final class PolicyHistoryCommand implements Callable<Integer> {
             v.expiresAt()
                 .map(e -> root.style().time(e.toEpochMilli(), now.toEpochMilli()))
                 .orElse("-"),
+            v.origin().toString(),
             PolicyViews.cause(v));
       }
       t.print(out, root.style(), output.headers());

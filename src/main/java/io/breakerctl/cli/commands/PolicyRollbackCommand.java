@@ -11,10 +11,13 @@ import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.ApplyResult;
 import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.control.PolicyPreview;
+import io.breakerctl.runtime.control.PolicyVersion;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.OperatorText;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,7 +34,11 @@ import picocli.CommandLine.Spec;
           + " and correlation id, and warmed into Redis (running nodes adopt it without restart)."
           + " Already in force: unchanged, no version. --dry-run shows the diff. A policy deleted"
           + " by apply --prune comes back this way (V: a version before its deletion).",
-      "Exit 3 when the policy moved between the diff and the write; 7 when it or V does not exist."
+      "Exit 3 when the policy moved between the diff and the write; 7 when it or V does not exist.",
+      "The version's origin is rollback:vV. A policy repository that scripts/ci-rollout applies"
+          + " still holds the spec rolled back: after a rollback the next rollout refuses to apply"
+          + " over it (exit 3) unless told to (CI_ROLLOUT_OVERRIDE_HUMAN=1), and stderr says so:"
+          + " change the file in the repository to keep the rollback."
     })
 public final class PolicyRollbackCommand implements Callable<Integer> {
 
@@ -112,6 +119,37 @@ public final class PolicyRollbackCommand implements Callable<Integer> {
     ApplyResult r = control.rollback(pid, to, o);
     List<PolicyViews.PolicyChange> rows = List.of(PolicyChangeRows.result(source, r));
     PolicyPrinter.changes(output.format(), rows, spec.commandLine().getOut());
+    if (r.outcome() == ApplyResult.Outcome.CREATED) {
+      repositoryHint(r, spec.commandLine().getErr());
+    }
     return PolicyChangeRows.warmCode(rows, spec.commandLine().getErr());
+  }
+
+  /** The rolled-back spec is still in the policy repository: say what CI will do, what to do. */
+  static void repositoryHint(ApplyResult r, PrintWriter err) {
+    Optional<PolicyVersion> replaced = r.previous();
+    String holds =
+        replaced
+            .filter(v -> v.origin().isCi())
+            .map(
+                v ->
+                    "the policy repository (commit "
+                        + v.origin().detail()
+                        + ") still holds the spec of v"
+                        + v.version()
+                        + " that this rollback replaced")
+            .orElse("a policy repository that CI applies may still hold the spec rolled back");
+    err.println(
+        "note: "
+            + holds
+            + ". The next scripts/ci-rollout refuses to apply over v"
+            + r.version().version()
+            + " (exit 3) and applies it again only with CI_ROLLOUT_OVERRIDE_HUMAN=1. To keep"
+            + " this rollback, change the file of "
+            + r.policyId()
+            + " in the repository to this spec ('breakerctl policy get "
+            + r.policyId()
+            + " -o yaml' prints it).");
+    err.flush();
   }
 }

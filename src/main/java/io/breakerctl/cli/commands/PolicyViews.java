@@ -42,6 +42,8 @@ public final class PolicyViews {
    * @param correlationId its audit record
    * @param deleted whether this version deleted the policy (a tombstone: its spec is the one it
    *     removed); printed only when true
+   * @param origin where it came from: {@code ci:<commit>}, {@code hand}, {@code rollback:v<N>},
+   *     {@code revert:v<N>}, or {@code unknown} (recorded before origins were)
    */
   @JsonPropertyOrder({
     "version",
@@ -54,7 +56,8 @@ public final class PolicyViews {
     "rollbackOf",
     "revertOf",
     "correlationId",
-    "deleted"
+    "deleted",
+    "origin"
   })
   public record Status(
       long version,
@@ -67,7 +70,8 @@ public final class PolicyViews {
       long rollbackOf,
       long revertOf,
       String correlationId,
-      @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean deleted) {}
+      @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean deleted,
+      String origin) {}
 
   /** One spec field that differs ({@code before}/{@code after} null when off or absent). */
   @JsonPropertyOrder({"path", "before", "after"})
@@ -144,7 +148,8 @@ public final class PolicyViews {
             v.rollbackOf(),
             v.revertOf(),
             v.correlationId(),
-            v.deleted()));
+            v.deleted(),
+            v.origin().toString()));
   }
 
   static List<Change> changes(List<FieldChange> changes) {

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
  * The policy workflow: apply, roll back, diff, revert expired temporary versions, and warm the
@@ -105,6 +106,9 @@ public final class PolicyControl {
           id, ApplyResult.Outcome.UNCHANGED, latest.get(), latest, List.of(), warm(id), "");
     }
     Optional<PolicyVersion> before = store.inForce(id, now);
+    if (options.onlyOverCi()) {
+      requireCi(before, store::versions);
+    }
     PolicyVersion next =
         new PolicyVersion(
             id,
@@ -120,7 +124,8 @@ public final class PolicyControl {
             0,
             0,
             options.correlationId(),
-            false);
+            false,
+            options.origin());
     return commit(AuditAction.APPLY, expected, next, before);
   }
 
@@ -175,7 +180,8 @@ public final class PolicyControl {
             target,
             0,
             options.correlationId(),
-            false);
+            false,
+            PolicyOrigin.rollback(target));
     return commit(AuditAction.ROLLBACK, expected, next, before);
   }
 
@@ -203,6 +209,9 @@ public final class PolicyControl {
     }
     Instant now = clock.instant();
     Optional<PolicyVersion> before = store.inForce(id, now);
+    if (options.onlyOverCi()) {
+      requireCi(before, store::versions);
+    }
     PolicyVersion tombstone =
         PolicyVersion.deletionOf(
             last,
@@ -210,7 +219,8 @@ public final class PolicyControl {
             options.reason(),
             options.approvedBy(),
             now,
-            options.correlationId());
+            options.correlationId(),
+            options.origin());
     return commit(AuditAction.DELETE, expected, tombstone, before);
   }
 
@@ -231,6 +241,41 @@ public final class PolicyControl {
         throw new PolicyConflictException(p.policyId(), p.latestVersion(), now);
       }
     }
+  }
+
+  /**
+   * Checks, before a CI rollout writes, that every previewed policy that would change has a version
+   * in force whose spec a CI rollout made (or none): a rollback, a hand apply, a version of unknown
+   * origin, or the revert to one of those, is a person's decision that the repository does not hold
+   * yet. A revert to a CI version passes.
+   *
+   * @throws HandChangeException naming the first policy whose version in force no CI rollout made
+   */
+  public void requireOnlyOverCi(List<PolicyPreview> previews) {
+    requireOnlyOverCi(previews, store::versions);
+  }
+
+  /** {@link #requireOnlyOverCi(List)} with the versions of a policy read by {@code versions}. */
+  static void requireOnlyOverCi(
+      List<PolicyPreview> previews, Function<PolicyId, List<PolicyVersion>> versions) {
+    for (PolicyPreview p : previews) {
+      if (p.changed()) {
+        requireCi(p.inForce(), versions);
+      }
+    }
+  }
+
+  private static void requireCi(
+      Optional<PolicyVersion> inForce, Function<PolicyId, List<PolicyVersion>> versions) {
+    if (inForce.isEmpty() || inForce.get().origin().isCi()) {
+      return;
+    }
+    PolicyVersion v = inForce.get();
+    if (v.origin().kind() == PolicyOrigin.Kind.REVERT
+        && PolicyVersion.specOrigin(versions.apply(v.policyId()), v).isCi()) {
+      return;
+    }
+    throw new HandChangeException(v);
   }
 
   /**
@@ -337,7 +382,8 @@ public final class PolicyControl {
             0,
             expired.version(),
             "",
-            false);
+            false,
+            PolicyOrigin.revert(expired.version()));
     next = withCorrelation(next, java.util.UUID.randomUUID().toString());
     try {
       return Optional.of(commit(AuditAction.REVERT, expired.version(), next, Optional.of(expired)));
@@ -361,7 +407,8 @@ public final class PolicyControl {
         v.rollbackOf(),
         v.revertOf(),
         correlationId,
-        v.deleted());
+        v.deleted(),
+        v.origin());
   }
 
   private ApplyResult commit(

@@ -30,6 +30,8 @@ import org.bson.Document;
  * @param deleted whether this version is a deletion (a tombstone, written by {@code policy apply
  *     --prune}): it carries the spec it removed, is never in force, and hides every version before
  *     it; a later version (an apply or a rollback) brings the policy back
+ * @param origin where the version came from (a CI rollout and its commit, a hand apply, a rollback,
+ *     a revert); {@link PolicyOrigin#UNKNOWN} for a version stored before origins were
  */
 public record PolicyVersion(
     PolicyId policyId,
@@ -45,7 +47,13 @@ public record PolicyVersion(
     long rollbackOf,
     long revertOf,
     String correlationId,
-    boolean deleted) {
+    boolean deleted,
+    PolicyOrigin origin) {
+
+  /** Reads a missing origin as unknown. */
+  public PolicyVersion {
+    origin = origin == null ? PolicyOrigin.UNKNOWN : origin;
+  }
 
   /**
    * Whether this version is in force at {@code now}: it is not a deletion and has no expiry, or its
@@ -77,8 +85,31 @@ public record PolicyVersion(
   }
 
   /**
+   * Where the spec of {@code v} came from: its origin, or for the revert of an expired temporary
+   * version the origin of the version it put in force again (followed through reverts).
+   *
+   * @param oldestFirst every version of {@code v}'s policy, oldest first
+   */
+  public static PolicyOrigin specOrigin(List<PolicyVersion> oldestFirst, PolicyVersion v) {
+    PolicyVersion at = v;
+    for (int hops = 0;
+        hops <= oldestFirst.size() && at.origin().kind() == PolicyOrigin.Kind.REVERT;
+        hops++) {
+      long expired = at.revertOf();
+      List<PolicyVersion> before = oldestFirst.stream().filter(x -> x.version() < expired).toList();
+      Optional<PolicyVersion> prior = inForce(before, at.createdAt());
+      if (prior.isEmpty()) {
+        return at.origin();
+      }
+      at = prior.get();
+    }
+    return at.origin();
+  }
+
+  /**
    * A tombstone that deletes the policy of {@code last}: version {@code last.version() + 1} with
-   * its spec, owner and labels, recorded with the given audit fields.
+   * its spec, owner and labels, recorded with the given audit fields and the origin of the apply
+   * that prunes it.
    */
   public static PolicyVersion deletionOf(
       PolicyVersion last,
@@ -86,7 +117,8 @@ public record PolicyVersion(
       String reason,
       String approvedBy,
       Instant at,
-      String correlationId) {
+      String correlationId,
+      PolicyOrigin origin) {
     return new PolicyVersion(
         last.policyId(),
         last.version() + 1,
@@ -101,7 +133,8 @@ public record PolicyVersion(
         0,
         0,
         correlationId,
-        true);
+        true,
+        origin);
   }
 
   /** Whether this version is temporary. */
@@ -120,7 +153,8 @@ public record PolicyVersion(
             .append("reason", reason)
             .append("approvedBy", approvedBy)
             .append("createdAt", Date.from(createdAt))
-            .append("correlationId", correlationId);
+            .append("correlationId", correlationId)
+            .append("origin", origin.toString());
     expiresAt.ifPresent(e -> d.append("expiresAt", Date.from(e)));
     if (rollbackOf > 0) {
       d.append("rollbackOf", rollbackOf);
@@ -155,7 +189,20 @@ public record PolicyVersion(
         number(d.get("rollbackOf")),
         number(d.get("revertOf")),
         d.get("correlationId", ""),
-        Boolean.TRUE.equals(d.get("deleted")));
+        Boolean.TRUE.equals(d.get("deleted")),
+        origin(d.get("origin")));
+  }
+
+  /** The stored origin; absent (written before origins were) or unreadable: unknown. */
+  private static PolicyOrigin origin(Object stored) {
+    if (!(stored instanceof String s)) {
+      return PolicyOrigin.UNKNOWN;
+    }
+    try {
+      return PolicyOrigin.parse(s);
+    } catch (IllegalArgumentException e) {
+      return PolicyOrigin.UNKNOWN;
+    }
   }
 
   private static long number(Object o) {

@@ -6,8 +6,11 @@
  * <ul>
  *   <li>{@code policy_versions}: immutable versions {@code {policyId, version, spec, owner, labels,
  *       author, reason, approvedBy, createdAt, expiresAt?, rollbackOf?, revertOf?, correlationId,
- *       deleted?}}; unique index {@code (policyId, version)}. {@code spec} is canonical (every
- *       field, see {@link io.breakerctl.runtime.control.policy.PolicySpec}).
+ *       deleted?, origin}}; unique index {@code (policyId, version)}. {@code spec} is canonical
+ *       (every field, see {@link io.breakerctl.runtime.control.policy.PolicySpec}); {@code origin}
+ *       is where the version came from ({@link io.breakerctl.runtime.control.PolicyOrigin}: {@code
+ *       ci:<commit>}, {@code hand}, {@code rollback:vN}, {@code revert:vN}; a version written
+ *       before origins were reads as {@code unknown}).
  *   <li>{@code policies}: the current pointer {@code {_id: policyId, version, updatedAt}}.
  *   <li>{@code audit}: one record per manual action {@code {correlationId, action, target, actor,
  *       reason, at, expiresAt, before, after, transition?: {breakerId, epoch, streamId}}}; unique

@@ -3,6 +3,7 @@ package io.breakerctl.runtime.control.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.breakerctl.runtime.control.PolicyOrigin;
 import io.breakerctl.runtime.control.PolicyVersion;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
@@ -52,7 +53,8 @@ class PolicyResolverTest {
         0,
         0,
         "c" + v,
-        deleted);
+        deleted,
+        PolicyOrigin.UNKNOWN);
   }
 
   private static Optional<PolicyResolver.Resolved<PolicyVersion>> resolveVersions(
