@@ -14,11 +14,12 @@ import java.util.UUID;
 
 /**
  * Audited overrides (force, clear): the action applies in Redis first, then its audit record is
- * stored in MongoDB. When MongoDB is unavailable the action still stands, and its audit rides in
- * the breaker's event stream (the override event carries actor, reason, expiry and correlation id)
- * until the {@link HistoryForwarder} stores it under the same correlation id. Once MongoDB has been
- * found unavailable, later actions of the same instance (a batch over many breakers) skip the audit
- * attempt instead of waiting the timeout again.
+ * stored in MongoDB, and its transition too (one forwarder pass for the breaker), so it is durable
+ * when the command returns. When MongoDB is unavailable the action still stands, and its audit
+ * rides in the breaker's event stream (the override event carries actor, reason, expiry and
+ * correlation id) until the {@link HistoryForwarder} stores it under the same correlation id. Once
+ * MongoDB has been found unavailable, later actions of the same instance (a batch over many
+ * breakers) skip the audit attempt instead of waiting the timeout again.
  */
 public final class BreakerOverrides {
 
@@ -26,11 +27,14 @@ public final class BreakerOverrides {
   private final AuditLog audit;
   private final Clock clock;
   private volatile String mongoDown;
+  private final ControlDatabase db;
+  private volatile HistoryForwarder forwarder;
 
   /** Overrides on {@code redis}, audited in {@code db}. */
   public BreakerOverrides(RedisBreakerStore redis, ControlDatabase db, Clock clock) {
     this.redis = redis;
     this.audit = new AuditLog(db);
+    this.db = db;
     this.clock = clock;
   }
 
@@ -92,12 +96,33 @@ public final class BreakerOverrides {
     }
     try {
       audit.record(record);
+      forwardNow(id, r.actor());
       return new OverrideAction(result, corr, true, "", lost);
     } catch (ControlUnavailableException e) {
       mongoDown = e.getMessage();
       return new OverrideAction(result, corr, false, e.getMessage(), lost);
     } catch (ControlException e) {
       return new OverrideAction(result, corr, false, e.getMessage(), lost);
+    }
+  }
+
+  /**
+   * Stores the override's transition in MongoDB's history now, as one pass of the history forwarder
+   * for this breaker would (idempotent next to the fleet's elected forwarder): a {@code force} is
+   * then durable when it returns, so {@code replay restore} after Redis lost its data puts it back
+   * whether or not a forwarder pass ran in between (it found nothing to restore before). A failure
+   * leaves it to the next pass, as before: the override stands in Redis and its audit is stored.
+   */
+  private void forwardNow(BreakerId id, String actor) {
+    try {
+      HistoryForwarder f = forwarder;
+      if (f == null) {
+        f = new HistoryForwarder(db, redis, actor, clock);
+        forwarder = f;
+      }
+      f.syncBreaker(id);
+    } catch (RuntimeException e) {
+      // the elected forwarder's next pass stores it; nothing an operator must act on now
     }
   }
 

@@ -11,6 +11,7 @@ import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.RestoreRequest;
 import io.breakerctl.runtime.redis.RestoreResult;
 import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.redis.WarmResult;
 import io.breakerctl.runtime.redis.WriteOutcome;
 import io.breakerctl.runtime.redis.Written;
 import java.time.Clock;
@@ -294,7 +295,7 @@ public final class BreakerRestore {
       time = Math.max(time, p.redisTimeMillis());
       RestoreItem item = p.item();
       if (item.action() != RestoreAction.RESTORE) {
-        out.add(item);
+        out.add(lost == null ? warmBack(item, policies, actor) : item);
         continue;
       }
       if (lost != null) {
@@ -325,6 +326,44 @@ public final class BreakerRestore {
       }
     }
     return new RestorePlan(out, false, time, corr, source);
+  }
+
+  /**
+   * Warms the policy in force back into a breaker the plan leaves as it is (its state intact, or
+   * not needed): the nodes re-created its keys after Redis lost its data, but a policy only MongoDB
+   * holds (no running node held the breaker) came back with nothing. Monotonic: a newer version
+   * stays. Said in the item's detail when it wrote; a failure is said there too, never thrown.
+   */
+  private RestoreItem warmBack(
+      RestoreItem item, Map<PolicyId, PolicyVersion> policies, String actor) {
+    if (item.policyId().isEmpty()) {
+      return item;
+    }
+    PolicyVersion v = policies.get(PolicyId.parse(item.policyId()));
+    if (v == null) {
+      return item;
+    }
+    try {
+      WarmResult w =
+          RedisBreakerStore.await(
+              redis.warm(item.id(), item.policyId(), v.version(), v.policy(), actor));
+      if (w.outcome() != io.breakerctl.runtime.model.WarmOutcome.WARMED) {
+        return item;
+      }
+      return item.with(
+          item.action(),
+          item.epoch(),
+          join(item.detail(), "policy " + item.policyId() + " v" + v.version() + " warmed back"));
+    } catch (StoreException e) {
+      return item.with(
+          item.action(),
+          item.epoch(),
+          join(item.detail(), "policy not warmed back: " + e.getMessage()));
+    }
+  }
+
+  private static String join(String detail, String more) {
+    return detail.isEmpty() ? more : detail + "; " + more;
   }
 
   private RestoreItem restoreOne(

@@ -173,4 +173,51 @@ class RestoreIT extends ControlPlaneIT {
       assertThat(cb.tryAcquire().allowed()).isFalse();
     }
   }
+
+  @Test
+  @DisplayName(
+      "a force is durable when it returns: restored after a FLUSHALL though no forwarder pass ran;"
+          + " a breaker whose state is intact gets the policy in force warmed back")
+  void forceDurableAndPolicyWarmedBack() {
+    BreakerId forced = BreakerId.parse("durable:forced");
+    BreakerId intact = BreakerId.parse("durable:intact");
+    new PolicyControl(db, redis, clock)
+        .applyAll(
+            PolicyParser.parse(
+                "durable.yaml",
+                "apiVersion: breakerctl/v1\nkind: Policy\nmetadata:\n  id: 'durable:*'\n"
+                    + "spec:\n  failureThreshold: 4\n  openSeconds: 60\n"),
+            ApplyOptions.by("it", "durable drill"));
+    OverrideAction action =
+        new BreakerOverrides(redis, db, clock)
+            .apply(
+                forced,
+                new OverrideRequest(
+                    OverrideKind.FORCED_OPEN, "alice", "incident 9", Duration.ofMinutes(10), ""));
+    assertThat(action.auditStored()).isTrue();
+
+    REDIS.server().flushAll(); // no forwarder pass since the force
+    // the intact breaker: a node trips it in the new incarnation, and its history is forwarded;
+    // the policy only MongoDB holds is not in its keys
+    Policy nodeDefaults = Policy.builder().failureThreshold(2).build();
+    for (int i = 0; i < 2; i++) {
+      RedisBreakerStore.await(redis.record(intact, Outcome.failure("n1", ""), nodeDefaults));
+    }
+    assertThat(new HistoryForwarder(db, redis, "fwd", clock).syncBreaker(intact).events())
+        .isPositive();
+    assertThat(keys(intact).warmedPolicy()).isEmpty();
+
+    RestorePlan done =
+        new BreakerRestore(db, redis, clock)
+            .restore(BreakerPattern.of("durable:*"), "dave", "redis lost its data");
+    assertThat(actions(done))
+        .containsEntry(forced, RestoreAction.RESTORED)
+        .containsEntry(intact, RestoreAction.INTACT);
+    assertThat(keys(forced).effectiveState()).isEqualTo(State.FORCED_OPEN);
+    assertThat(done.items())
+        .filteredOn(i -> i.id().equals(intact))
+        .singleElement()
+        .satisfies(i -> assertThat(i.detail()).contains("policy durable:* v1 warmed back"));
+    assertThat(keys(intact).warmedPolicy().map(w -> w.version())).contains(1L);
+  }
 }
