@@ -135,8 +135,13 @@ public final class HistoryForwarder {
   }
 
   private SyncResult sweep(boolean full) {
-    if (full || deployment == null) {
+    boolean lost = deployment != null && lostItsData();
+    if (full || deployment == null || lost) {
       identify();
+    }
+    List<String> failures = new ArrayList<>();
+    if (lost) {
+      failures.addAll(rewarm());
     }
     List<BreakerId> ids = new ArrayList<>();
     if (full) {
@@ -146,7 +151,6 @@ public final class HistoryForwarder {
     }
     int events = 0;
     int audits = 0;
-    List<String> failures = new ArrayList<>();
     for (int from = 0; from < ids.size(); from += SWEEP_WINDOW) {
       List<BreakerId> chunk = ids.subList(from, Math.min(ids.size(), from + SWEEP_WINDOW));
       List<CompletableFuture<ForwardState>> reads = new ArrayList<>(chunk.size());
@@ -187,6 +191,40 @@ public final class HistoryForwarder {
     }
     int[] n = forward(id, RedisBreakerStore.await(redis.forwardState(id)));
     return new SyncResult(1, n[0], n[1], List.of());
+  }
+
+  /**
+   * Whether the Redis this forwarder identified lost its data since: its deployment key is gone
+   * (FLUSHALL, an empty replica promoted). One GET per pass; a read that fails says no.
+   */
+  private boolean lostItsData() {
+    try {
+      return RedisBreakerStore.await(redis.deployment()).isEmpty();
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Warms every policy MongoDB holds in force back into the breakers it governs, once a pass found
+   * the Redis lost its data: running nodes put back what they run, this what only MongoDB holds (a
+   * breaker no running node holds). Failures are returned, never thrown.
+   */
+  private List<String> rewarm() {
+    List<String> failed = new ArrayList<>();
+    try {
+      PolicyControl control = new PolicyControl(db, redis, clock);
+      for (var p : new PolicyStore(db).allInForce(clock.instant()).keySet()) {
+        for (WarmReport w : control.warm(p)) {
+          if (!w.ok()) {
+            failed.add("warm " + w.breakerId() + ": " + w.error());
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      failed.add("warm after data loss: " + e.getMessage());
+    }
+    return failed;
   }
 
   /**

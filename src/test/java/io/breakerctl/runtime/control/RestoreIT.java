@@ -220,4 +220,29 @@ class RestoreIT extends ControlPlaneIT {
         .satisfies(i -> assertThat(i.detail()).contains("policy durable:* v1 warmed back"));
     assertThat(keys(intact).warmedPolicy().map(w -> w.version())).contains(1L);
   }
+
+  @Test
+  @DisplayName(
+      "the history forwarder's next pass after a FLUSHALL warms back the policies MongoDB holds")
+  void forwarderWarmsBackAfterDataLoss() {
+    BreakerId id = BreakerId.parse("fwdwarm:dep");
+    new PolicyControl(db, redis, clock)
+        .applyAll(
+            PolicyParser.parse(
+                "fwdwarm.yaml",
+                "apiVersion: breakerctl/v1\nkind: Policy\nmetadata:\n  id: 'fwdwarm:dep'\n"
+                    + "spec:\n  failureThreshold: 4\n"),
+            ApplyOptions.by("it", "forwarder drill"));
+    assertThat(keys(id).warmedPolicy().map(w -> w.version())).contains(1L);
+    HistoryForwarder forwarder = new HistoryForwarder(db, redis, "fwd", clock);
+    assertThat(forwarder.syncOnce().failures()).isEmpty(); // identifies the deployment
+
+    REDIS.server().flushAll();
+    assertThat(keys(id).exists()).isFalse();
+    assertThat(forwarder.syncOnce().failures()).isEmpty();
+    assertThat(keys(id).warmedPolicy().map(w -> w.version()))
+        .as("v1 back without a node or an operator")
+        .contains(1L);
+    assertThat(RedisBreakerStore.await(redis.deployment())).as("its identity back").isPresent();
+  }
 }
