@@ -1026,14 +1026,7 @@ final class DistributedBreaker implements CircuitBreaker {
   /** Applies a full read of the breaker's hash (refresh, first read). */
   void onSnapshot(BreakerSnapshot s) {
     warmedVersion = s.fields().getOrDefault("policyVersion", "");
-    SharedView before = view;
     apply(SharedView.of(s, now()), null, CircuitEvent.Source.READ);
-    if (before != null && !before.epoch().equals(s.epoch())) {
-      // another incarnation (a FLUSHALL, a failover to an empty replica, an expiry): what this
-      // node reported went with the old keys, so it reports again at the next flush tick instead
-      // of within ten heartbeat intervals (the fleet view showed NODES 0 for minutes)
-      reports.resend();
-    }
     adoptPolicy(s);
   }
 
@@ -1058,6 +1051,14 @@ final class DistributedBreaker implements CircuitBreaker {
       if (kept == null) {
         before = v == null ? State.CLOSED : acting();
         view = next;
+        if (v != null && !v.epoch().equals(next.epoch())) {
+          // another incarnation (a FLUSHALL, a failover to an empty replica, an expiry), however
+          // this node learnt it (a read, a message, a script's answer): what it reported went
+          // with the old keys, so it reports again at the next flush tick instead of within ten
+          // heartbeat intervals (the fleet view showed NODES 0 for minutes; a node that learnt
+          // the new epoch from another node's re-assertion did not report again at all)
+          reports.resend();
+        }
         if (registry.mode() != Mode.LOCAL
             && registry.guard().up()
             && (v == null

@@ -214,4 +214,36 @@ class OutputGoldenTest {
       }
     }
   }
+
+  @Test
+  @DisplayName(
+      "describe after Redis lost the policy: says the live nodes enforce v6, not registry defaults")
+  void describeNeverContradictsItsNodeTable() {
+    Map<String, String> f = new LinkedHashMap<>();
+    f.put("epoch", "1795990000000000");
+    f.put("state", "CLOSED");
+    f.put("generation", "0");
+    BreakerSnapshot flushed =
+        new BreakerSnapshot(
+            BreakerId.parse("orders:pricing"),
+            f,
+            List.of(),
+            List.of(),
+            List.of(
+                new NodeHeartbeat(
+                    "node-a", State.CLOSED, "orders:pricing", 6, false, NOW - 500, "", ""),
+                new NodeHeartbeat(
+                    "node-b", State.CLOSED, "orders:pricing", 6, false, NOW - 700, "", "")),
+            NOW);
+    Style plain = Style.plain(Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC));
+    String describe =
+        render(out -> BreakerTables.describe(BreakerViews.detail(flushed), plain, out));
+    assertThat(describe)
+        .contains("none warmed in Redis, but live nodes enforce orders:pricing v6")
+        .contains("breakerctl policy warm")
+        .doesNotContain("registry defaults");
+    String warmedNone =
+        render(out -> BreakerTables.describe(BreakerViews.detail(forced()), plain, out));
+    assertThat(warmedNone).contains("none warmed (nodes use their registry defaults)");
+  }
 }

@@ -28,7 +28,9 @@ import picocli.CommandLine.Spec;
           + " cluster topology, this build's scripts cached on every master, Redis TIME vs the"
           + " local clock, the user's ACL permissions to read and to mutate, the nodes that report"
           + " themselves degraded (with the reason: timeout, unreachable, oom, readonly, noperm,"
-          + " ...), MongoDB reachable (latency, version), the deployment (a Redis without the"
+          + " ...), the live nodes serving calls of a breaker without a report on it (the"
+          + " fleet view after Redis lost its data, until the nodes report again), MongoDB"
+          + " reachable (latency, version), the deployment (a Redis without the"
           + " identity MongoDB recorded at its address lost its data), and the policies: every"
           + " breaker's keys"
           + " and live nodes on the version MongoDB holds in force (a Redis that lost its data, a"
@@ -93,8 +95,9 @@ public final class DoctorCommand implements Callable<Integer> {
       add(c.check(), c.status().word(), c.detail());
     }
     if (checks.stream().noneMatch(c -> c.check().equals("redis") && c.status().equals("fail"))) {
-      StoreDiagnostics.Check nodes = StoreDiagnostics.nodes(store, settings.timeout());
-      add(nodes.check(), nodes.status().word(), nodes.detail());
+      for (StoreDiagnostics.Check c : StoreDiagnostics.nodes(store, settings.timeout())) {
+        add(c.check(), c.status().word(), c.detail());
+      }
     }
   }
 

@@ -173,7 +173,19 @@ public final class BreakerTables {
                     + " (correlation "
                     + Printable.escape(o.correlationId())
                     + ")"));
-    if (v.policy() == null) {
+    BreakerDetailView.NodeView enforcing = enforcingUnwarmed(v);
+    if (enforcing != null) {
+      // Redis holds no policy while a live node enforces a version: Redis lost it (a FLUSHALL, an
+      // empty replica promoted) and the node has not warmed it back yet; "registry defaults"
+      // would contradict the node table below
+      out.println(
+          "Policy:        none warmed in Redis, but live nodes enforce "
+              + Printable.escape(enforcing.policyId())
+              + " v"
+              + enforcing.policyVersion()
+              + " (Redis lost it? the nodes put it back when they next check Redis;"
+              + " `breakerctl policy warm` puts back what MongoDB holds)");
+    } else if (v.policy() == null) {
       out.println("Policy:        none warmed (nodes use their registry defaults)");
     } else {
       out.println(
@@ -351,5 +363,24 @@ public final class BreakerTables {
 
   private static long millis(String rfc3339) {
     return rfc3339 == null ? 0 : Instant.parse(rfc3339).toEpochMilli();
+  }
+
+  /**
+   * With no policy warmed in Redis (none, or only the nodes' recorded defaults), the live node
+   * enforcing the highest policy version, else null.
+   */
+  private static BreakerDetailView.NodeView enforcingUnwarmed(BreakerDetailView v) {
+    if (v.policy() != null && !"node-defaults".equals(v.policy().source())) {
+      return null;
+    }
+    BreakerDetailView.NodeView top = null;
+    for (BreakerDetailView.NodeView n : v.nodes()) {
+      if (n.policyVersion() > 0
+          && !n.policyId().isEmpty()
+          && (top == null || n.policyVersion() > top.policyVersion())) {
+        top = n;
+      }
+    }
+    return top;
   }
 }

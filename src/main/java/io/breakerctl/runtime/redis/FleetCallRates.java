@@ -98,6 +98,25 @@ public final class FleetCallRates {
   }
 
   /**
+   * Each live node's breakers with a call, rejection or fallback counted in its last window (node
+   * to breaker ids, both sorted): what the node is serving now, so it must report on them.
+   */
+  public Map<String, java.util.SortedSet<String>> serving() {
+    Map<String, java.util.SortedSet<String>> out = new java.util.TreeMap<>();
+    byNode.forEach(
+        (node, counts) ->
+            counts
+                .breakers()
+                .forEach(
+                    (id, c) -> {
+                      if (!c.idle()) {
+                        out.computeIfAbsent(node, k -> new java.util.TreeSet<>()).add(id);
+                      }
+                    }));
+    return out;
+  }
+
+  /**
    * One node's rates of one breaker.
    *
    * @param node the node id
