@@ -1428,7 +1428,8 @@ final class DistributedBreaker implements CircuitBreaker {
         -1,
         v.origin().actor(),
         v.origin().reason(),
-        v.origin().correlationId());
+        v.origin().correlationId(),
+        lost == State.OPEN && v.stored() == State.HALF_OPEN);
   }
 
   void degraded() {

@@ -442,7 +442,11 @@ public final class InProcessBreakerStore implements BreakerStore {
           TransitionCause cause =
               trip ? TransitionCause.FAILURE_THRESHOLD : TransitionCause.REASSERTED;
           e.publish(new LocalTransition(state, request.kind(), cause, gen, now, 0));
-          m.settle(); // a window that ended already: half-open now, its probes leased
+          // a window that ended already: half-open now, its probes leased; probes of a lost
+          // half-open incarnation may still run: every slot held for one lease
+          if (m.settle() == State.HALF_OPEN && open && request.probesMayRun()) {
+            m.holdLostProbes();
+          }
           return new ReassertResult(
               true, ReassertOutcome.REASSERTED, m.state(), Long.toString(m.generation()), e.epoch);
         });

@@ -19,6 +19,7 @@
 -- ARGV[9] the open window's length in ms (OPEN; '' for the policy's openMillis)
 -- ARGV[10] the cause the caller knows ('' unknown)   ARGV[11] failures at the trip ('' unknown)
 -- ARGV[12] override actor   ARGV[13] override reason   ARGV[14] override correlation id
+-- ARGV[15] '1' when the caller saw the lost incarnation stored HALF_OPEN (probes may be running)
 --
 -- Returns {written 0|1, outcome, effectiveState, generation, epoch}; outcome REASSERTED |
 -- CURRENT (Redis is not behind the caller) | ENDED (the override, or a degraded trip's window, is
@@ -34,6 +35,18 @@
 -- recover (no probe closed the breaker), so a flush at a window's end must leave one probe per
 -- permit, not a CLOSED breaker every caller passes (a FLUSHALL about 1 s before a window ended let
 -- 8 calls reach the dependency where one probe may go).
+--
+-- A flush while the breaker was half-open loses the probe leases with it, while their probes may
+-- still run (a slow dependency: issue 40's probes renew their leases for as long as they run).
+-- Settled to HALF_OPEN with free slots, the fleet would send a second probe next to the one in
+-- flight. So when the caller saw the lost incarnation stored HALF_OPEN (ARGV[15]), every slot is
+-- held for one probeLeaseMillis by a lease of owner '(lost)': the same bound as a prober that
+-- stopped renewing, after which the slots return. The old prober's result, from another
+-- incarnation, counts for nothing (record.lua: STALE_GENERATION). A caller that saw the window
+-- OPEN, not yet settled, knows no probe was granted (a grant settles first), and nothing is held.
+-- Not covered: a lost probe still running one lease after the re-assertion (its renewals find no
+-- lease and stop, as a dead prober's); a second probe may then go next to it
+-- (FlushDuringProbeIT shows the lease held: the next probe 2,008 ms after the flush, lease 2 s).
 
 clock()
 load()
@@ -83,7 +96,15 @@ if kind == 'OPEN' then
       'until', until_ms })
   end
   clear_window()
-  settle() -- a window that ended already: half-open now (OPEN_WINDOW_ENDED), its probes leased
+  -- a window that ended already: half-open now (OPEN_WINDOW_ENDED), its probes leased
+  if settle() == 'HALF_OPEN' and ARGV[15] == '1' then
+    local p = policy()
+    for i = 1, p.permits do
+      local member = 'lost-' .. i .. '|(lost)'
+      redis.call('ZADD', LEASES, NOW + p.lease, member)
+      set(lease_field(member), NOW .. ':0')
+    end
+  end
   return answer(1, 'REASSERTED')
 end
 if B.override then return answer(0, 'ALREADY') end

@@ -334,6 +334,30 @@ public final class LocalStateMachine {
     }
   }
 
+  /** The owner of the leases {@link #holdLostProbes} takes. */
+  public static final String LOST_PROBES = "(lost)";
+
+  /**
+   * reassert.lua for a trip put back half-open when the lost incarnation was half-open: every probe
+   * slot held for one {@code probeLeaseSeconds} by a lease of {@link #LOST_PROBES}, since probes
+   * granted in the lost incarnation may still run.
+   */
+  public void holdLostProbes() {
+    lock.lock();
+    try {
+      long now = clock.millis();
+      if (settle(now) != State.HALF_OPEN) {
+        return;
+      }
+      long until = now + policy.probeLease().toMillis();
+      for (int i = leases.size(); i < policy.halfOpenPermits(); i++) {
+        leases.grant(LOST_PROBES, now, until);
+      }
+    } finally {
+      finish();
+    }
+  }
+
   private static boolean timedOut(Policy p, ProbeLeases.Lease l, long now) {
     long max = p.maxProbe().toMillis();
     return max > 0 && now - l.grantedAt() >= max;

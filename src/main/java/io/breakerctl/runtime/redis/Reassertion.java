@@ -21,6 +21,9 @@ import java.util.Objects;
  * @param actor the override's actor ("" for none)
  * @param reason the override's reason ("" for none)
  * @param correlationId the override's correlation id ("" for none)
+ * @param probesMayRun the node saw the lost incarnation half-open (stored): probes granted in it
+ *     may still be running, so a trip put back after its window ended holds every probe slot for
+ *     one lease, as a prober that stopped answering would
  */
 public record Reassertion(
     Mode mode,
@@ -33,7 +36,36 @@ public record Reassertion(
     long failures,
     String actor,
     String reason,
-    String correlationId) {
+    String correlationId,
+    boolean probesMayRun) {
+
+  /** A reassertion that knows of no probe in flight. */
+  public Reassertion(
+      Mode mode,
+      State kind,
+      String seenEpoch,
+      long seenGeneration,
+      long untilMillis,
+      long openMillis,
+      TransitionCause knownCause,
+      long failures,
+      String actor,
+      String reason,
+      String correlationId) {
+    this(
+        mode,
+        kind,
+        seenEpoch,
+        seenGeneration,
+        untilMillis,
+        openMillis,
+        knownCause,
+        failures,
+        actor,
+        reason,
+        correlationId,
+        false);
+  }
 
   /** Whether the script writes only when Redis is behind, or whenever the breaker is CLOSED. */
   public enum Mode {
@@ -72,7 +104,8 @@ public record Reassertion(
       failures < 0 ? "" : Long.toString(failures),
       actor,
       reason,
-      correlationId
+      correlationId,
+      probesMayRun ? "1" : ""
     };
   }
 }

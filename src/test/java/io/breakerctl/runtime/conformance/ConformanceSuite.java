@@ -613,6 +613,39 @@ public abstract class ConformanceSuite {
           assertThat(admission(ended.acquire(2)))
               .as("one probe per permit after the re-assertion")
               .startsWith("rejected HALF_OPEN");
+          // lost while half-open: probes granted then may still run, so every slot is held for
+          // one lease (a prober that stops answering), then returns
+          CaseSteps probing = s.another();
+          Reassertion halfOpen =
+              new Reassertion(
+                  Reassertion.Mode.REASSERT,
+                  State.OPEN,
+                  "lost-epoch",
+                  2,
+                  lostAt,
+                  0,
+                  null,
+                  -1,
+                  "",
+                  "",
+                  "",
+                  true);
+          long heldFrom = s.now();
+          assertThat(reasserted(probing.reassert(0, halfOpen)))
+              .as("a re-assertion of a window lost half-open")
+              .isEqualTo("written=true REASSERTED HALF_OPEN generation=4");
+          AcquireResult busy = probing.acquire(1);
+          assertThat(admission(busy))
+              .as("no probe while the lost probes' slots are held")
+              .startsWith("rejected HALF_OPEN PROBES_BUSY");
+          assertThat(busy.untilMillis())
+              .as("the slots return one lease after the re-assertion")
+              .isBetween(heldFrom + s.units(4).toMillis(), s.now() + s.units(4).toMillis());
+          probing.awaitTime(busy.untilMillis());
+          assertThat(admission(probing.acquire(1)))
+              .as("one probe once the held slots returned")
+              .startsWith("allowed HALF_OPEN PROBE");
+          assertThat(admission(probing.acquire(2))).startsWith("rejected HALF_OPEN");
         });
   }
 
