@@ -21,6 +21,8 @@ import java.time.Duration;
  * @param redisPassword Redis password, or null (never printed)
  * @param redisCaFile PEM CA file for rediss://, or null
  * @param configPath the config file consulted
+ * @param mongoConfigured whether MongoDB was given (flag, environment or context), not only the
+ *     default: commands that read Redis consult MongoDB on the side only then
  */
 public record Settings(
     String context,
@@ -31,7 +33,8 @@ public record Settings(
     String redisUser,
     String redisPassword,
     Path redisCaFile,
-    Path configPath) {
+    Path configPath,
+    boolean mongoConfigured) {
 
   /** Default Redis. */
   public static final String DEFAULT_REDIS = "redis://127.0.0.1:6379";
@@ -272,7 +275,8 @@ public record Settings(
         first(flags.redisUser(), env.get("BREAKERCTL_REDIS_USER"), ctx.redisUser),
         password,
         ca == null ? null : Path.of(ca),
-        path);
+        path,
+        first(flags.mongo(), mongoEnv, ctx.mongo) != null);
   }
 
   private static String readSecret(Path file) {

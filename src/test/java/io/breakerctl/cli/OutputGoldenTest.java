@@ -246,4 +246,49 @@ class OutputGoldenTest {
         render(out -> BreakerTables.describe(BreakerViews.detail(forced()), plain, out));
     assertThat(warmedNone).contains("none warmed (nodes use their registry defaults)");
   }
+
+  private static BreakerView withPolicy(BreakerView b, BreakerView.PolicyRef policy) {
+    return new BreakerView(
+        b.id(),
+        b.state(),
+        b.storedState(),
+        b.failures(),
+        b.openUntil(),
+        b.leases(),
+        b.override(),
+        policy,
+        b.nodes(),
+        b.redisTime(),
+        null,
+        b.rates());
+  }
+
+  @Test
+  @DisplayName("status with MongoDB consulted: POLICY shows what MongoDB holds when out of step")
+  void policyAgainstMongo() {
+    BreakerView.PolicyRef v5 = new BreakerView.PolicyRef("orders:pricing", 5);
+    BreakerView warmed = withPolicy(BreakerViews.status(halfOpen()), v5);
+    BreakerView lost = withPolicy(warmed, null);
+    assertThat(
+            BreakerTables.policyCell(
+                warmed.withInForce(BreakerView.InForce.of("orders:pricing", 5, v5))))
+        .as("in step: the warmed policy alone")
+        .isEqualTo("orders:pricing v5");
+    assertThat(
+            BreakerTables.policyCell(
+                warmed.withInForce(BreakerView.InForce.of("orders:pricing", 6, v5))))
+        .isEqualTo("orders:pricing v5 (MongoDB v6)");
+    assertThat(
+            BreakerTables.policyCell(
+                lost.withInForce(BreakerView.InForce.of("orders:pricing", 6, null))))
+        .as("Redis lost the policy")
+        .isEqualTo("- (MongoDB orders:pricing v6)");
+    assertThat(BreakerTables.policyCell(warmed.withInForce(BreakerView.InForce.of(null, 0, v5))))
+        .as("warmed, while MongoDB holds none in force")
+        .isEqualTo("orders:pricing v5 (MongoDB none)");
+    assertThat(
+            BreakerTables.policyCell(warmed.withInForce(BreakerView.InForce.of("caller:*", 2, v5))))
+        .isEqualTo("orders:pricing v5 (MongoDB caller:* v2)");
+    assertThat(BreakerView.InForce.of(null, 0, null).drift()).as("none on either side").isFalse();
+  }
 }

@@ -78,6 +78,18 @@ class PolicyWarmCliIT extends WithCliServers {
           .contains("Redis holds no deployment key, but MongoDB recorded")
           .contains("Redis lost its data");
 
+      // status compares with MongoDB (given in the environment): the row shows what it holds
+      CliProcess.Result table = cli.run("status", "warmback:*");
+      assertThat(table.code()).as(table.toString()).isZero();
+      assertThat(table.out()).contains("- (MongoDB warmback:dep v2)");
+      assertThat(table.err())
+          .contains("warning: 2 breaker(s) hold another policy version than MongoDB has in force");
+      CliProcess.Result json = cli.run("status", "warmback:dep", "-o", "json");
+      assertThat(json.out())
+          .containsPattern(
+              "\"inForce\" : \\{\\s*\"id\" : \"warmback:dep\",\\s*\"version\" : 2,"
+                  + "\\s*\"drift\" : true");
+
       CliProcess.Result warm = cli.run("policy", "warm", "warmback:dep", "-o", "json");
       assertThat(warm.code()).as(warm.toString()).isZero();
       assertThat(warm.out()).contains("\"breaker\" : \"warmback:dep\"").contains("WARMED");
@@ -93,6 +105,17 @@ class PolicyWarmCliIT extends WithCliServers {
                 && after.out().contains("warmback:stray")
                 && !after.out().contains("warmback:dep");
           });
+    }
+    CliProcess.Result inStep = cli.run("status", "warmback:dep", "-o", "json");
+    assertThat(inStep.out()).containsPattern("\"version\" : 2,\\s*\"drift\" : false");
+    servers.stopMongo();
+    try {
+      CliProcess.Result down = cli.run("status", "warmback:dep");
+      assertThat(down.code()).as("status without MongoDB still answers: %s", down).isZero();
+      assertThat(down.out()).contains("warmback:dep");
+      assertThat(down.err()).contains("warning: MongoDB could not be read");
+    } finally {
+      servers.startMongo();
     }
     CliProcess.Result unknown = cli.run("policy", "warm", "warmback:nothing");
     assertThat(unknown.code()).as(unknown.toString()).isEqualTo(7);

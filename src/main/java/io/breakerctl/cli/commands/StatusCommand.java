@@ -13,6 +13,11 @@ import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Style;
+import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.control.PolicyStore;
+import io.breakerctl.runtime.control.PolicyVersion;
+import io.breakerctl.runtime.control.policy.PolicyId;
+import io.breakerctl.runtime.control.policy.PolicyResolver;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
@@ -24,6 +29,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -51,6 +58,12 @@ import picocli.CommandLine.Spec;
           + " second, summed over the live nodes, each over the window since its previous"
           + " liveness beat (about one heartbeatInterval; json: \"rates\" with \"windowMillis\","
           + " 0 when no live node sent counts). '-' in a table: no counts.",
+      "With MongoDB given (--mongo, BREAKERCTL_MONGO or the context; not the built-in default),"
+          + " one read of the policies it holds in force: POLICY shows what MongoDB holds when"
+          + " the keys hold another version (\"orders:pricing v5 (MongoDB v6)\", \"- (MongoDB"
+          + " orders:pricing v6)\" after Redis lost it; json: \"inForce\" with \"drift\"),"
+          + " and a warning on stderr counts them; `policy warm` puts back what MongoDB holds."
+          + " MongoDB unreachable: a warning, the rest as without it.",
       "Times are relative only in a table on a terminal, RFC 3339 UTC otherwise."
     })
 public final class StatusCommand implements Callable<Integer> {
@@ -189,11 +202,17 @@ public final class StatusCommand implements Callable<Integer> {
     boolean[] finding = {false};
     int[] count = {0};
     FleetCallRates rates = callRates(store, root.services().settings().timeout());
+    InForceLookup inForce = inForce(root);
+    int[] drifting = {0};
     Documents.ListWriter stream = buffer ? null : Documents.list(format, "BreakerList", out, watch);
     Consumer<BreakerView> sink =
         view -> {
           BreakerView v =
               view.problem() == null ? view.withRates(BreakerViews.rates(rates, view.id())) : view;
+          if (inForce != null && v.problem() == null) {
+            v = v.withInForce(inForce.of(v.id(), v.policy()));
+            drifting[0] += v.inForce().drift() ? 1 : 0;
+          }
           boolean invalid = v.problem() != null;
           if (states != null && (invalid || !states.contains(State.fromCode(v.state())))) {
             return;
@@ -250,7 +269,55 @@ public final class StatusCommand implements Callable<Integer> {
                   + " delete their keys with redis-cli; the row names key and field)");
       spec.commandLine().getErr().flush();
     }
+    if (drifting[0] > 0 && format.isTable()) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "warning: "
+                  + drifting[0]
+                  + " breaker(s) hold another policy version than MongoDB has in force (POLICY"
+                  + " shows both; `breakerctl policy warm` puts back what MongoDB holds)");
+      spec.commandLine().getErr().flush();
+    }
     return check && finding[0] ? ExitCode.CHECK_FAILED : ExitCode.OK;
+  }
+
+  /** What MongoDB holds in force for a breaker, against the policy its keys hold. */
+  private interface InForceLookup {
+    BreakerView.InForce of(String breaker, BreakerView.PolicyRef warmed);
+  }
+
+  /**
+   * One read of every policy MongoDB holds in force, when MongoDB was given (flag, environment or
+   * context): each breaker's row then shows whether its keys are out of step with it. Without a
+   * MongoDB given, none is consulted (an incident tool does not wait on a default address); when
+   * the read fails, status goes on without it and says so on stderr.
+   */
+  private InForceLookup inForce(BreakerCtl root) {
+    if (!root.services().settings().mongoConfigured()) {
+      return null;
+    }
+    Map<PolicyId, PolicyVersion> held;
+    try {
+      held = new PolicyStore(root.services().control()).allInForce(java.time.Instant.now());
+    } catch (RuntimeException e) {
+      Throwable driver = e.getCause() != null ? e.getCause() : e;
+      spec.commandLine()
+          .getErr()
+          .println(
+              "warning: MongoDB could not be read, the policies it holds in force are not"
+                  + " compared: "
+                  + ControlDatabase.describe(driver));
+      spec.commandLine().getErr().flush();
+      return null;
+    }
+    return (breaker, warmed) ->
+        PolicyResolver.resolve(BreakerId.parse(breaker), p -> Optional.ofNullable(held.get(p)))
+            .map(
+                r ->
+                    BreakerView.InForce.of(
+                        r.value().policyId().toString(), r.value().version(), warmed))
+            .orElseGet(() -> BreakerView.InForce.of(null, 0, warmed));
   }
 
   /**

@@ -89,7 +89,7 @@ public final class BreakerTables {
         v.openUntil() == null ? "-" : style.time(millis(v.openUntil()), now),
         leases,
         override,
-        v.policy() == null ? "-" : v.policy().id() + " v" + v.policy().version(),
+        policyCell(v),
         wide ? Integer.toString(n.reporting()) : nodes(n),
       };
       if (wide) {
@@ -382,5 +382,23 @@ public final class BreakerTables {
       }
     }
     return top;
+  }
+
+  /**
+   * The warmed policy ({@code id vN}, {@code -} for none) and, when MongoDB holds another in force,
+   * what it holds: {@code id v5 (MongoDB v6)}, {@code - (MongoDB id v6)}.
+   */
+  public static String policyCell(BreakerView v) {
+    BreakerView.PolicyRef p = v.policy();
+    String warmed = p == null ? "-" : p.id() + " v" + p.version();
+    BreakerView.InForce f = v.inForce();
+    if (f == null || !f.drift()) {
+      return warmed;
+    }
+    String held =
+        f.id() == null
+            ? "none"
+            : p != null && p.id().equals(f.id()) ? "v" + f.version() : f.id() + " v" + f.version();
+    return warmed + " (MongoDB " + held + ")";
   }
 }

@@ -22,6 +22,8 @@ import java.util.List;
  * @param problem why the breaker's stored state cannot be read (key and field), only then: its
  *     {@code state} is {@code INVALID} and the other fields are empty
  * @param rates the fleet's calls, rejections and fallbacks per second, and the window they cover
+ * @param inForce what MongoDB holds in force for the breaker, and whether the warmed policy is out
+ *     of step with it; null (left out) when MongoDB was not consulted
  */
 @JsonPropertyOrder({
   "id",
@@ -32,6 +34,7 @@ import java.util.List;
   "leases",
   "override",
   "policy",
+  "inForce",
   "nodes",
   "rates",
   "redisTime",
@@ -50,7 +53,8 @@ public record BreakerView(
     Nodes nodes,
     String redisTime,
     @JsonInclude(JsonInclude.Include.NON_NULL) String problem,
-    Rates rates) {
+    Rates rates,
+    @JsonInclude(JsonInclude.Include.NON_NULL) InForce inForce) {
 
   /** The state of a breaker whose stored state cannot be read. */
   public static final String INVALID = "INVALID";
@@ -58,6 +62,36 @@ public record BreakerView(
   /** Normalizes missing rates. */
   public BreakerView {
     rates = rates == null ? Rates.NONE : rates;
+  }
+
+  /** A view without MongoDB's policy in force (not consulted). */
+  public BreakerView(
+      String id,
+      String state,
+      String storedState,
+      Failures failures,
+      String openUntil,
+      List<Lease> leases,
+      Override override,
+      PolicyRef policy,
+      Nodes nodes,
+      String redisTime,
+      String problem,
+      Rates rates) {
+    this(
+        id,
+        state,
+        storedState,
+        failures,
+        openUntil,
+        leases,
+        override,
+        policy,
+        nodes,
+        redisTime,
+        problem,
+        rates,
+        null);
   }
 
   /** This view with {@code rates}. */
@@ -74,7 +108,49 @@ public record BreakerView(
         nodes,
         redisTime,
         problem,
-        rates);
+        rates,
+        inForce);
+  }
+
+  /** This view with what MongoDB holds in force. */
+  public BreakerView withInForce(InForce inForce) {
+    return new BreakerView(
+        id,
+        state,
+        storedState,
+        failures,
+        openUntil,
+        leases,
+        override,
+        policy,
+        nodes,
+        redisTime,
+        problem,
+        rates,
+        inForce);
+  }
+
+  /**
+   * What MongoDB holds in force for the breaker (its own policy or the default that governs it),
+   * against what its keys hold.
+   *
+   * @param id the policy in force, null for none (the nodes' registry defaults apply)
+   * @param version its version, 0 for none
+   * @param drift whether the breaker's keys hold another policy version (a Redis that lost its
+   *     data, a warm that failed, a policy warmed that MongoDB no longer holds in force): {@code
+   *     breakerctl policy warm} puts back what MongoDB holds
+   */
+  @JsonPropertyOrder({"id", "version", "drift"})
+  public record InForce(String id, long version, boolean drift) {
+
+    /** What MongoDB holds ({@code id@version} or none) against the warmed {@code policy}. */
+    public static InForce of(String id, long version, PolicyRef warmed) {
+      boolean drift =
+          id == null
+              ? warmed != null
+              : warmed == null || !warmed.id().equals(id) || warmed.version() != version;
+      return new InForce(id, id == null ? 0 : version, drift);
+    }
   }
 
   /**

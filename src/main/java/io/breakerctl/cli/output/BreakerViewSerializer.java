@@ -32,6 +32,9 @@ final class BreakerViewSerializer extends StdSerializer<BreakerView> {
     p.defaultSerializeField("leases", v.leases(), g);
     p.defaultSerializeField("override", v.override(), g);
     p.defaultSerializeField("policy", v.policy(), g);
+    if (v.inForce() != null) {
+      p.defaultSerializeField("inForce", v.inForce(), g);
+    }
     g.writeFieldName("nodes");
     nodes(g, v.nodes());
     g.writeFieldName("rates");

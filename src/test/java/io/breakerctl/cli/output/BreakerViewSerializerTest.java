@@ -38,7 +38,8 @@ class BreakerViewSerializerTest {
             nodes,
             "2026-12-01T10:00:01.123Z",
             null,
-            new BreakerView.Rates(12.5, 0.33, 0.1, 60_000)),
+            new BreakerView.Rates(12.5, 0.33, 0.1, 60_000),
+            BreakerView.InForce.of("caller:*", 5, new BreakerView.PolicyRef("caller:*", 4))),
         new BreakerView(
             "a:b",
             "CLOSED",
@@ -131,7 +132,8 @@ class BreakerViewSerializerTest {
             f.nodes(),
             f.redisTime(),
             "a problem",
-            f.rates());
+            f.rates(),
+            f.inForce());
     String json = Documents.JSON.writeValueAsString(full);
     List<String> names =
         Arrays.stream(BreakerView.class.getRecordComponents())
