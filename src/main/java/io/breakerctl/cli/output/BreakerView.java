@@ -96,24 +96,15 @@ public record BreakerView(
 
   /** This view with {@code rates}. */
   public BreakerView withRates(Rates rates) {
-    return new BreakerView(
-        id,
-        state,
-        storedState,
-        failures,
-        openUntil,
-        leases,
-        override,
-        policy,
-        nodes,
-        redisTime,
-        problem,
-        rates,
-        inForce);
+    return with(rates, inForce);
   }
 
   /** This view with what MongoDB holds in force. */
   public BreakerView withInForce(InForce inForce) {
+    return with(rates, inForce);
+  }
+
+  private BreakerView with(Rates rates, InForce inForce) {
     return new BreakerView(
         id,
         state,
