@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code scripts/ci-rollout} against a temporary git repository of policy files, with the packaged
- * jar as breakerctl and real servers (issue 14, item 10).
+ * jar as breakerctl and real servers (issue 14, item 10). The rollback, history and get the test
+ * runs itself between pipelines are in-process ({@link CliProcess#inProcess}).
  */
 @DisplayName("scripts/ci-rollout (packaged jar, a git repository of policies)")
 class CiRolloutIT extends WithCliServers {
@@ -178,7 +179,8 @@ class CiRolloutIT extends WithCliServers {
         .containsExactly("ci:" + c1, "ci:" + c2);
 
     CliProcess.Result rolled =
-        cli.run("policy", "rollback", "ci:gitops", "--to", "1", "--reason", "v2 hurt", "--yes");
+        cli.inProcess(
+            "policy", "rollback", "ci:gitops", "--to", "1", "--reason", "v2 hurt", "--yes");
     assertThat(rolled.code()).as(rolled.toString()).isZero();
     assertThat(rolled.err())
         .contains("the policy repository (commit " + c2 + ") still holds the spec of v2")
@@ -242,14 +244,14 @@ class CiRolloutIT extends WithCliServers {
     assertThat(none.path("result").path("outcome").asText()).isEqualTo("UP_TO_DATE");
     assertThat(none.path("plan").get(0).path("outcome").asText()).isEqualTo("WOULD_NOT_CHANGE");
 
-    CliProcess.Result history = cli.run("policy", "history", "ci:gitops");
+    CliProcess.Result history = cli.inProcess("policy", "history", "ci:gitops");
     assertThat(history.code()).as(history.toString()).isZero();
     assertThat(history.out())
         .contains("ORIGIN")
         .containsPattern("1\\s+\\S+\\s+\\S+\\s+-\\s+-\\s+ci:" + c1 + "\\s+" + c1 + ": gitops")
         .containsPattern("3\\s+\\S+\\s+\\S+\\s+-\\s+-\\s+rollback:v1\\s+v2 hurt")
         .containsPattern("4\\*\\s+\\S+\\s+\\S+\\s+-\\s+-\\s+ci:" + c2);
-    CliProcess.Result get = cli.run("policy", "get", "ci:gitops", "-o", "json");
+    CliProcess.Result get = cli.inProcess("policy", "get", "ci:gitops", "-o", "json");
     assertThat(JSON.readTree(get.out()).path("status").path("origin").asText())
         .isEqualTo("ci:" + c2);
   }

@@ -37,11 +37,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The CLI contract: the packaged jar as a process ({@code NO_COLOR=1}, an isolated config dir,
- * stdin not a terminal) against real redis-server processes and the MongoDB-wire server; exit code,
- * stdout and stderr asserted apart.
+ * The CLI contract against real redis-server processes and the MongoDB-wire server; exit code,
+ * stdout and stderr asserted apart. The packaged jar runs as a process ({@code NO_COLOR=1}, an
+ * isolated config dir, stdin not a terminal) where the process is part of what is checked: a stderr
+ * that must stay empty (nothing a library prints either), exit codes through {@code Main}, no
+ * terminal, the version and help of the jar. The other runs are the same command line in-process
+ * ({@link CliProcess#inProcess}), with the environment a process gets; a silent Redis's wall time
+ * among them, which a JVM's start would blur.
  */
-@DisplayName("breakerctl contract (packaged jar)")
+@DisplayName("breakerctl contract (packaged jar, and in-process)")
 class CliContractIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -95,18 +99,18 @@ class CliContractIT {
     assertThat(nodes.path("degradedReasons").toString()).isEqualTo("{\"node-c\":\"readonly\"}");
     assertThat(doc.path("items").get(0).path("policy").path("version").asLong()).isEqualTo(2);
 
-    CliProcess.Result table = cli.run("status", "fleet:*", "-o", "wide");
+    CliProcess.Result table = cli.inProcess("status", "fleet:*", "-o", "wide");
     assertThat(table.code()).as(table.toString()).isZero();
     assertThat(table.out())
         .contains("DISAGREE")
         .contains("fleet:hb")
         .contains("node-b")
         .contains("node-c(readonly)");
-    CliProcess.Result narrow = cli.run("status", "fleet:hb");
+    CliProcess.Result narrow = cli.inProcess("status", "fleet:hb");
     assertThat(narrow.out()).contains("3 (1 disagree, 1 degraded, 1 old policy)");
     assertThat(table.out()).doesNotContain("\u001b[");
 
-    CliProcess.Result describe = cli.run("describe", "fleet:hb");
+    CliProcess.Result describe = cli.inProcess("describe", "fleet:hb");
     assertThat(describe.code()).as(describe.toString()).isZero();
     assertThat(describe.out())
         .contains("node-b")
@@ -115,7 +119,7 @@ class CliContractIT {
         .contains("fleet:* v2")
         .contains("yes (readonly)");
 
-    CliProcess.Result doctor = cli.run("doctor", "-o", "json");
+    CliProcess.Result doctor = cli.inProcess("doctor", "-o", "json");
     JsonNode check = null;
     for (JsonNode c : JSON.readTree(doctor.out()).path("items")) {
       if (c.path("check").asText().equals("nodes")) {
@@ -140,12 +144,12 @@ class CliContractIT {
   @Test
   @DisplayName("unknown breaker: 7; bad id or flag: 2 with a usage hint")
   void notFoundAndUsage() {
-    CliProcess.Result unknown = cli.run("describe", "nobody:nothing");
+    CliProcess.Result unknown = cli.inProcess("describe", "nobody:nothing");
     assertThat(unknown.code()).as(unknown.toString()).isEqualTo(7);
     assertThat(unknown.out()).isEmpty();
     assertThat(unknown.err()).contains("not found");
 
-    CliProcess.Result badId = cli.run("describe", "Bad_Id");
+    CliProcess.Result badId = cli.inProcess("describe", "Bad_Id");
     assertThat(badId.code()).as(badId.toString()).isEqualTo(2);
     assertThat(badId.out()).isEmpty();
     assertThat(badId.err()).contains("breaker id").contains("Run 'breakerctl describe --help'");
@@ -155,7 +159,7 @@ class CliContractIT {
     assertThat(badFlag.out()).isEmpty();
     assertThat(badFlag.err()).contains("--bogus").contains("Run 'breakerctl status --help'");
 
-    CliProcess.Result noMatch = cli.run("force", "open", "zzz:*", "--reason", "x", "--yes");
+    CliProcess.Result noMatch = cli.inProcess("force", "open", "zzz:*", "--reason", "x", "--yes");
     assertThat(noMatch.code()).as(noMatch.toString()).isEqualTo(7);
   }
 
@@ -170,7 +174,7 @@ class CliContractIT {
     assertThat(exists(redis, "cb:{pre:empt}")).isFalse();
 
     CliProcess.Result dry =
-        cli.run(
+        cli.inProcess(
             "force",
             "open",
             "pre:empt",
@@ -183,7 +187,7 @@ class CliContractIT {
     assertThat(dry.code()).as(dry.toString()).isZero();
     assertThat(dry.out()).contains("WOULD_SET").contains("FORCED_OPEN");
     CliProcess.Result dryClear =
-        cli.run(
+        cli.inProcess(
             "force", "clear", "pre:empt", "--new", "--reason", "over", "--dry-run", "-o", "json");
     assertThat(dryClear.code()).as(dryClear.toString()).isEqualTo(3);
     assertThat(dryClear.out()).contains("NOT_OVERRIDDEN");
@@ -209,10 +213,10 @@ class CliContractIT {
       }
       try {
         CliProcess.Result forced =
-            cli.run("force", "open", "refused:dep", "--reason", "incident 9", "--yes");
+            cli.inProcess("force", "open", "refused:dep", "--reason", "incident 9", "--yes");
         assertThat(forced.code()).as(forced.toString()).isEqualTo(6);
         assertThat(forced.err()).as(forced.toString()).contains(cause).doesNotContain("at io.");
-        CliProcess.Result read = cli.run("status", "refused:dep", "-o", "name");
+        CliProcess.Result read = cli.inProcess("status", "refused:dep", "-o", "name");
         assertThat(read.code()).as("reads still work: %s", read).isZero();
       } finally {
         if (cause.equals("oom")) {
@@ -246,12 +250,12 @@ class CliContractIT {
     assertThat(redis.call("HGET", "cb:{pay:ledger}", "override")).isEqualTo("FORCED_OPEN");
     assertThat(auditCount()).isEqualTo(1);
 
-    CliProcess.Result check = cli.run("status", "pay:*", "--check");
+    CliProcess.Result check = cli.inProcess("status", "pay:*", "--check");
     assertThat(check.code()).as(check.toString()).isEqualTo(1);
 
     servers.stopMongo();
     try {
-      CliProcess.Result read = cli.run("status", "pay:ledger", "-o", "name");
+      CliProcess.Result read = cli.inProcess("status", "pay:ledger", "-o", "name");
       assertThat(read.code()).as(read.toString()).isZero();
       assertThat(read.out()).isEqualTo("pay:ledger\n");
       CliProcess.Result down =
@@ -298,7 +302,7 @@ class CliContractIT {
     try (TcpProxy proxy = TcpProxy.to(redis.port())) {
       proxy.drop();
       CliProcess.Result silent =
-          cli.run("describe", "a:b", "--redis", proxy.uri(), "--timeout", "1s");
+          cli.inProcess("describe", "a:b", "--redis", proxy.uri(), "--timeout", "1s");
       assertThat(silent.code()).as(silent.toString()).isEqualTo(6);
       assertThat(silent.took()).isLessThan(Duration.ofSeconds(10));
     }
@@ -322,12 +326,13 @@ class CliContractIT {
       Files.writeString(pw, "viewer-secret\n");
       Map<String, String> env = Map.of("BREAKERCTL_REDIS", acl.uri());
       String[] as = {"--redis-user", "viewer", "--redis-password-file", pw.toString()};
-      CliProcess.Result status = cli.run(env, concat(new String[] {"status"}, as));
+      CliProcess.Result status = cli.inProcess(env, concat(new String[] {"status"}, as));
       assertThat(status.code()).as(status.toString()).isZero();
       assertThat(status.out()).contains("acl:seen").contains("FORCED_OPEN");
-      CliProcess.Result describe = cli.run(env, concat(new String[] {"describe", "acl:seen"}, as));
+      CliProcess.Result describe =
+          cli.inProcess(env, concat(new String[] {"describe", "acl:seen"}, as));
       assertThat(describe.code()).as(describe.toString()).isZero();
-      CliProcess.Result doctor = cli.run(env, concat(new String[] {"doctor"}, as));
+      CliProcess.Result doctor = cli.inProcess(env, concat(new String[] {"doctor"}, as));
       assertThat(doctor.code()).as(doctor.toString()).isZero();
       assertThat(doctor.out()).contains("acl read").contains("read-only user");
       CliProcess.Result force =
@@ -337,7 +342,7 @@ class CliContractIT {
       assertThat(force.code()).as(force.toString()).isEqualTo(4);
       assertThat(force.err()).contains("NOPERM").containsIgnoringCase("evalsha");
       CliProcess.Result wrong =
-          cli.run(
+          cli.inProcess(
               Map.of("BREAKERCTL_REDIS", acl.uri(), "BREAKERCTL_REDIS_PASSWORD", "wrong"),
               "status",
               "--redis-user",
@@ -420,7 +425,7 @@ class CliContractIT {
             .start()) {
       String uri = "rediss://127.0.0.1:" + tlsPort;
       CliProcess.Result ok =
-          cli.run(
+          cli.inProcess(
               "force",
               "open",
               "tls:dep",
@@ -436,11 +441,11 @@ class CliContractIT {
               "mongodb://127.0.0.1:" + mongoPort);
       assertThat(ok.code()).as(ok.toString()).isZero();
       CliProcess.Result status =
-          cli.run("status", "--redis", uri, "--redis-ca-file", ca.toString(), "-o", "name");
+          cli.inProcess("status", "--redis", uri, "--redis-ca-file", ca.toString(), "-o", "name");
       assertThat(status.code()).as(status.toString()).isZero();
       assertThat(status.out()).isEqualTo("tls:dep\n");
       assertThat(tls.call("HGET", "cb:{tls:dep}", "override")).isEqualTo("FORCED_OPEN");
-      CliProcess.Result untrusted = cli.run("status", "--redis", uri, "--timeout", "2s");
+      CliProcess.Result untrusted = cli.inProcess("status", "--redis", uri, "--timeout", "2s");
       assertThat(untrusted.code()).as(untrusted.toString()).isEqualTo(6);
     }
   }
@@ -467,11 +472,11 @@ class CliContractIT {
         masters.add(cluster.masterFor("cb:{" + id + "}").port());
       }
       assertThat(masters).hasSize(3);
-      CliProcess.Result r = cli.run("status", "-o", "name", "--redis", cluster.uri());
+      CliProcess.Result r = cli.inProcess("status", "-o", "name", "--redis", cluster.uri());
       assertThat(r.code()).as(r.toString()).isZero();
       assertThat(Set.of(r.out().split("\n"))).isEqualTo(expected);
       CliProcess.Result one =
-          cli.run(
+          cli.inProcess(
               "status",
               "--redis",
               cluster.nodes().get(0).uri(),
@@ -483,7 +488,7 @@ class CliContractIT {
               "id");
       assertThat(one.code()).as(one.toString()).isZero();
       assertThat(one.out().split("\n")).hasSize(11);
-      CliProcess.Result doctor = cli.run("doctor", "--redis", cluster.uri());
+      CliProcess.Result doctor = cli.inProcess("doctor", "--redis", cluster.uri());
       assertThat(doctor.code()).as(doctor.toString()).isZero();
       assertThat(doctor.out()).contains("3 master(s), 16384/16384 slots covered");
     }
@@ -508,13 +513,13 @@ class CliContractIT {
     Map<String, String> noEnv =
         Map.of("BREAKERCTL_REDIS", CliProcess.UNSET, "BREAKERCTL_MONGO", CliProcess.UNSET);
     CliProcess.Result set =
-        cli.run(noEnv, "config", "set-context", "lab", "--redis", redis.uri(), "--current");
+        cli.inProcess(noEnv, "config", "set-context", "lab", "--redis", redis.uri(), "--current");
     assertThat(set.code()).as(set.toString()).isZero();
-    CliProcess.Result viaContext = cli.run(noEnv, "status", "-o", "name");
+    CliProcess.Result viaContext = cli.inProcess(noEnv, "status", "-o", "name");
     assertThat(viaContext.code()).as(viaContext.toString()).isZero();
-    CliProcess.Result missing = cli.run(noEnv, "--context", "nope", "status");
+    CliProcess.Result missing = cli.inProcess(noEnv, "--context", "nope", "status");
     assertThat(missing.code()).as(missing.toString()).isEqualTo(2);
-    CliProcess.Result current = cli.run(noEnv, "config", "current-context");
+    CliProcess.Result current = cli.inProcess(noEnv, "config", "current-context");
     assertThat(current.out()).isEqualTo("lab\n");
   }
 }

@@ -18,11 +18,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The packaged jar as a user meets it with credentials, URIs, config files and setup problems: a
- * Redis with ACL users (default without a password and allowed everything, as on a fresh server),
- * MongoDB nowhere (every command here reads Redis only, or fails before connecting).
+ * breakerctl as a user meets it with credentials, URIs, config files and setup problems: a Redis
+ * with ACL users (default without a password and allowed everything, as on a fresh server), MongoDB
+ * nowhere (every command here reads Redis only, or fails before connecting). Most runs are the
+ * command line in-process ({@link CliProcess#inProcess}: the environment a process gets); the
+ * packaged jar runs as a process where its own part shows: exit 4, 6 and 2 through {@code Main} (a
+ * user without a password, Redis down, a socket URI) and the completion scripts it carries.
  */
-@DisplayName("breakerctl usage contract (packaged jar)")
+@DisplayName("breakerctl usage contract (in-process, and the packaged jar)")
 class CliUsageIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String SECRET = "s3cret-pw";
@@ -75,7 +78,7 @@ class CliUsageIT {
       assertThat(force.err()).contains("'viewer'").contains("BREAKERCTL_REDIS_PASSWORD");
       assertThat(exists("cb:{who:am-i}")).isFalse();
 
-      CliProcess.Result env = cli.run(Map.of("BREAKERCTL_REDIS_USER", "viewer"), "status");
+      CliProcess.Result env = cli.inProcess(Map.of("BREAKERCTL_REDIS_USER", "viewer"), "status");
       assertThat(env.code()).as(env.toString()).isEqualTo(4);
       assertThat(env.err()).contains("'viewer'");
       assertThat(env.out()).isEmpty();
@@ -85,11 +88,11 @@ class CliUsageIT {
     @DisplayName("an empty BREAKERCTL_REDIS_PASSWORD is a password: acts as that user")
     void emptyPasswordIsAPassword() {
       Map<String, String> blank = Map.of("BREAKERCTL_REDIS_PASSWORD", "");
-      CliProcess.Result status = cli.run(blank, "status", "--redis-user", "blank");
+      CliProcess.Result status = cli.inProcess(blank, "status", "--redis-user", "blank");
       assertThat(status.code()).as(status.toString()).isZero();
       // a read-only user: the write is refused, so it did not run as default
       CliProcess.Result force =
-          cli.run(
+          cli.inProcess(
               blank,
               "force",
               "open",
@@ -108,7 +111,8 @@ class CliUsageIT {
     @DisplayName("a wrong password: 4, 'authentication failed', not 'Unable to connect'")
     void wrongPassword() {
       CliProcess.Result r =
-          cli.run(Map.of("BREAKERCTL_REDIS_PASSWORD", "wrong"), "status", "--redis-user", "viewer");
+          cli.inProcess(
+              Map.of("BREAKERCTL_REDIS_PASSWORD", "wrong"), "status", "--redis-user", "viewer");
       assertThat(r.code()).as(r.toString()).isEqualTo(4);
       assertThat(r.err()).contains("authentication failed").doesNotContain("Unable to connect");
     }
@@ -122,7 +126,7 @@ class CliUsageIT {
     void redacted() throws Exception {
       String withPassword = "redis://viewer:" + SECRET + "@127.0.0.1:" + redis.port();
       CliProcess.Result notFound =
-          cli.run("describe", "no:such", "--redis", withPassword, "--redis-user", "viewer");
+          cli.inProcess("describe", "no:such", "--redis", withPassword, "--redis-user", "viewer");
       assertThat(notFound.code()).as(notFound.toString()).isEqualTo(7);
       assertThat(notFound.err()).contains("viewer:***@").doesNotContain(SECRET);
 
@@ -131,7 +135,7 @@ class CliUsageIT {
       assertThat(down.code()).as(down.toString()).isEqualTo(6);
       assertThat(down.err()).doesNotContain(SECRET).doesNotContain("<unresolved>");
 
-      CliProcess.Result doctor = cli.run("doctor", "--redis", withPassword);
+      CliProcess.Result doctor = cli.inProcess("doctor", "--redis", withPassword);
       assertThat(doctor.out() + doctor.err()).doesNotContain(SECRET).contains("viewer:***@");
       assertThat(doctor.out()).doesNotContain("Client view of cluster state");
 
@@ -142,16 +146,16 @@ class CliUsageIT {
               + withPassword
               + "\n");
       Map<String, String> legacy = Map.of("BREAKERCTL_CONFIG", config.toString());
-      CliProcess.Result contexts = cli.run(legacy, "config", "get-contexts");
+      CliProcess.Result contexts = cli.inProcess(legacy, "config", "get-contexts");
       assertThat(contexts.code()).as(contexts.toString()).isZero();
       assertThat(contexts.out()).contains("viewer:***@").doesNotContain(SECRET);
-      assertThat(cli.run(legacy, "config", "view").out()).doesNotContain(SECRET);
-      CliProcess.Result json = cli.run(legacy, "-o", "json", "config", "get-contexts");
+      assertThat(cli.inProcess(legacy, "config", "view").out()).doesNotContain(SECRET);
+      CliProcess.Result json = cli.inProcess(legacy, "-o", "json", "config", "get-contexts");
       assertThat(json.code()).as(json.toString()).isZero();
       assertThat(JSON.readTree(json.out()).path("items").get(0).path("redis").asText())
           .isEqualTo("redis://viewer:***@127.0.0.1:" + redis.port());
       // showing hides the password; changing the file keeps it as it was
-      assertThat(cli.run(legacy, "config", "use-context", "old").code()).isZero();
+      assertThat(cli.inProcess(legacy, "config", "use-context", "old").code()).isZero();
       assertThat(Files.readString(config)).contains(withPassword);
     }
 
@@ -161,7 +165,8 @@ class CliUsageIT {
       Path config = home.resolve("secrets.yaml");
       Map<String, String> env = Map.of("BREAKERCTL_CONFIG", config.toString());
       CliProcess.Result r =
-          cli.run(env, "config", "set-context", "prod", "--redis", "redis://u:" + SECRET + "@h:1");
+          cli.inProcess(
+              env, "config", "set-context", "prod", "--redis", "redis://u:" + SECRET + "@h:1");
       assertThat(r.code()).as(r.toString()).isEqualTo(2);
       assertThat(r.err())
           .doesNotContain(SECRET)
@@ -180,22 +185,24 @@ class CliUsageIT {
       Path config = home.resolve("set.yaml");
       Map<String, String> env = Map.of("BREAKERCTL_CONFIG", config.toString());
       CliProcess.Result port =
-          cli.run(env, "config", "set-context", "a", "--redis", "redis://h:abc");
+          cli.inProcess(env, "config", "set-context", "a", "--redis", "redis://h:abc");
       assertThat(port.code()).as(port.toString()).isEqualTo(2);
       assertThat(port.err()).contains("port 'abc'");
       CliProcess.Result file =
-          cli.run(env, "config", "set-context", "a", "--redis-password-file", "/nonexistent/pw");
+          cli.inProcess(
+              env, "config", "set-context", "a", "--redis-password-file", "/nonexistent/pw");
       assertThat(file.code()).as(file.toString()).isEqualTo(2);
       assertThat(file.err()).contains("/nonexistent/pw").contains("does not exist");
       CliProcess.Result prefix =
-          cli.run(env, "config", "set-context", "a", "--prefix", "bad prefix!");
+          cli.inProcess(env, "config", "set-context", "a", "--prefix", "bad prefix!");
       assertThat(prefix.code()).as(prefix.toString()).isEqualTo(2);
       assertThat(prefix.err()).contains("--prefix").contains("'bad prefix!'");
-      CliProcess.Result timeout = cli.run(env, "config", "set-context", "a", "--timeout", "0");
+      CliProcess.Result timeout =
+          cli.inProcess(env, "config", "set-context", "a", "--timeout", "0");
       assertThat(timeout.code()).as(timeout.toString()).isEqualTo(2);
       assertThat(timeout.err()).contains("--timeout must be > 0");
       CliProcess.Result forever =
-          cli.run(env, "config", "set-context", "a", "--timeout", "99999999d");
+          cli.inProcess(env, "config", "set-context", "a", "--timeout", "99999999d");
       assertThat(forever.code()).as(forever.toString()).isEqualTo(2);
       assertThat(forever.err()).contains("too long");
       assertThat(config).doesNotExist();
@@ -206,23 +213,24 @@ class CliUsageIT {
     void viewFormats() throws Exception {
       Path config = home.resolve("view.yaml");
       Map<String, String> env = Map.of("BREAKERCTL_CONFIG", config.toString());
-      assertThat(cli.run(env, "config", "set-context", "lab", "--redis", "redis://h:1").code())
+      assertThat(
+              cli.inProcess(env, "config", "set-context", "lab", "--redis", "redis://h:1").code())
           .isZero();
-      CliProcess.Result json = cli.run(env, "-o", "json", "config", "view");
+      CliProcess.Result json = cli.inProcess(env, "-o", "json", "config", "view");
       assertThat(json.code()).as(json.toString()).isZero();
       JsonNode doc = JSON.readTree(json.out());
       assertThat(doc.path("apiVersion").asText()).isEqualTo("breakerctl/v1");
       assertThat(doc.path("kind").asText()).isEqualTo("Config");
       assertThat(doc.path("contexts").get(0).path("redis").asText()).isEqualTo("redis://h:1");
-      CliProcess.Result resolved = cli.run(env, "-o", "json", "config", "view", "--resolved");
+      CliProcess.Result resolved = cli.inProcess(env, "-o", "json", "config", "view", "--resolved");
       JsonNode r = JSON.readTree(resolved.out());
       assertThat(r.path("kind").asText()).as(resolved.toString()).isEqualTo("ResolvedConfig");
       assertThat(r.path("context").asText()).isEqualTo("lab");
       assertThat(r.path("redis").asText()).startsWith("redis://");
-      assertThat(cli.run(env, "-o", "yaml", "config", "view").out())
+      assertThat(cli.inProcess(env, "-o", "yaml", "config", "view").out())
           .startsWith("apiVersion: breakerctl/v1\nkind: Config\n");
-      assertThat(cli.run(env, "-o", "name", "config", "view").out()).isEqualTo("lab\n");
-      assertThat(cli.run(env, "config", "view").out()).contains("name: lab");
+      assertThat(cli.inProcess(env, "-o", "name", "config", "view").out()).isEqualTo("lab\n");
+      assertThat(cli.inProcess(env, "config", "view").out()).contains("name: lab");
     }
 
     @Test
@@ -231,7 +239,7 @@ class CliUsageIT {
       Path config = home.resolve("bad.yaml");
       Map<String, String> env = Map.of("BREAKERCTL_CONFIG", config.toString());
       Files.writeString(config, "apiVersion: breakerctl/v9\nkind: Config\n");
-      CliProcess.Result api = cli.run(env, "status");
+      CliProcess.Result api = cli.inProcess(env, "status");
       assertThat(api.code()).as(api.toString()).isEqualTo(2);
       assertThat(api.err()).contains(config + " line 1").contains("apiVersion");
 
@@ -239,7 +247,7 @@ class CliUsageIT {
           config,
           "apiVersion: breakerctl/v1\nkind: Config\ncontexts:\n- name: a\n  redis: redis://h:1\n"
               + "- name: a\n  redis: redis://h:2\n");
-      CliProcess.Result twice = cli.run(env, "config", "get-contexts");
+      CliProcess.Result twice = cli.inProcess(env, "config", "get-contexts");
       assertThat(twice.code()).as(twice.toString()).isEqualTo(2);
       assertThat(twice.err()).contains(config + " line 6").contains("defined twice");
 
@@ -247,17 +255,17 @@ class CliUsageIT {
           config,
           "apiVersion: breakerctl/v1\nkind: Config\ncontexts:\n- name: a\n  timeout: 5s\n"
               + "  redis: redis-socket:///tmp/redis.sock\n");
-      CliProcess.Result socket = cli.run(env, "--context", "a", "status");
+      CliProcess.Result socket = cli.inProcess(env, "--context", "a", "status");
       assertThat(socket.code()).as(socket.toString()).isEqualTo(2);
       assertThat(socket.err()).contains(config + " line 6").contains("socket");
 
       Files.writeString(config, "kind: Config\ncontexts:\n- name: a\n  redis: redis://h:1\n");
-      CliProcess.Result noApi = cli.run(env, "config", "get-contexts");
+      CliProcess.Result noApi = cli.inProcess(env, "config", "get-contexts");
       assertThat(noApi.code()).as(noApi.toString()).isEqualTo(2);
       assertThat(noApi.err()).contains(config + " line 1").contains("apiVersion is missing");
 
       Files.writeString(config, "apiVersion: breakerctl/v1\ncontexts: [\n");
-      CliProcess.Result yaml = cli.run(env, "status");
+      CliProcess.Result yaml = cli.inProcess(env, "status");
       assertThat(yaml.code()).as(yaml.toString()).isEqualTo(2);
       assertThat(yaml.err()).contains(config + " line ").doesNotContain("com.fasterxml");
     }
@@ -266,7 +274,7 @@ class CliUsageIT {
     @DisplayName("a BREAKERCTL_CONFIG that does not exist: 2, not silently ignored")
     void missingExplicitConfig() {
       Map<String, String> env = Map.of("BREAKERCTL_CONFIG", home.resolve("nope.yaml").toString());
-      CliProcess.Result r = cli.run(env, "status");
+      CliProcess.Result r = cli.inProcess(env, "status");
       assertThat(r.code()).as(r.toString()).isEqualTo(2);
       assertThat(r.err()).contains("nope.yaml").contains("does not exist");
     }
@@ -281,13 +289,13 @@ class CliUsageIT {
       CliProcess.Result socket = cli.run("status", "--redis", "redis-socket:///tmp/redis.sock");
       assertThat(socket.code()).as(socket.toString()).isEqualTo(2);
       assertThat(socket.err()).contains("Unix socket");
-      CliProcess.Result port = cli.run("status", "--redis", "redis://127.0.0.1:abc");
+      CliProcess.Result port = cli.inProcess("status", "--redis", "redis://127.0.0.1:abc");
       assertThat(port.code()).as(port.toString()).isEqualTo(2);
       assertThat(port.err()).contains("port 'abc'");
-      CliProcess.Result caller = cli.run("status", "--caller", "a:b");
+      CliProcess.Result caller = cli.inProcess("status", "--caller", "a:b");
       assertThat(caller.code()).as(caller.toString()).isEqualTo(2);
       assertThat(caller.err()).contains("--caller 'a:b'");
-      CliProcess.Result empty = cli.run("status", "--redis", "");
+      CliProcess.Result empty = cli.inProcess("status", "--redis", "");
       assertThat(empty.code()).as(empty.toString()).isEqualTo(2);
     }
 
@@ -295,7 +303,7 @@ class CliUsageIT {
     @DisplayName("a key of the wrong type under the prefix: 2 naming the breaker and the type")
     void wrongType() {
       redis.call("SET", "cb:{wrong:type}", "not a hash");
-      CliProcess.Result describe = cli.run("describe", "wrong:type");
+      CliProcess.Result describe = cli.inProcess("describe", "wrong:type");
       assertThat(describe.code()).as(describe.toString()).isEqualTo(2);
       assertThat(describe.err()).contains("wrong:type").contains("WRONGTYPE");
       assertThat(describe.err()).doesNotContain("internal error");
@@ -305,7 +313,8 @@ class CliUsageIT {
     @DisplayName("XDG_STATE_HOME that is a regular file: 2 naming it")
     void stateHomeIsAFile() throws Exception {
       Path file = Files.writeString(home.resolve("state-file"), "");
-      CliProcess.Result r = cli.run(Map.of("XDG_STATE_HOME", file.toString()), "sandbox", "up");
+      CliProcess.Result r =
+          cli.inProcess(Map.of("XDG_STATE_HOME", file.toString()), "sandbox", "up");
       assertThat(r.code()).as(r.toString()).isEqualTo(2);
       assertThat(r.err()).contains("XDG_STATE_HOME").contains("not a directory");
     }
@@ -317,7 +326,7 @@ class CliUsageIT {
     @Test
     @DisplayName("breakerctl -o json status is one document")
     void outputBeforeTheCommand() throws Exception {
-      CliProcess.Result r = cli.run("-o", "json", "status");
+      CliProcess.Result r = cli.inProcess("-o", "json", "status");
       assertThat(r.code()).as(r.toString()).isZero();
       JsonNode doc = JSON.readTree(r.out());
       assertThat(doc.path("kind").asText()).isEqualTo("BreakerList");
@@ -331,7 +340,7 @@ class CliUsageIT {
       assertThat(bash.out()).isEqualTo(Files.readString(Path.of("completions/breakerctl.bash")));
       CliProcess.Result zsh = cli.run("completion", "zsh");
       assertThat(zsh.out()).isEqualTo(Files.readString(Path.of("completions/_breakerctl")));
-      assertThat(cli.run("completion", "fish").code()).isEqualTo(2);
+      assertThat(cli.inProcess("completion", "fish").code()).isEqualTo(2);
     }
   }
 }

@@ -50,9 +50,12 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 29, items 1-3: the README's viewer, operator and admin ACL lines (read from the README
  * itself) against every command that writes. A refused write exits 4 and leaves Redis and every
  * MongoDB collection (documents and indexes) exactly as they were; an allowed one records the ACL
- * user as the actor, with the OS user and host beside it.
+ * user as the actor, with the OS user and host beside it. The packaged jar runs as a process for
+ * the first write of the viewer and of the operator, the admin's prune, the console and {@code
+ * history --follow}; the other commands run in-process ({@link CliProcess#inProcess}: the same
+ * command line and environment, against the same real Redis ACLs and MongoDB).
  */
-@DisplayName("roles: who may write, and as whom (packaged jar, README's ACL lines)")
+@DisplayName("roles: who may write, and as whom (packaged jar and in-process, README's ACL lines)")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RolesIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -110,11 +113,13 @@ class RolesIT {
           store.record(BreakerId.parse("roles:gone"), Outcome.successes("n1", 1), Policy.DEFAULT));
     }
     for (int threshold : new int[] {3, 8}) {
-      ok(cli.run("policy", "apply", "-f", policy(threshold).toString(), "--reason", "v", "--yes"));
+      ok(
+          cli.inProcess(
+              "policy", "apply", "-f", policy(threshold).toString(), "--reason", "v", "--yes"));
     }
-    ok(cli.run("note", "roles:dep", "set up"));
-    ok(cli.run("force", "open", "roles:gone", "--reason", "setup", "--yes"));
-    ok(cli.run("history", "sync"));
+    ok(cli.inProcess("note", "roles:dep", "set up"));
+    ok(cli.inProcess("force", "open", "roles:gone", "--reason", "setup", "--yes"));
+    ok(cli.inProcess("history", "sync"));
     redis.call("DEL", "cb:{roles:gone}"); // lost from Redis: replay restore has work to do
     try (ControlDatabase db =
         ControlDatabase.connect(ControlConfig.builder().uri(mongoUri).build())) {
@@ -250,8 +255,12 @@ class RolesIT {
   void viewerWritesNothing() throws Exception {
     Map<String, Object> redisBefore = redisDump(redis);
     Map<String, Object> mongoBefore = mongoDump(mongoUri);
-    for (String[] command : writes()) {
-      CliProcess.Result r = cli.run(as("viewer"), command);
+    List<String[]> writes = writes();
+    for (int i = 0; i < writes.size(); i++) {
+      String[] command = writes.get(i);
+      // the first as the packaged jar, the others in-process (the same command line and env)
+      CliProcess.Result r =
+          i == 0 ? cli.run(as("viewer"), command) : cli.inProcess(as("viewer"), command);
       String what = String.join(" ", command);
       assertThat(r.code()).as(what + ": " + r).isEqualTo(4);
       assertThat(r.err()).as(what).contains("NOPERM").contains("viewer");
@@ -282,17 +291,17 @@ class RolesIT {
             new String[] {"policy", "list"},
             new String[] {"fallback", "list", "roles:*"});
     for (String[] command : reads) {
-      ok(cli.run(as("viewer"), command));
+      ok(cli.inProcess(as("viewer"), command));
     }
     // the dry run and the diff answer as they would for anyone: 1, a change
     CliProcess.Result dry =
-        cli.run(as("viewer"), "policy", "apply", "-f", policy(5).toString(), "--dry-run");
+        cli.inProcess(as("viewer"), "policy", "apply", "-f", policy(5).toString(), "--dry-run");
     assertThat(dry.code()).as(dry.toString()).isEqualTo(1);
     CliProcess.Result diff =
-        cli.run(as("viewer"), "policy", "diff", "roles:dep", "-f", policy(5).toString());
+        cli.inProcess(as("viewer"), "policy", "diff", "roles:dep", "-f", policy(5).toString());
     assertThat(diff.code()).as(diff.toString()).isEqualTo(1);
     ok(
-        cli.run(
+        cli.inProcess(
             as("viewer"),
             "policy",
             "rollback",
@@ -302,8 +311,8 @@ class RolesIT {
             "--reason",
             "r",
             "--dry-run"));
-    ok(cli.run(as("viewer"), "replay", "restore", "roles:*", "--dry-run"));
-    CliProcess.Result doctor = cli.run(as("viewer"), "doctor");
+    ok(cli.inProcess(as("viewer"), "replay", "restore", "roles:*", "--dry-run"));
+    CliProcess.Result doctor = cli.inProcess(as("viewer"), "doctor");
     assertThat(doctor.out()).contains("acl read").contains("read-only user");
     assertThat(redisDump(redis)).isEqualTo(redisBefore);
     assertThat(mongoDump(mongoUri)).isEqualTo(mongoBefore);
@@ -319,16 +328,18 @@ class RolesIT {
     try {
       Map<String, String> env = new HashMap<>(as("viewer"));
       env.put("BREAKERCTL_MONGO", uri);
-      assertThat(cli.run(env, "policy", "apply", "-f", policy(5).toString(), "--dry-run").code())
+      assertThat(
+              cli.inProcess(env, "policy", "apply", "-f", policy(5).toString(), "--dry-run").code())
           .isEqualTo(1);
-      assertThat(cli.run(env, "policy", "diff", "roles:dep", "-f", policy(5).toString()).code())
+      assertThat(
+              cli.inProcess(env, "policy", "diff", "roles:dep", "-f", policy(5).toString()).code())
           .as("no version in force: the file's policy is a difference")
           .isEqualTo(1);
-      ok(cli.run(env, "history", "roles:*"));
-      ok(cli.run(env, "replay", "roles:*", "--at", "2099-01-01T00:00:00Z"));
-      ok(cli.run(env, "replay", "restore", "roles:*", "--dry-run"));
-      ok(cli.run(env, "policy", "list"));
-      cli.run(env, "doctor");
+      ok(cli.inProcess(env, "history", "roles:*"));
+      ok(cli.inProcess(env, "replay", "roles:*", "--at", "2099-01-01T00:00:00Z"));
+      ok(cli.inProcess(env, "replay", "restore", "roles:*", "--dry-run"));
+      ok(cli.inProcess(env, "policy", "list"));
+      cli.inProcess(env, "doctor");
       try (MongoClient c = MongoClients.create(uri)) {
         List<String> created = new ArrayList<>();
         c.listDatabaseNames()
@@ -354,13 +365,17 @@ class RolesIT {
     try {
       // the first page (the set-up note) is printed after the subscription is made
       waitFor(out, "set up", follow);
-      ok(cli.run(as("operator"), "force", "open", "roles:dep", "--reason", "followed", "--yes"));
+      ok(
+          cli.inProcess(
+              as("operator"), "force", "open", "roles:dep", "--reason", "followed", "--yes"));
       waitFor(out, "followed", follow);
     } finally {
       follow.destroy();
       follow.waitFor(30, TimeUnit.SECONDS);
     }
-    ok(cli.run(as("operator"), "force", "clear", "roles:dep", "--reason", "followed", "--yes"));
+    ok(
+        cli.inProcess(
+            as("operator"), "force", "clear", "roles:dep", "--reason", "followed", "--yes"));
   }
 
   private static void waitFor(Path file, String text, Process p) throws Exception {
@@ -381,8 +396,12 @@ class RolesIT {
   @Order(4)
   @DisplayName("an operator: every write but prune succeeds, audited as 'operator (user@host)'")
   void operatorWrites() throws Exception {
-    for (String[] command : writes()) {
-      CliProcess.Result r = cli.run(as("operator"), command);
+    List<String[]> writes = writes();
+    for (int i = 0; i < writes.size(); i++) {
+      String[] command = writes.get(i);
+      // the first as the packaged jar, the others in-process (the same command line and env)
+      CliProcess.Result r =
+          i == 0 ? cli.run(as("operator"), command) : cli.inProcess(as("operator"), command);
       String what = String.join(" ", command);
       if (command[0].equals("history") && command[1].equals("prune")) {
         assertThat(r.code()).as(what + ": " + r).isEqualTo(4);
@@ -391,8 +410,9 @@ class RolesIT {
         assertThat(r.code()).as(what + ": " + r).isZero();
       }
     }
-    ok(cli.run(as("operator"), "history", "sync"));
-    JsonNode timeline = JSON.readTree(ok(cli.run("history", "roles:dep", "-o", "json")).out());
+    ok(cli.inProcess(as("operator"), "history", "sync"));
+    JsonNode timeline =
+        JSON.readTree(ok(cli.inProcess("history", "roles:dep", "-o", "json")).out());
     Map<String, String> actorByKind = new HashMap<>();
     for (JsonNode e : timeline.path("items")) {
       actorByKind.merge(e.path("kind").asText(), e.path("actor").asText(), (a, b) -> b);
@@ -403,13 +423,13 @@ class RolesIT {
     assertThat(actorByKind.values()).anySatisfy(a -> assertThat(a).startsWith("operator" + osUser));
     JsonNode filtered =
         JSON.readTree(
-            ok(cli.run("history", "roles:dep", "--actor", "operator", "-o", "json")).out());
+            ok(cli.inProcess("history", "roles:dep", "--actor", "operator", "-o", "json")).out());
     assertThat(filtered.path("items").size()).isPositive();
     filtered
         .path("items")
         .forEach(e -> assertThat(e.path("actor").asText()).startsWith("operator("));
     JsonNode versions =
-        JSON.readTree(ok(cli.run("policy", "history", "roles:dep", "-o", "json")).out());
+        JSON.readTree(ok(cli.inProcess("policy", "history", "roles:dep", "-o", "json")).out());
     List<String> authors = new ArrayList<>();
     versions.path("items").forEach(v -> authors.add(v.path("status").path("author").asText()));
     assertThat(authors).anySatisfy(a -> assertThat(a).startsWith("operator" + osUser));
