@@ -288,7 +288,25 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     // the periodic check's baseline: its first run (checkInterval after the start) then compares
     // with what Redis held at the start, and its read path is not cold at that moment
     readCanary(s);
+    warnIfEvicting(connected);
     return true;
+  }
+
+  /**
+   * Logs once, at start, when Redis may evict breaker keys ({@code maxmemory} with a policy other
+   * than {@code noeviction}: {@link RedisBreakerStore#evictionRisk()}). A user without {@code
+   * CONFIG GET} cannot tell, and nothing is logged; {@code breakerctl doctor} says so.
+   */
+  private static void warnIfEvicting(BreakerStore connected) {
+    if (connected instanceof RedisBreakerStore r) {
+      r.evictionRisk()
+          .whenComplete(
+              (risk, e) -> {
+                if (e == null && risk.isPresent()) {
+                  LOG.log(System.Logger.Level.WARNING, "Redis " + risk.get());
+                }
+              });
+    }
   }
 
   /**
@@ -641,10 +659,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   /**
    * The periodic refresh. While the subscription is open the node learns every change by push, so
    * it reads no hash: every {@code checkInterval} the canary (one GET per master) shows whether
-   * Redis lost data without closing the connection; when it did, after a resubscription, and every
-   * {@code sweepInterval} anyway, pipelined rounds of change stamps (three fields per breaker) find
-   * the breakers that moved, and only those are read in full. Without a working subscription every
-   * breaker is read every {@code refreshInterval}.
+   * Redis lost data without closing the connection, and the stamps of the breakers it holds away
+   * from CLOSED show whether their keys were evicted or deleted; when it did, after a
+   * resubscription, and every {@code sweepInterval} anyway, pipelined rounds of change stamps
+   * (three fields per breaker) find the breakers that moved, and only those are read in full.
+   * Without a working subscription every breaker is read every {@code refreshInterval}.
    */
   private void refreshAll() {
     BreakerStore.Subscription sub = subscription;
@@ -697,9 +716,23 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     }
     if (due || lost) {
       lastSweep = System.nanoTime();
-      checkStamps(s);
+      checkStamps(s, List.copyOf(breakers.values()));
     } else {
-      health.succeeded(BackgroundTask.REFRESH);
+      // the canary is read by every node every check and is almost never the LRU victim, while a
+      // tripped breaker's hash is read only at its transitions: the coldest key. Its stamp is
+      // compared every check too, so an evicted (or deleted) trip is re-asserted within one
+      // checkInterval, not read as CLOSED at its window's end or found by the sweep
+      List<DistributedBreaker> held = new java.util.ArrayList<>();
+      for (DistributedBreaker b : breakers.values()) {
+        if (b.holdsState()) {
+          held.add(b);
+        }
+      }
+      if (held.isEmpty()) {
+        health.succeeded(BackgroundTask.REFRESH);
+      } else {
+        checkStamps(s, held);
+      }
     }
   }
 
@@ -709,8 +742,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * read that times out is a background failure, not a sign that Redis is gone: it does not count
    * toward degrading the node (the calls' commands and the subscription decide that).
    */
-  private void checkStamps(BreakerStore s) {
-    List<DistributedBreaker> all = List.copyOf(breakers.values());
+  private void checkStamps(BreakerStore s, List<DistributedBreaker> all) {
     for (int from = 0; from < all.size() && !closed.get(); from += STAMP_BATCH) {
       List<DistributedBreaker> batch = all.subList(from, Math.min(all.size(), from + STAMP_BATCH));
       List<String> stamps;
@@ -750,7 +782,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       background(
           () -> {
             readCanary(s);
-            checkStamps(s);
+            checkStamps(s, List.copyOf(breakers.values()));
           });
     }
   }

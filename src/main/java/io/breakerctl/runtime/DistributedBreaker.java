@@ -1023,6 +1023,15 @@ final class DistributedBreaker implements CircuitBreaker {
         : BreakerStore.stamp(Long.toString(v.generation()), v.epoch(), warmedVersion);
   }
 
+  /**
+   * Whether this node's view holds the breaker away from CLOSED (an open or half-open window, an
+   * override): state whose loss would read as CLOSED, so the periodic check compares its stamp.
+   */
+  boolean holdsState() {
+    SharedView v = view;
+    return v != null && (v.stored() != State.CLOSED || v.override() != null);
+  }
+
   /** Applies a full read of the breaker's hash (refresh, first read). */
   void onSnapshot(BreakerSnapshot s) {
     warmedVersion = s.fields().getOrDefault("policyVersion", "");

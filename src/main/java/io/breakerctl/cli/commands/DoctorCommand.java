@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Check the environment, one line per check: Redis reachable (latency), server versions,"
           + " cluster topology, this build's scripts cached on every master, Redis TIME vs the"
-          + " local clock, the user's ACL permissions to read and to mutate, the nodes that report"
+          + " local clock, eviction (maxmemory with a policy other than noeviction can evict"
+          + " breaker keys), the user's ACL permissions to read and to mutate, the nodes that report"
           + " themselves degraded (with the reason: timeout, unreachable, oom, readonly, noperm,"
           + " ...), the live nodes serving calls of a breaker without a report on it (the"
           + " fleet view after Redis lost its data, until the nodes report again), MongoDB"

@@ -983,6 +983,47 @@ public final class RedisBreakerStore implements BreakerStore {
     return result;
   }
 
+  /**
+   * Whether this Redis may evict breaker keys ({@link #evictionRisk(String, String)}), read with
+   * {@code CONFIG GET} (category {@code @admin}: a user without it gets a failed future, and the
+   * caller says nothing). Empty when nothing can be evicted.
+   */
+  public CompletableFuture<Optional<String>> evictionRisk() {
+    return commands
+        .configGet("maxmemory")
+        .thenCombine(
+            commands.configGet("maxmemory-policy"),
+            (m, p) -> evictionRisk(m.get("maxmemory"), p.get("maxmemory-policy")))
+        .toCompletableFuture();
+  }
+
+  /**
+   * What is wrong with {@code maxmemory} and {@code maxmemory-policy} for breaker state, or empty:
+   * with {@code maxmemory} set, every policy but {@code noeviction} can evict breaker keys (the
+   * {@code allkeys-*} ones any key, the {@code volatile-*} ones keys with a TTL, which an idle
+   * CLOSED breaker's keys carry), and a HYBRID node reads a tripped breaker's hash only at its
+   * transitions, so its hash is among the coldest keys: an evicted one reads as CLOSED.
+   */
+  public static Optional<String> evictionRisk(String maxmemory, String policy) {
+    long max;
+    try {
+      max = Long.parseLong(maxmemory == null ? "0" : maxmemory.trim());
+    } catch (NumberFormatException e) {
+      max = 1; // unreadable: assume a limit
+    }
+    String p = policy == null ? "" : policy.trim();
+    if (max == 0 || p.equals("noeviction")) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "maxmemory-policy "
+            + p
+            + " with maxmemory "
+            + max
+            + " can evict breaker keys (an evicted tripped breaker reads as CLOSED): set"
+            + " maxmemory-policy noeviction, or give breakerctl a Redis of its own");
+  }
+
   private static final String NO_SUCH_SCRIPT = "0000000000000000000000000000000000000000";
 
   /** Answers the first command the override script runs that the user may not run, or ''. */

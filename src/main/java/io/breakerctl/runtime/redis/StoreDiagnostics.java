@@ -86,8 +86,38 @@ public final class StoreDiagnostics {
     checks.add(topology(store));
     checks.add(scripts(masters));
     checks.add(clock(masters.get(0)));
+    checks.add(eviction(masters));
     permissions(store, masters.get(0), checks);
     return checks;
+  }
+
+  /**
+   * Fails when a master may evict breaker keys ({@link RedisBreakerStore#evictionRisk(String,
+   * String)}); a warning when {@code CONFIG GET} is refused (no {@code @admin}), since it could not
+   * be checked.
+   */
+  private static Check eviction(List<StatefulRedisConnection<String, String>> masters) {
+    List<String> risks = new ArrayList<>();
+    for (StatefulRedisConnection<String, String> m : masters) {
+      try {
+        RedisCommands<String, String> r = m.sync();
+        String max = r.configGet("maxmemory").get("maxmemory");
+        String policy = r.configGet("maxmemory-policy").get("maxmemory-policy");
+        String port = field(r.info("server"), "tcp_port");
+        RedisBreakerStore.evictionRisk(max, policy)
+            .ifPresent(why -> risks.add(":" + port + ": " + why));
+      } catch (RuntimeException e) {
+        return new Check(
+            "eviction",
+            Status.WARN,
+            "CONFIG GET maxmemory-policy refused ("
+                + e.getMessage()
+                + "): whether Redis may evict breaker keys is not checked");
+      }
+    }
+    return risks.isEmpty()
+        ? new Check("eviction", Status.OK, "no master evicts keys (noeviction, or no maxmemory)")
+        : new Check("eviction", Status.FAIL, String.join("; ", risks));
   }
 
   /**

@@ -1,0 +1,71 @@
+package io.breakerctl.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisExtension;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code doctor}'s eviction check against a real redis-server configured each way: with {@code
+ * maxmemory} set, every policy but {@code noeviction} can evict breaker keys (an evicted tripped
+ * breaker reads as CLOSED), so doctor fails naming the policy and the fix; {@code noeviction}, or
+ * no {@code maxmemory}, passes.
+ */
+@DisplayName("doctor fails on a Redis that may evict breaker keys")
+class DoctorEvictionIT {
+  @RegisterExtension final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+  @TempDir Path home;
+  private MongoServer mongo;
+
+  @BeforeEach
+  void startMongo() {
+    mongo = new MongoServer(new MemoryBackend());
+    mongo.bind("127.0.0.1", 0);
+  }
+
+  @AfterEach
+  void stopMongo() {
+    mongo.shutdownNow();
+  }
+
+  private InProcessRun doctor() {
+    Map<String, String> env = new HashMap<>();
+    env.put("XDG_CONFIG_HOME", home.toString());
+    env.put("BREAKERCTL_REDIS", redis.uri());
+    env.put("BREAKERCTL_MONGO", "mongodb://127.0.0.1:" + mongo.getLocalAddress().getPort());
+    env.put("BREAKERCTL_TIMEOUT", "5s");
+    return InProcessRun.breakerctl(env, "doctor");
+  }
+
+  @Test
+  void evictingPoliciesFail() {
+    InProcessRun unlimited = doctor();
+    assertThat(unlimited.code()).as(unlimited.out() + unlimited.err()).isZero();
+    assertThat(unlimited.out()).containsPattern("ok +eviction +no master evicts keys");
+
+    redis.server().call("CONFIG", "SET", "maxmemory", "64mb");
+    for (String policy : new String[] {"allkeys-lru", "volatile-lru", "allkeys-lfu"}) {
+      redis.server().call("CONFIG", "SET", "maxmemory-policy", policy);
+      InProcessRun evicting = doctor();
+      assertThat(evicting.code()).as(policy + ": " + evicting.out()).isEqualTo(1);
+      assertThat(evicting.out())
+          .containsPattern("fail +eviction +:\\d+: maxmemory-policy " + policy)
+          .contains("set maxmemory-policy noeviction, or give breakerctl a Redis of its own");
+    }
+    redis.server().call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+    InProcessRun safe = doctor();
+    assertThat(safe.code()).as(safe.out() + safe.err()).isZero();
+    assertThat(safe.out()).containsPattern("ok +eviction");
+  }
+}

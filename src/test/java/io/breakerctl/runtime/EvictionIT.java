@@ -1,0 +1,186 @@
+package io.breakerctl.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerKeys;
+import io.breakerctl.runtime.redis.Poll;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Redis with {@code maxmemory} and {@code allkeys-lfu}, shared with a cache that fills it, evicts a
+ * tripped HYBRID breaker's hash while a client keeps the canary hot (as a fleet does: every node
+ * reads it every check, so it is almost never the one evicted; the hash, read only at transitions,
+ * is the coldest key). The nodes compare the stamps of the breakers they hold away from CLOSED at
+ * every check, so the trip is put back within about one {@code checkInterval} (3 s here), long
+ * before its window ends (it used to come back only then, read as CLOSED, or at the 60 s sweep);
+ * and across the window's end at most one probe (halfOpenPermits 1) reaches the failing dependency.
+ */
+@DisplayName("An evicted tripped breaker is put back within the check interval")
+class EvictionIT {
+  private static final Duration OPEN = Duration.ofSeconds(15);
+
+  /** The nodes' check interval. */
+  private static final Duration CHECK = Duration.ofSeconds(3);
+
+  @RegisterExtension final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+
+  @Test
+  void evictedTripComesBack() throws Exception {
+    Policy policy =
+        Policy.builder()
+            .failureThreshold(2)
+            .open(OPEN)
+            .halfOpenPermits(1)
+            .probeLease(Duration.ofSeconds(30))
+            .build();
+    BreakerId id = BreakerId.parse("evict:dep");
+    List<CircuitBreaker> nodes = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      nodes.add(
+          redis
+              .manage(
+                  BreakerRegistry.builder()
+                      .redisUri(redis.uri())
+                      .nodeId("evict-" + i)
+                      .mode(Mode.HYBRID)
+                      .defaults(policy)
+                      .checkInterval(CHECK)
+                      // the sweep (every stamp) would find it too, at its own phase: out of the way
+                      .sweepInterval(Duration.ofMinutes(10))
+                      .build())
+              .breaker(id));
+    }
+    BreakerKeys keys = BreakerKeys.withPrefix(BreakerKeys.DEFAULT_PREFIX);
+    String hash = keys.hash(id);
+    String canary = keys.prefix() + ":canary";
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<String, String> c = client.connect();
+        StatefulRedisConnection<String, String> hot = client.connect()) {
+      RedisCommands<String, String> r = c.sync();
+      for (int i = 0; i < 2; i++) {
+        Permission p = nodes.get(0).tryAcquire();
+        assertThat(p.allowed()).isTrue();
+        p.onFailure(new IllegalStateException("down"), 1_000_000);
+      }
+      Poll.until(
+          Duration.ofSeconds(5),
+          "both nodes see the trip",
+          () -> nodes.stream().allMatch(cb -> cb.view().state() == State.OPEN));
+      long windowEnd = Long.parseLong(r.hget(hash, "openUntil"));
+      assertThat(r.exists(canary)).as("the canary exists").isEqualTo(1);
+
+      AtomicBoolean running = new AtomicBoolean(true);
+      AtomicLong admitted = new AtomicLong();
+      List<Thread> threads = new ArrayList<>();
+      // a fleet reads the canary many times a second
+      threads.add(
+          daemon(
+              () -> {
+                while (running.get()) {
+                  hot.sync().get(canary);
+                  Fleet.sleep(1);
+                }
+              }));
+      for (CircuitBreaker cb : nodes) {
+        threads.add(
+            daemon(
+                () -> {
+                  long end = System.currentTimeMillis() + OPEN.toMillis() + 20_000;
+                  while (running.get() && System.currentTimeMillis() < end) {
+                    Permission p = cb.tryAcquire();
+                    if (p.allowed()) {
+                      admitted.incrementAndGet();
+                      p.onFailure(new IllegalStateException("still down"), 1_000);
+                    }
+                    Fleet.sleep(5);
+                  }
+                }));
+      }
+      try {
+        // a cache fills Redis until the breaker's hash is evicted. allkeys-lfu, not the LRU of the
+        // issue's report: both evict the keys a fleet reads least, but LRU's clock ticks once a
+        // second, so a canary read every millisecond ties with every key the cache just wrote and
+        // went as often as the hash, while LFU's counter keeps the hot canary apart from all of
+        // them
+        long used = Long.parseLong(field(r.info("memory"), "used_memory"));
+        r.configSet("maxmemory", Long.toString(used + 512 * 1024));
+        r.configSet("maxmemory-policy", "allkeys-lfu");
+        String value = "x".repeat(1024);
+        long evictedAt = 0;
+        for (int i = 0; i < 100_000 && evictedAt == 0; i++) {
+          r.set("cache:" + i, value);
+          if (r.exists(hash) == 0) {
+            evictedAt = System.currentTimeMillis();
+          }
+        }
+        assertThat(evictedAt).as("the breaker's hash was evicted").isPositive();
+        assertThat(r.exists(canary)).as("the hot canary was kept").isEqualTo(1);
+        assertThat(evictedAt)
+            .as("evicted well before the window's end (else the test shows nothing)")
+            .isLessThan(windowEnd - 5_000);
+
+        Poll.until(
+            CHECK.plusSeconds(2),
+            "the trip is put back within about one check interval",
+            () -> "OPEN".equals(r.hget(hash, "state")));
+        long back = System.currentTimeMillis() - evictedAt;
+        System.out.printf("eviction: trip put back %d ms after the hash was evicted%n", back);
+        assertThat(System.currentTimeMillis())
+            .as("put back before the window's end")
+            .isLessThan(windowEnd);
+        assertThat(r.hget(hash, "openUntil"))
+            .as("the same window")
+            .isEqualTo(Long.toString(windowEnd));
+        assertThat(admitted.get()).as("no call while the window runs").isZero();
+
+        // across the window's end: one probe, which fails and reopens the breaker
+        Poll.until(
+            OPEN.plusSeconds(10),
+            "the probe after the window",
+            () -> admitted.get() > 0 && "OPEN".equals(r.hget(hash, "state")));
+        Fleet.sleep(500);
+        assertThat(admitted.get())
+            .as("calls that reached the failing dependency across the window's end")
+            .isEqualTo(1);
+      } finally {
+        running.set(false);
+        for (Thread t : threads) {
+          t.join(2_000);
+        }
+      }
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  private static Thread daemon(Runnable body) {
+    Thread t = new Thread(body);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static String field(String info, String name) {
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(name + ":")) {
+        return line.substring(name.length() + 1).trim();
+      }
+    }
+    throw new IllegalStateException(name + " not in INFO");
+  }
+}
