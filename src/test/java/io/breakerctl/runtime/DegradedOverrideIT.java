@@ -13,8 +13,9 @@ import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.sandbox.LoopbackDependency;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.Promises;
-import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.RedisServerProcess;
+import io.breakerctl.testing.SideBySide;
 import io.breakerctl.testing.StartSignal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,15 +32,31 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * storeFailureMode (LAST_KNOWN with a 500 ms {@code lastKnownFor}, so the override outlives it);
  * then the nodes behave per process and calls reach it again. FORCED_CLOSED: the nodes keep
  * admitting through a dependency outage.
+ *
+ * <p>The four scenarios run side by side, started 4 s apart, each with its own redis-server (killed
+ * in that scenario only), breaker id and loopback dependency; the child runs its node of every
+ * scenario on its own thread. Each is judged exactly as when they ran one after the other.
  */
 @DisplayName("A fleet-wide override survives the loss of Redis")
 class DegradedOverrideIT {
 
-  @RegisterExtension
-  static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+  /** Closes every scenario's redis-server after the test. */
+  @RegisterExtension static final RedisExtension redis = RedisExtension.manual();
 
   private static final long RUN_MILLIS = 8500;
-  private static final long SLOT_MILLIS = 12_000;
+
+  /**
+   * From one scenario's start to the next one's: they overlap, but each one's nodes are built, see
+   * the override and lose their Redis while the others' nodes only call (a 2-core machine never
+   * builds 12 registries and confirms 4 overrides at the same moment).
+   */
+  private static final long STAGGER_MILLIS = 4000;
+
+  /**
+   * The scenarios of one round (FORCED_OPEN in each storeFailureMode, FORCED_CLOSED): side by side.
+   */
+  private static final int LANES = StoreFailureMode.values().length + 1;
+
   private static final long OVERRIDE_MILLIS = 6000;
 
   record Scenario(OverrideKind kind, StoreFailureMode failureMode, BreakerId id) {}
@@ -63,7 +80,14 @@ class DegradedOverrideIT {
               StoreFailureMode.LOCAL_ONLY,
               BreakerId.parse("override:closed-local-only." + round)));
     }
-    LoopbackFleet.prewarm(redis.uri());
+    // the scenarios run side by side, 4 s apart, each in its own lane with its own redis-server
+    // that it kills (one's outage is never another's); a lane's next round (stress.rounds) starts
+    // 16 s after its previous one, on its restarted Redis
+    List<RedisServerProcess> servers = new ArrayList<>();
+    for (int lane = 0; lane < LANES; lane++) {
+      servers.add(redis.manage(RedisServerProcess.start(redis.binary())));
+    }
+    LoopbackFleet.prewarm(servers.get(0).uri());
     java.nio.file.Path baseFile = StartSignal.newFile("override-schedule");
     // one dependency per scenario: a call is counted against the breaker that admitted it, even
     // when a JVM runs late on a starved machine
@@ -75,7 +99,7 @@ class DegradedOverrideIT {
       List<String> args =
           new ArrayList<>(
               List.of(
-                  redis.uri(),
+                  servers.get(0).uri(),
                   Integer.toString(dependencies.get(0).port()),
                   "1",
                   "child-",
@@ -85,7 +109,7 @@ class DegradedOverrideIT {
                   "@" + baseFile));
       for (int i = 0; i < scenarios.size(); i++) {
         Scenario s = scenarios.get(i);
-        long start = i * SLOT_MILLIS; // offsets from the base the child waits for
+        long start = i * STAGGER_MILLIS; // offsets from the base the child waits for
         args.add(
             s.id()
                 + ",HYBRID,"
@@ -95,7 +119,9 @@ class DegradedOverrideIT {
                 + ","
                 + (start + RUN_MILLIS)
                 + ",500,"
-                + dependencies.get(i).port());
+                + dependencies.get(i).port()
+                + ","
+                + servers.get(i % LANES).uri());
       }
       ChildJvm child =
           redis.manage(ChildJvm.start(LoopbackFleetMain.class, args.toArray(String[]::new)));
@@ -108,12 +134,26 @@ class DegradedOverrideIT {
       long first = System.currentTimeMillis() + 3000;
       StartSignal.write(baseFile, first);
       List<List<String>> failures = new ArrayList<>();
-      java.util.Map<String, Long> untils = new java.util.HashMap<>();
       for (int i = 0; i < scenarios.size(); i++) {
-        failures.add(run(scenarios.get(i), first + i * SLOT_MILLIS, dependencies.get(i), untils));
+        failures.add(new ArrayList<>());
       }
+      java.util.Map<String, Long> untils = new java.util.concurrent.ConcurrentHashMap<>();
+      SideBySide.each(
+          java.util.stream.IntStream.range(0, LANES).boxed().toList(),
+          lane -> {
+            for (int i = lane; i < scenarios.size(); i += LANES) {
+              long start = first + i * STAGGER_MILLIS;
+              failures
+                  .get(i)
+                  .addAll(
+                      run(scenarios.get(i), servers.get(lane), start, dependencies.get(i), untils));
+            }
+          });
       assertThat(child.waitFor(Duration.ofSeconds(120))).as("child %s", child.stderr()).isZero();
       for (String line : child.stdout()) {
+        if (line.startsWith("firstRejections ") || line.startsWith("degraded ")) {
+          System.out.println("child: " + line);
+        }
         if (line.startsWith("firstRejections override:closed")) {
           String id = line.split(" ")[1];
           long until = untils.get(id);
@@ -140,12 +180,16 @@ class DegradedOverrideIT {
   }
 
   private static List<String> run(
-      Scenario s, long start, LoopbackDependency dependency, java.util.Map<String, Long> untils) {
+      Scenario s,
+      RedisServerProcess server,
+      long start,
+      LoopbackDependency dependency,
+      java.util.Map<String, Long> untils) {
     List<String> failures = new ArrayList<>();
     Fleet.sleep(start - 2500 - System.currentTimeMillis());
     LoopbackFleet here =
         new LoopbackFleet(
-            redis.uri(),
+            server.uri(),
             s.id(),
             2,
             "parent-",
@@ -162,7 +206,7 @@ class DegradedOverrideIT {
     long confirmedAt;
     try (here;
         RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+            RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build())) {
       Fleet.sleep(start - 600 - System.currentTimeMillis());
       setAt = System.currentTimeMillis();
       RedisBreakerStore.await(
@@ -186,10 +230,10 @@ class DegradedOverrideIT {
       assertThat(confirmedAt).as("confirmed well before the expiry").isLessThan(setAt + 4500);
       Fleet.sleep(Math.max(0, start + 300 - System.currentTimeMillis()));
       killedAt = System.currentTimeMillis();
-      redis.server().kill();
+      server.kill();
       Fleet.sleep(start + RUN_MILLIS - System.currentTimeMillis());
     }
-    redis.server().restart(); // up again before the next scenario's nodes are built
+    server.restart(); // up again before the lane's next round builds its nodes
     long until = setAt + OVERRIDE_MILLIS;
     untils.put(s.id().toString(), until);
     String what = s.kind() + " " + s.failureMode();
@@ -200,6 +244,14 @@ class DegradedOverrideIT {
           "override %s: %d calls reached the dependency while forced open (killed %d ms in), %d"
               + " after the expiry%n",
           what, during, killedAt - start, after);
+      System.out.printf(
+          "override %s: confirmed %d ms in, expiry %d ms in, parent degraded %s, first rejections"
+              + " %s (ms from the start)%n",
+          what,
+          confirmedAt - start,
+          until - start,
+          here.degradations,
+          Arrays.toString(Arrays.stream(here.firstRejections()).map(r -> r - start).toArray()));
       if (during != 0) {
         failures.add(
             what

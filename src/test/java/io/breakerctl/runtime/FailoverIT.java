@@ -16,6 +16,8 @@ import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.RedisServerProcess;
+import io.breakerctl.testing.SideBySide;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RestoreArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -36,7 +38,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A failover must not undo a trip: Redis that comes back behind the nodes (a promoted replica that
  * missed the write, simulated with DUMP before the trip and RESTORE after it; a FLUSHALL) gets the
  * trip or the override back from the nodes through {@code reassert.lua}, and no node admits a call
- * meanwhile.
+ * meanwhile. The 20 flushes at a window's end run in 4 lanes side by side, each lane on its own
+ * redis-server with its own nodes, so a round's flush only ever hits its own round.
  */
 @DisplayName("Redis behind the nodes: the trip or override is re-asserted")
 class FailoverIT {
@@ -226,6 +229,9 @@ class FailoverIT {
     }
   }
 
+  /** The lanes {@link #flushAtWindowEnd} runs side by side, each on its own redis-server. */
+  private static final int LANES = 4;
+
   @Test
   @DisplayName(
       "FLUSHALL at an open window's end, 20 times: at most one probe reaches the dependency")
@@ -237,50 +243,73 @@ class FailoverIT {
             .halfOpenPermits(1)
             .probeLease(Duration.ofSeconds(30))
             .build();
-    List<BreakerRegistry> registries = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      registries.add(
-          redis.manage(
-              BreakerRegistry.builder()
-                  .redisUri(redis.uri())
-                  .nodeId("window-end-" + i)
-                  .defaults(policy)
-                  .commandTimeout(Duration.ofMillis(500))
-                  .refreshInterval(Duration.ofMillis(500))
-                  .checkInterval(Duration.ofMillis(500))
-                  .build()));
+    // the 20 rounds in 4 lanes side by side (round r in lane r % 4), each lane with its own
+    // redis-server, so that one lane's FLUSHALL never lands in another's round, and its own 3 nodes
+    List<RedisServerProcess> servers = new ArrayList<>();
+    servers.add(redis.server());
+    for (int lane = 1; lane < LANES; lane++) {
+      servers.add(redis.manage(RedisServerProcess.start(redis.binary())));
     }
-    RedisBreakerStore store =
-        redis.manage(RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
-    int probes = 0;
-    for (int round = 0; round < 20; round++) {
-      BreakerId id = BreakerId.parse("failover:window-end-" + round);
-      List<CircuitBreaker> nodes = registries.stream().map(r -> r.breaker(id)).toList();
-      for (int i = 0; i < 2; i++) {
-        Permission p = nodes.get(0).tryAcquire();
-        assertThat(p.allowed()).isTrue();
-        p.onFailure(new IllegalStateException("down"), 1_000_000);
-      }
-      Poll.until(
-          Duration.ofSeconds(5),
-          "every node sees the trip",
-          () -> nodes.stream().allMatch(cb -> cb.view().state() == State.OPEN));
-      long until = RedisBreakerStore.await(store.state(id)).number("openUntil");
-      // the flush lands from 300 ms before the window's end up to its end, a step per round
-      long flushAt = until - 300 + round * 15L;
-      List<Permission> held = new java.util.concurrent.CopyOnWriteArrayList<>();
-      try (HeldCallers callers = new HeldCallers(nodes, held)) {
-        Fleet.sleep(Math.max(0, flushAt - System.currentTimeMillis()));
-        redis.server().flushAll();
-        Fleet.sleep(Math.max(0, until - System.currentTimeMillis()) + 900);
-      }
-      assertThat(held)
-          .as("round %d: calls that reached the dependency across the flush", round)
-          .hasSizeLessThanOrEqualTo(1);
-      probes += held.size();
-      held.forEach(p -> p.onFailure(new IllegalStateException("down"), 1_000_000));
+    AtomicLong probes = new AtomicLong();
+    SideBySide.each(
+        java.util.stream.IntStream.range(0, LANES).boxed().toList(),
+        lane -> {
+          RedisServerProcess server = servers.get(lane);
+          List<BreakerRegistry> registries = new ArrayList<>();
+          for (int i = 0; i < 3; i++) {
+            registries.add(
+                redis.manage(
+                    BreakerRegistry.builder()
+                        .redisUri(server.uri())
+                        .nodeId("window-end-" + i)
+                        .defaults(policy)
+                        .commandTimeout(Duration.ofMillis(500))
+                        .refreshInterval(Duration.ofMillis(500))
+                        .checkInterval(Duration.ofMillis(500))
+                        .build()));
+          }
+          RedisBreakerStore store =
+              redis.manage(
+                  RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build()));
+          for (int round = lane; round < 20; round += LANES) {
+            probes.addAndGet(flushRound(server, store, registries, round));
+          }
+        });
+    assertThat(probes.get()).as("probes over 20 rounds (the half-open window probes)").isPositive();
+  }
+
+  /** One round of {@link #flushAtWindowEnd}: the calls that reached the dependency (0 or 1). */
+  private static int flushRound(
+      RedisServerProcess server,
+      RedisBreakerStore store,
+      List<BreakerRegistry> registries,
+      int round)
+      throws Exception {
+    BreakerId id = BreakerId.parse("failover:window-end-" + round);
+    List<CircuitBreaker> nodes = registries.stream().map(r -> r.breaker(id)).toList();
+    for (int i = 0; i < 2; i++) {
+      Permission p = nodes.get(0).tryAcquire();
+      assertThat(p.allowed()).isTrue();
+      p.onFailure(new IllegalStateException("down"), 1_000_000);
     }
-    assertThat(probes).as("probes over 20 rounds (the half-open window probes)").isPositive();
+    Poll.until(
+        Duration.ofSeconds(5),
+        "every node sees the trip",
+        () -> nodes.stream().allMatch(cb -> cb.view().state() == State.OPEN));
+    long until = RedisBreakerStore.await(store.state(id)).number("openUntil");
+    // the flush lands from 300 ms before the window's end up to its end, a step per round
+    long flushAt = until - 300 + round * 15L;
+    List<Permission> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (HeldCallers callers = new HeldCallers(nodes, held)) {
+      Fleet.sleep(Math.max(0, flushAt - System.currentTimeMillis()));
+      server.flushAll();
+      Fleet.sleep(Math.max(0, until - System.currentTimeMillis()) + 900);
+    }
+    assertThat(held)
+        .as("round %d: calls that reached the dependency across the flush", round)
+        .hasSizeLessThanOrEqualTo(1);
+    held.forEach(p -> p.onFailure(new IllegalStateException("down"), 1_000_000));
+    return held.size();
   }
 
   /** Calls on every node until closed; an admitted call is held (it reaches the dependency). */

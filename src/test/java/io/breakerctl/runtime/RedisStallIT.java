@@ -11,8 +11,9 @@ import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.sandbox.LoopbackDependency;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.Promises;
-import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
+import io.breakerctl.testing.RedisServerProcess;
+import io.breakerctl.testing.SideBySide;
 import io.breakerctl.testing.StartSignal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,12 +28,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * dependency that keeps failing. A stall as the open window ends lets at most {@code
  * halfOpenPermits} (1) calls reach it in that half-open window; a stall in the middle of the window
  * lets none through. SHARED and HYBRID, LOCAL_ONLY and LAST_KNOWN; counted at the dependency.
+ *
+ * <p>The SHARED and HYBRID scenarios run as two lanes side by side, each lane on its own
+ * redis-server (a stall pauses only its lane's Redis) with its own breaker ids and dependencies;
+ * the children run both lanes' nodes (10 per child JVM at once). Within a lane the scenarios run
+ * one after the other, each judged exactly as when all eight ran in turn.
  */
 @DisplayName("A Redis stall at the window end or mid-window lets no extra call through")
 class RedisStallIT {
 
-  @RegisterExtension
-  static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
+  /** Closes the lanes' redis-servers after the test. */
+  @RegisterExtension static final RedisExtension redis = RedisExtension.manual();
 
   private static final int CHILDREN = 3;
   private static final int PER_JVM = 5;
@@ -80,21 +86,30 @@ class RedisStallIT {
         }
       }
     }
-    LoopbackFleet.prewarm(redis.uri());
+    // one lane per mode, side by side, each on its own redis-server: a lane's stalls pause only its
+    // own Redis, and within a lane the scenarios run one after the other as before
+    java.util.Map<Mode, List<Integer>> lanes = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < scenarios.size(); i++) {
+      lanes.computeIfAbsent(scenarios.get(i).mode(), m -> new ArrayList<>()).add(i);
+    }
+    java.util.Map<Mode, RedisServerProcess> servers = new java.util.HashMap<>();
+    for (Mode mode : lanes.keySet()) {
+      servers.put(mode, redis.manage(RedisServerProcess.start(redis.binary())));
+    }
+    String firstUri = servers.get(scenarios.get(0).mode()).uri();
+    LoopbackFleet.prewarm(firstUri);
     java.nio.file.Path baseFile = StartSignal.newFile("stall-schedule");
     // one dependency per scenario: a JVM that falls behind the schedule on a starved machine runs
     // a scenario late, and its calls must never count against the next scenario's window
     List<LoopbackDependency> dependencies = new ArrayList<>();
-    try (AutoCloseable closeAll = () -> dependencies.forEach(LoopbackDependency::close);
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (AutoCloseable closeAll = () -> dependencies.forEach(LoopbackDependency::close)) {
       for (int i = 0; i < scenarios.size(); i++) {
         dependencies.add(new LoopbackDependency());
       }
       List<String> args = new ArrayList<>();
       args.addAll(
           List.of(
-              redis.uri(),
+              firstUri,
               Integer.toString(dependencies.get(0).port()),
               Integer.toString(PER_JVM),
               "",
@@ -104,7 +119,7 @@ class RedisStallIT {
               "@" + baseFile));
       for (int i = 0; i < scenarios.size(); i++) {
         Scenario s = scenarios.get(i);
-        long start = i * SLOT_MILLIS; // offsets from the base the children wait for
+        long start = slot(lanes, i) * SLOT_MILLIS; // offsets from the base the children wait for
         args.add(
             s.id()
                 + ","
@@ -116,7 +131,9 @@ class RedisStallIT {
                 + ","
                 + (start + RUN_MILLIS)
                 + ",,"
-                + dependencies.get(i).port());
+                + dependencies.get(i).port()
+                + ","
+                + servers.get(s.mode()).uri());
       }
       List<ChildJvm> children = new ArrayList<>();
       for (int c = 0; c < CHILDREN; c++) {
@@ -137,18 +154,25 @@ class RedisStallIT {
       }
       long first = System.currentTimeMillis() + 3000;
       StartSignal.write(baseFile, first);
-      List<Run> runs = new ArrayList<>();
-      for (int i = 0; i < scenarios.size(); i++) {
-        Scenario s = scenarios.get(i);
-        long start = first + i * SLOT_MILLIS;
-        runs.add(run(s, start, dependencies.get(i), store));
-      }
+      Run[] runs = new Run[scenarios.size()];
+      SideBySide.each(
+          lanes.keySet(),
+          mode -> {
+            RedisServerProcess server = servers.get(mode);
+            try (RedisBreakerStore store =
+                RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build())) {
+              for (int i : lanes.get(mode)) {
+                long start = first + slot(lanes, i) * SLOT_MILLIS;
+                runs[i] = run(scenarios.get(i), server, start, dependencies.get(i), store);
+              }
+            }
+          });
       for (ChildJvm c : children) {
         assertThat(c.waitFor(Duration.ofSeconds(120))).as("child stderr %s", c.stderr()).isZero();
       }
       Promises promises = new Promises();
       for (int i = 0; i < scenarios.size(); i++) {
-        Run r = runs.get(i);
+        Run r = runs[i];
         List<Node> nodes = new ArrayList<>(r.parent());
         for (int c = 0; c < children.size(); c++) {
           nodes.addAll(Node.parse("child" + c + "-", r.scenario().id(), children.get(c).stdout()));
@@ -326,11 +350,15 @@ class RedisStallIT {
 
   /** Runs one scenario's parent share and the stall. */
   private static Run run(
-      Scenario s, long start, LoopbackDependency dependency, RedisBreakerStore store) {
+      Scenario s,
+      RedisServerProcess server,
+      long start,
+      LoopbackDependency dependency,
+      RedisBreakerStore store) {
     Fleet.sleep(start - 2500 - System.currentTimeMillis());
     LoopbackFleet here =
         new LoopbackFleet(
-            redis.uri(),
+            server.uri(),
             s.id(),
             PER_JVM,
             "parent-",
@@ -351,10 +379,20 @@ class RedisStallIT {
       stallAt =
           s.moment() == Moment.WINDOW_END ? openUntil - 30 : trip.atMillis() + OPEN_MILLIS / 2 - 75;
       Fleet.sleep(stallAt - System.currentTimeMillis());
-      redis.server().pause(Duration.ofMillis(150));
+      server.pause(Duration.ofMillis(150));
       Fleet.sleep(start + RUN_MILLIS - System.currentTimeMillis());
     }
     return new Run(s, trip, stallAt, Node.of("parent-", here));
+  }
+
+  /** Scenario {@code i}'s place in its lane: its slot of the schedule. */
+  private static int slot(java.util.Map<Mode, List<Integer>> lanes, int i) {
+    for (List<Integer> lane : lanes.values()) {
+      if (lane.contains(i)) {
+        return lane.indexOf(i);
+      }
+    }
+    throw new IllegalArgumentException("scenario " + i + " in no lane");
   }
 
   private static BreakerEvent awaitTrip(RedisBreakerStore store, BreakerId id, long deadline) {

@@ -2,6 +2,7 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,10 +32,14 @@ final class SlowFleet implements AutoCloseable {
     }
   }
 
+  /** A {@code failFastUntil} of {@link #start}: fail at once until the breaker tripped. */
+  static final long UNTIL_THE_TRIP = -1;
+
   final List<BreakerRegistry> registries = new ArrayList<>();
   final List<CircuitBreaker> breakers = new ArrayList<>();
   final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
+  private final AtomicBoolean tripSeen = new AtomicBoolean();
   private final List<Thread> threads = new ArrayList<>();
 
   SlowFleet(String uri, BreakerId id, Mode mode, int nodes, String nodePrefix, Policy policy) {
@@ -57,7 +62,11 @@ final class SlowFleet implements AutoCloseable {
   /**
    * Starts {@code callers} threads per node until {@code stopAt} (wall ms) or {@link #close()}: the
    * dependency fails at once before {@code failFastUntil}, then hangs {@code hangMillis} and fails
-   * (a negative {@code hangMillis}: then it answers at once, recovered).
+   * (a negative {@code hangMillis}: then it answers at once, recovered). A negative {@code
+   * failFastUntil} ({@link #UNTIL_THE_TRIP}): it fails at once until this fleet saw the breaker
+   * trip (a rejection, or a state other than CLOSED), and hangs every call after that, however late
+   * the callers start on a loaded machine (a call that hangs before the trip would keep the breaker
+   * from ever tripping).
    */
   void start(int callers, long failFastUntil, long hangMillis, long stopAt) {
     for (CircuitBreaker cb : breakers) {
@@ -66,19 +75,24 @@ final class SlowFleet implements AutoCloseable {
             new Thread(
                 () -> {
                   while (running.get() && System.currentTimeMillis() < stopAt) {
+                    if (failFastUntil < 0 && cb.view().state() != State.CLOSED) {
+                      tripSeen.set(true);
+                    }
                     Permission p = cb.tryAcquire();
                     if (!p.allowed()) {
+                      tripSeen.set(true);
                       Fleet.sleep(20);
                       continue;
                     }
                     long start = System.currentTimeMillis();
                     long began = System.nanoTime();
-                    if (start >= failFastUntil && hangMillis < 0) {
+                    boolean slow = failFastUntil < 0 ? tripSeen.get() : start >= failFastUntil;
+                    if (slow && hangMillis < 0) {
                       calls.add(new Call(start, start)); // recovered: answers at once
                       p.onSuccess(System.nanoTime() - began);
                       continue;
                     }
-                    if (start >= failFastUntil) {
+                    if (slow) {
                       Fleet.sleep(Math.min(hangMillis, Math.max(0, stopAt + 1_000 - start)));
                     }
                     long end = System.currentTimeMillis();

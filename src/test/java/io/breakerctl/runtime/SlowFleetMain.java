@@ -8,7 +8,8 @@ import java.util.stream.Collectors;
 /**
  * Child process for {@link SlowProbeIT}: {@code n} nodes of a {@link SlowFleet} with {@code
  * callers} threads each, from {@code startAt} ({@code @FILE}: written by the parent once this child
- * printed {@code READY}) for {@code runMillis}; then prints {@code calls=start:end,...}.
+ * printed {@code READY}) for {@code runMillis}; then prints {@code calls=start:end,...}. A negative
+ * failFastMillis: the dependency fails at once until the trip ({@link SlowFleet#UNTIL_THE_TRIP}).
  *
  * <p>Args: uri breakerId mode n nodePrefix startAt runMillis failFastMillis hangMillis callers
  * maxProbeMillis
@@ -28,7 +29,7 @@ public final class SlowFleetMain {
     Fleet.sleep(startAt - System.currentTimeMillis());
     fleet.start(
         Integer.parseInt(args[9]),
-        startAt + Long.parseLong(args[7]),
+        Long.parseLong(args[7]) < 0 ? SlowFleet.UNTIL_THE_TRIP : startAt + Long.parseLong(args[7]),
         Long.parseLong(args[8]),
         stopAt);
     fleet.join(Duration.ofMillis(stopAt - System.currentTimeMillis() + 15_000));
