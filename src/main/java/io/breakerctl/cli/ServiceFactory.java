@@ -1,11 +1,13 @@
 package io.breakerctl.cli;
 
+import io.breakerctl.runtime.control.AuditSpool;
 import io.breakerctl.runtime.control.BreakerOverrides;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -74,7 +76,37 @@ public final class ServiceFactory implements AutoCloseable {
 
   /** Audited overrides on {@link #redis()} and {@code control}. */
   public BreakerOverrides overrides(ControlDatabase control) {
-    return new BreakerOverrides(redis(), control, env.clock());
+    return new BreakerOverrides(redis(), control, env.clock()).spoolingTo(auditSpool());
+  }
+
+  /**
+   * Where this CLI keeps the audit records MongoDB could not take: {@code
+   * $XDG_STATE_HOME/breakerctl/audit-spool/<mongo>} (else under {@code ~/.local/state}), one
+   * directory per MongoDB (a digest of its URI), so a record is delivered only to the MongoDB it
+   * was meant for.
+   */
+  public AuditSpool auditSpool() {
+    String state = env.get("XDG_STATE_HOME");
+    Path base =
+        state != null
+            ? Path.of(state)
+            : Path.of(
+                env.get("HOME") != null ? env.get("HOME") : System.getProperty("user.home"),
+                ".local",
+                "state");
+    return new AuditSpool(
+        base.resolve("breakerctl").resolve("audit-spool").resolve(digest(settings().mongo())));
+  }
+
+  private static String digest(String uri) {
+    try {
+      byte[] d =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(uri.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(d, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** The policy workflow on {@link #control()}, warming into {@link #redis()} when {@code warm}. */

@@ -11,6 +11,21 @@ import picocli.CommandLine;
 /** What a command run in-process printed: its exit code, stdout and stderr apart. */
 record InProcessRun(int code, String out, String err) {
 
+  /**
+   * A fresh state directory for a run whose environment names none: its audit spool is its own,
+   * never delivered into another test's MongoDB that reuses a port (a test that spools and then
+   * delivers names its XDG_STATE_HOME).
+   */
+  private static java.nio.file.Path stateDir() {
+    try {
+      java.nio.file.Path d = java.nio.file.Files.createTempDirectory("breakerctl-state");
+      d.toFile().deleteOnExit();
+      return d;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   /** Runs {@code args} on {@code cl} with captured stdout and stderr. */
   static InProcessRun execute(CommandLine cl, String... args) {
     StringWriter out = new StringWriter();
@@ -26,6 +41,11 @@ record InProcessRun(int code, String out, String err) {
    * OS user {@code tester}).
    */
   static InProcessRun breakerctl(Map<String, String> env, String... args) {
+    if (!env.containsKey("XDG_STATE_HOME") && !env.containsKey("HOME")) {
+      // the CLI's state (the audit spool) never lands in the real home of whoever runs the tests
+      env = new java.util.HashMap<>(env);
+      env.put("XDG_STATE_HOME", stateDir().toString());
+    }
     Environment e =
         new Environment(
             env, false, Clock.systemUTC(), new BufferedReader(new StringReader("")), "tester");

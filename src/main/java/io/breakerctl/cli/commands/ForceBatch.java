@@ -203,8 +203,10 @@ final class ForceBatch {
     err.println(
         "warning: the overrides are applied, but MongoDB could not store their audit records ("
             + a.auditError()
-            + "); each audit rides in its breaker's event stream until the fleet's history"
-            + " forwarder stores it (auditStored false, correlation ids in the output)");
+            + "); each audit rides in its breaker's event stream and in this CLI's local audit"
+            + " spool until MongoDB takes it (the fleet's history forwarder, this CLI's next"
+            + " audited action, or `breakerctl history sync`; auditStored false, correlation ids"
+            + " in the output)");
     err.flush();
   }
 }

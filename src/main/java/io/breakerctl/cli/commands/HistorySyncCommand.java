@@ -8,6 +8,8 @@ import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Printable;
+import io.breakerctl.runtime.control.AuditLog;
+import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.HistoryForwarder;
 import io.breakerctl.runtime.control.SyncResult;
 import java.io.PrintWriter;
@@ -24,10 +26,31 @@ import picocli.CommandLine.Spec;
     description = {
       "Run the history forwarder once: move every breaker's unforwarded stream events into"
           + " MongoDB history (idempotent; safe next to the fleet's elected forwarder), store the"
-          + " audit of overrides made while MongoDB was down, then prune one batch older than the"
-          + " retention (90 days). Exit 6 when a breaker could not be forwarded (retried next pass)."
+          + " audit of overrides made while MongoDB was down (from the streams, and from this"
+          + " CLI's local audit spool under $XDG_STATE_HOME/breakerctl/audit-spool), then prune one"
+          + " batch older than the retention (90 days). Exit 6 when a breaker could not be"
+          + " forwarded or the spool not delivered (retried next pass)."
     })
 public final class HistorySyncCommand implements Callable<Integer> {
+
+  /**
+   * What a pass did ({@code kind: SyncResult}).
+   *
+   * @param breakers breakers forwarded
+   * @param events events stored in MongoDB history
+   * @param audits audit records stored from override events
+   * @param spooledAudits audit records delivered from this CLI's local spool
+   * @param failures what could not be done (retried next pass)
+   */
+  @com.fasterxml.jackson.annotation.JsonPropertyOrder({
+    "breakers",
+    "events",
+    "audits",
+    "spooledAudits",
+    "failures"
+  })
+  public record Report(
+      int breakers, int events, int audits, int spooledAudits, List<String> failures) {}
 
   @Spec CommandSpec spec;
 
@@ -39,9 +62,21 @@ public final class HistorySyncCommand implements Callable<Integer> {
     String actor = WriteAccess.actor(root);
     ServiceFactory services = root.services();
     WriteAccess.require(root, "history sync", List.of());
-    SyncResult r =
+    List<String> spoolFailures = new java.util.ArrayList<>();
+    int spooled = 0;
+    try {
+      spooled = services.auditSpool().deliver(new AuditLog(services.control()));
+    } catch (ControlException | java.io.UncheckedIOException e) {
+      spoolFailures.add(
+          "audit spool " + services.auditSpool().dir() + " not delivered: " + e.getMessage());
+    }
+    SyncResult forwarded =
         new HistoryForwarder(services.control(), services.redis(), actor, root.env().clock())
             .syncOnce();
+    List<String> failures = new java.util.ArrayList<>(spoolFailures);
+    failures.addAll(forwarded.failures());
+    Report r =
+        new Report(forwarded.breakers(), forwarded.events(), forwarded.audits(), spooled, failures);
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (format.isTable()) {
@@ -52,7 +87,10 @@ public final class HistorySyncCommand implements Callable<Integer> {
               + r.audits()
               + " audit record(s) from "
               + r.breakers()
-              + " breaker(s)");
+              + " breaker(s)"
+              + (r.spooledAudits() > 0
+                  ? ", and " + r.spooledAudits() + " audit record(s) from the local spool"
+                  : ""));
       out.flush();
     } else {
       Documents.single(format, "SyncResult", r, out);

@@ -19,7 +19,10 @@ import java.util.UUID;
  * rides in the breaker's event stream (the override event carries actor, reason, expiry and
  * correlation id) until the {@link HistoryForwarder} stores it under the same correlation id. Once
  * MongoDB has been found unavailable, later actions of the same instance (a batch over many
- * breakers) skip the audit attempt instead of waiting the timeout again.
+ * breakers) skip the audit attempt instead of waiting the timeout again. With an {@link AuditSpool}
+ * ({@link #spoolingTo}) each such record is also kept on local disk and delivered once MongoDB
+ * answers (after the next audit it takes, or {@code history sync}), so an evicted or flushed stream
+ * cannot erase who forced what.
  */
 public final class BreakerOverrides {
 
@@ -29,6 +32,7 @@ public final class BreakerOverrides {
   private volatile String mongoDown;
   private final ControlDatabase db;
   private volatile HistoryForwarder forwarder;
+  private volatile AuditSpool spool;
 
   /** Overrides on {@code redis}, audited in {@code db}. */
   public BreakerOverrides(RedisBreakerStore redis, ControlDatabase db, Clock clock) {
@@ -36,6 +40,12 @@ public final class BreakerOverrides {
     this.audit = new AuditLog(db);
     this.db = db;
     this.clock = clock;
+  }
+
+  /** Keeps the audit records MongoDB cannot take in {@code spool}; returns this. */
+  public BreakerOverrides spoolingTo(AuditSpool spool) {
+    this.spool = spool;
+    return this;
   }
 
   /**
@@ -92,17 +102,47 @@ public final class BreakerOverrides {
     String down = mongoDown;
     if (down != null) {
       // MongoDB already failed in this batch: do not wait the timeout again for every breaker
-      return new OverrideAction(result, corr, false, down, lost);
+      return new OverrideAction(result, corr, false, spooled(record, down), lost);
     }
     try {
       audit.record(record);
       forwardNow(id, r.actor());
+      deliverSpooled();
       return new OverrideAction(result, corr, true, "", lost);
     } catch (ControlUnavailableException e) {
       mongoDown = e.getMessage();
-      return new OverrideAction(result, corr, false, e.getMessage(), lost);
+      return new OverrideAction(result, corr, false, spooled(record, e.getMessage()), lost);
     } catch (ControlException e) {
-      return new OverrideAction(result, corr, false, e.getMessage(), lost);
+      return new OverrideAction(result, corr, false, spooled(record, e.getMessage()), lost);
+    }
+  }
+
+  /** Keeps {@code record} in the spool, if any; the audit error, saying where it is kept. */
+  private String spooled(AuditRecord record, String error) {
+    AuditSpool s = spool;
+    if (s == null) {
+      return error;
+    }
+    try {
+      s.write(record);
+      return error + "; kept in " + s.dir() + " until MongoDB takes it";
+    } catch (java.io.UncheckedIOException e) {
+      return error + "; and it could not be kept locally: " + e.getMessage();
+    }
+  }
+
+  /**
+   * Delivers the spooled audit records now that MongoDB took one (best effort: what it does not
+   * take stays spooled for the next time).
+   */
+  private void deliverSpooled() {
+    AuditSpool s = spool;
+    if (s != null) {
+      try {
+        s.deliver(audit);
+      } catch (ControlException | java.io.UncheckedIOException e) {
+        // stays spooled; history sync delivers it too and says what failed
+      }
     }
   }
 
