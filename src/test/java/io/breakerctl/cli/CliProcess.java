@@ -190,6 +190,8 @@ final class CliProcess {
     e.put("NO_COLOR", "1");
     e.put("XDG_CONFIG_HOME", configHome.toString());
     e.put("HOME", configHome.toString());
+    // the CLI's state (its audit spool) stays in the run's home, whatever the runner's is
+    e.put("XDG_STATE_HOME", configHome.resolve("state").toString());
     e.putAll(env);
     e.putAll(extraEnv);
     e.values().removeIf(UNSET::equals);
