@@ -601,7 +601,9 @@ final class DistributedBreaker implements CircuitBreaker {
     SharedView answer =
         new SharedView(
             stored,
-            r.untilMillis(),
+            // untilMillis is the window's end only when OPEN (half-open: a lease's expiry; the
+            // window ended by now)
+            stored == State.OPEN ? r.untilMillis() : 0,
             0,
             r.state().isOverride() ? r.state() : null,
             0,

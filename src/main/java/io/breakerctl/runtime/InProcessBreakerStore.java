@@ -6,6 +6,7 @@ import io.breakerctl.runtime.local.LocalStateMachine;
 import io.breakerctl.runtime.local.LocalTransition;
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Epoch;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.ReassertOutcome;
 import io.breakerctl.runtime.model.RenewOutcome;
@@ -74,7 +75,10 @@ public final class InProcessBreakerStore implements BreakerStore {
   private final class Entry {
     final BreakerId id;
     final LocalStateMachine machine;
-    final String epoch = Long.toString(epochs.incrementAndGet());
+
+    /** The incarnation; a re-assertion over a rewound store starts a new one (reassert.lua). */
+    volatile String epoch = Long.toString(epochs.incrementAndGet());
+
     final Map<String, NodeHeartbeat> nodes = new ConcurrentHashMap<>();
     volatile PolicyEncoding.WarmedPolicy warmed;
     volatile String nodePolicy;
@@ -403,11 +407,20 @@ public final class InProcessBreakerStore implements BreakerStore {
         () -> {
           Entry e = use(id, policy);
           LocalStateMachine m = e.machine;
-          State state = m.settle(); // as the script: time-based changes are recorded first
+          // as the script: behind the caller (went back in time) by what was stored before the
+          // time-based changes, which are recorded first
+          boolean rewound =
+              request.mode() == Reassertion.Mode.REASSERT
+                  && (e.epoch.equals(request.seenEpoch())
+                          && m.generation() < request.seenGeneration()
+                      || Epoch.before(e.epoch, request.seenEpoch()));
+          State state = m.settle();
           long now = clock.millis();
           boolean open = request.kind() == State.OPEN;
+          Optional<LocalStateMachine.ActiveOverride> held = m.activeOverride();
           ReassertOutcome outcome = null;
           if (request.mode() == Reassertion.Mode.REASSERT
+              && !rewound
               && e.epoch.equals(request.seenEpoch())
               && m.generation() >= request.seenGeneration()) {
             outcome = ReassertOutcome.CURRENT;
@@ -415,7 +428,13 @@ public final class InProcessBreakerStore implements BreakerStore {
               ? request.mode() == Reassertion.Mode.DEGRADED_TRIP && request.untilMillis() <= now
               : request.untilMillis() > 0 && request.untilMillis() <= now) {
             outcome = ReassertOutcome.ENDED;
-          } else if (open ? state != State.CLOSED : m.activeOverride().isPresent()) {
+          } else if (open
+              ? state != State.CLOSED
+                  && !(rewound && held.isEmpty() && m.openUntilMillis() <= request.untilMillis())
+              : held.isPresent()
+                  && !(rewound
+                      && (held.get().kind() != request.kind()
+                          || held.get().untilMillis() != request.untilMillis()))) {
             outcome = ReassertOutcome.ALREADY;
           }
           if (outcome != null) {
@@ -423,6 +442,9 @@ public final class InProcessBreakerStore implements BreakerStore {
                 false, outcome, state, Long.toString(m.generation()), e.epoch);
           }
           boolean trip = request.mode() == Reassertion.Mode.DEGRADED_TRIP;
+          if (rewound) {
+            e.epoch = Long.toString(epochs.incrementAndGet());
+          }
           long gen =
               (trip ? m.generation() : Math.max(m.generation(), request.seenGeneration())) + 1;
           if (open) {

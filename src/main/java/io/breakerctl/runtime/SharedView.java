@@ -1,6 +1,7 @@
 package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.EffectiveState;
+import io.breakerctl.runtime.model.Epoch;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
@@ -54,26 +55,47 @@ record SharedView(
   }
 
   /**
+   * Whether {@code next} comes from a Redis that went back in time behind this view: the same
+   * incarnation at an older generation, or an incarnation older than this view's (a restart from an
+   * older RDB, a restore from backup, a failover to a replica that missed a flush). A read that a
+   * message overtook looks the same; the script that re-asserts tells them apart (CURRENT).
+   */
+  boolean rewoundIn(SharedView next) {
+    return newerThan(next) || Epoch.before(next.epoch, epoch);
+  }
+
+  /**
    * What this view enforces that {@code next} (what Redis holds now) lost, when {@code next} is
    * behind this view (the same epoch at a lower generation, or another incarnation): a live
    * override {@code next} lacks, or an open window, running or ended without probes closing it
    * (stored OPEN or HALF_OPEN), where {@code next} is CLOSED without an override (a FLUSHALL just
-   * before a window's end let 8 calls through where one probe may go). Null when nothing was lost.
+   * before a window's end let 8 calls through where one probe may go). From a Redis that went back
+   * in time ({@link #rewoundIn}) also an older open window or override: a snapshot taken before a
+   * failed probe doubled the window ended it about 43 s early and sent 1-2 probes per breaker to
+   * the failing dependency; the node never trades what it knows for less. Null when nothing was
+   * lost.
    */
   State lostIn(SharedView next, long localNowMillis) {
-    if (!newerThan(next) && epoch.equals(next.epoch)) {
+    boolean rewound = rewoundIn(next);
+    if (!rewound && epoch.equals(next.epoch)) {
       return null;
     }
-    if (overrideLive(localNowMillis) && next.override != override) {
+    if (overrideLive(localNowMillis)
+        && (next.override != override || rewound && next.overrideUntil != overrideUntil)) {
       return override;
     }
-    if ((stored == State.OPEN || stored == State.HALF_OPEN)
-        && next.stored == State.CLOSED
-        && next.override == null) {
-      // a running window, or one that ended without probes closing it (half-open): the fleet
-      // has not seen the dependency recover, so the open state goes back, and one whose window
-      // ended is half-open again at once (its probes leased), never CLOSED to every caller
-      return State.OPEN;
+    if ((stored == State.OPEN || stored == State.HALF_OPEN) && next.override == null) {
+      if (next.stored == State.CLOSED) {
+        // a running window, or one that ended without probes closing it (half-open): the fleet
+        // has not seen the dependency recover, so the open state goes back, and one whose window
+        // ended is half-open again at once (its probes leased), never CLOSED to every caller
+        return State.OPEN;
+      }
+      if (rewound && next.openUntil <= openUntil) {
+        // the older window of a rewound Redis (the same one included: the probes granted in it
+        // went with the rewind, and the re-assertion holds their slots)
+        return State.OPEN;
+      }
     }
     return null;
   }

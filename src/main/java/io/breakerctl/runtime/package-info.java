@@ -122,7 +122,11 @@
  * lacks a running open window or a live override this node enforces, it keeps its view and calls
  * {@code reassert.lua}, which writes it back once (cause {@code REASSERTED}, fields {@code
  * lostEpoch}, {@code lostGeneration}) with a generation above the node's, so the fleet stays open
- * and the stream records what happened.
+ * and the stream records what happened. A Redis that went back in time (restarted from an older
+ * RDB, restored from a backup: the same epoch at a lower generation, or an older epoch, {@link
+ * io.breakerctl.runtime.model.Epoch}) holds older state rather than none: the node never trades its
+ * open window or override for an older one (a window a failed probe doubled, an extended override),
+ * and the re-assertion gives the keys a new epoch ({@code RdbRewindIT}).
  *
  * <h2>Policies and history</h2>
  *

@@ -47,6 +47,29 @@
 -- Not covered: a lost probe still running one lease after the re-assertion (its renewals find no
 -- lease and stop, as a dead prober's); a second probe may then go next to it
 -- (FlushDuringProbeIT shows the lease held: the next probe 2,008 ms after the flush, lease 2 s).
+--
+-- Back in time. A Redis restarted from an older RDB (a crash between `save` snapshots, a restore
+-- from backup) or failed over to a replica that missed writes holds the same incarnation at a lower
+-- generation than the caller saw, or an older incarnation (a smaller epoch: epochs are Redis time
+-- at creation, Epoch.before in Java). Its state is older, not absent: an OPEN whose window a failed
+-- probe has since doubled, a shorter override. Adopted, it sent 1-2 probes per breaker about 43 s
+-- early and reused generation numbers, so a late result from before the rewind could meet a
+-- generation it was not issued for. So a REASSERT against a rewound Redis writes what the caller
+-- knows over the older state (an OPEN window ending no earlier than the one held, an override
+-- other than the one held) at a generation above the caller's, and gives the keys a new epoch: a
+-- late result or lease renewal from a generation the caller saw is stale (record.lua and renew.lua
+-- compare generations), and every node and reader sees another incarnation (nodes report again:
+-- the fleet view showed reports restored with the snapshot for 25 s). The rewind is judged by
+-- the generation stored before settle(), which may itself write the next generation. The events:
+-- REASSERTED from OPEN or HALF_OPEN to OPEN, or from one override to another (model/Transitions).
+
+-- Epoch.before in Java: whether epoch a (decimal Redis microseconds) names an older incarnation
+-- than b; never for an empty or non-numeric epoch
+local function epoch_before(a, b)
+  if not (a and b and string.match(a, '^%d+$') and string.match(b, '^%d+$')) then return false end
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
 
 clock()
 load()
@@ -65,14 +88,21 @@ if mode == 'DEGRADED_TRIP' and kind ~= 'OPEN' then
   return redis.error_reply('ERR breakerctl reassert: a degraded trip opens the breaker')
 end
 ensure_created()
+local stored_gen = num('generation', 0)
+local rewound = mode == 'REASSERT'
+  and ((B.epoch == seen_epoch and stored_gen < seen_gen) or epoch_before(B.epoch, seen_epoch))
 local state = settle()
 local gen = num('generation', 0)
+-- a rewound Redis gets a new incarnation (see Back in time above)
+local function new_epoch()
+  if rewound then set('epoch', NOW_SEC .. string.format('%06d', tonumber(NOW_USEC))) end
+end
 local function answer(written, outcome)
   flush()
   return { written, outcome, effective(), B.generation, B.epoch }
 end
 
-if mode == 'REASSERT' and B.epoch == seen_epoch and gen >= seen_gen then
+if mode == 'REASSERT' and not rewound and B.epoch == seen_epoch and gen >= seen_gen then
   return answer(0, 'CURRENT')
 end
 if (kind == 'OPEN' and mode == 'DEGRADED_TRIP' and until_ms <= NOW)
@@ -80,7 +110,9 @@ if (kind == 'OPEN' and mode == 'DEGRADED_TRIP' and until_ms <= NOW)
   return answer(0, 'ENDED')
 end
 if kind == 'OPEN' then
-  if state ~= 'CLOSED' then return answer(0, 'ALREADY') end
+  if state ~= 'CLOSED' and not (rewound and not B.override and num('openUntil', 0) <= until_ms) then
+    return answer(0, 'ALREADY')
+  end
   local om = open_ms or policy().open
   set('state', 'OPEN')
   set('openMillis', tostring(om))
@@ -91,7 +123,8 @@ if kind == 'OPEN' then
       'threshold', policy().threshold, 'degraded', '1', 'openMillis', om, 'until', until_ms })
   else
     if gen < seen_gen then set('generation', tostring(seen_gen)) end
-    transition('CLOSED', 'OPEN', 'REASSERTED', { 'lostEpoch', seen_epoch,
+    new_epoch()
+    transition(state, 'OPEN', 'REASSERTED', { 'lostEpoch', seen_epoch,
       'lostGeneration', seen_gen, 'reassertedCause', known_cause, 'openMillis', om,
       'until', until_ms })
   end
@@ -107,8 +140,11 @@ if kind == 'OPEN' then
   end
   return answer(1, 'REASSERTED')
 end
-if B.override then return answer(0, 'ALREADY') end
+if B.override and not (rewound and (B.override ~= kind or num('overrideUntil', 0) ~= until_ms)) then
+  return answer(0, 'ALREADY')
+end
 if gen < seen_gen then set('generation', tostring(seen_gen)) end
+new_epoch()
 set('override', kind)
 set('overrideUntil', tostring(until_ms))
 set('overrideActor', ARGV[12] or '')

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerKeys;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.testing.RedisBinary;
@@ -16,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -73,45 +71,22 @@ class EvictionIT {
     try (StatefulRedisConnection<String, String> c = client.connect();
         StatefulRedisConnection<String, String> hot = client.connect()) {
       RedisCommands<String, String> r = c.sync();
-      for (int i = 0; i < 2; i++) {
-        Permission p = nodes.get(0).tryAcquire();
-        assertThat(p.allowed()).isTrue();
-        p.onFailure(new IllegalStateException("down"), 1_000_000);
-      }
-      Poll.until(
-          Duration.ofSeconds(5),
-          "both nodes see the trip",
-          () -> nodes.stream().allMatch(cb -> cb.view().state() == State.OPEN));
+      Outage.trip(nodes, 2);
       long windowEnd = Long.parseLong(r.hget(hash, "openUntil"));
       assertThat(r.exists(canary)).as("the canary exists").isEqualTo(1);
 
       AtomicBoolean running = new AtomicBoolean(true);
-      AtomicLong admitted = new AtomicLong();
-      List<Thread> threads = new ArrayList<>();
       // a fleet reads the canary many times a second
-      threads.add(
+      Thread reader =
           daemon(
               () -> {
                 while (running.get()) {
                   hot.sync().get(canary);
                   Fleet.sleep(1);
                 }
-              }));
-      for (CircuitBreaker cb : nodes) {
-        threads.add(
-            daemon(
-                () -> {
-                  long end = System.currentTimeMillis() + OPEN.toMillis() + 20_000;
-                  while (running.get() && System.currentTimeMillis() < end) {
-                    Permission p = cb.tryAcquire();
-                    if (p.allowed()) {
-                      admitted.incrementAndGet();
-                      p.onFailure(new IllegalStateException("still down"), 1_000);
-                    }
-                    Fleet.sleep(5);
-                  }
-                }));
-      }
+              });
+      Outage outage = Outage.callers(nodes, OPEN.plusSeconds(20));
+      List<Long> admitted = outage.admittedAt;
       try {
         // a cache fills Redis until the breaker's hash is evicted. Which key an allkeys-lru or
         // allkeys-lfu Redis picks is a sample (with a cache's many keys written in the last
@@ -157,22 +132,21 @@ class EvictionIT {
         assertThat(r.hget(hash, "openUntil"))
             .as("the same window")
             .isEqualTo(Long.toString(windowEnd));
-        assertThat(admitted.get()).as("no call while the window runs").isZero();
+        assertThat(admitted).as("no call while the window runs").isEmpty();
 
         // across the window's end: one probe, which fails and reopens the breaker
         Poll.until(
             OPEN.plusSeconds(10),
             "the probe after the window",
-            () -> admitted.get() > 0 && "OPEN".equals(r.hget(hash, "state")));
+            () -> !admitted.isEmpty() && "OPEN".equals(r.hget(hash, "state")));
         Fleet.sleep(500);
-        assertThat(admitted.get())
+        assertThat(admitted)
             .as("calls that reached the failing dependency across the window's end")
-            .isEqualTo(1);
+            .hasSize(1);
       } finally {
         running.set(false);
-        for (Thread t : threads) {
-          t.join(2_000);
-        }
+        outage.close();
+        reader.join(2_000);
       }
     } finally {
       client.shutdown();

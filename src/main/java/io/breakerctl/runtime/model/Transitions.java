@@ -42,8 +42,11 @@ public final class Transitions {
           new Rule(OVERRIDES, OVERRIDES, TransitionCause.OVERRIDE_UPDATED),
           new Rule(OVERRIDES, MACHINE, TransitionCause.OVERRIDE_CLEARED),
           new Rule(OVERRIDES, MACHINE, TransitionCause.OVERRIDE_EXPIRED),
-          new Rule(EnumSet.of(State.CLOSED), EnumSet.of(State.OPEN), TransitionCause.REASSERTED),
-          new Rule(MACHINE, OVERRIDES, TransitionCause.REASSERTED),
+          // a lost trip put back (CLOSED), or an older window of a Redis that went back in time
+          // (OPEN, HALF_OPEN): reassert.lua
+          new Rule(MACHINE, EnumSet.of(State.OPEN), TransitionCause.REASSERTED),
+          // a lost override put back, or one that replaces the older override of a rewound Redis
+          new Rule(EnumSet.allOf(State.class), OVERRIDES, TransitionCause.REASSERTED),
           new Rule(
               EnumSet.allOf(State.class), EnumSet.allOf(State.class), TransitionCause.RESTORED));
 

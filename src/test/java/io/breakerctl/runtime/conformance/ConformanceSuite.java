@@ -20,6 +20,7 @@ import io.breakerctl.runtime.conformance.StoreUnderTest.Capability;
 import io.breakerctl.runtime.conformance.StoreUnderTest.KeyExpiry;
 import io.breakerctl.runtime.conformance.StoreUnderTest.KeyTtls;
 import io.breakerctl.runtime.conformance.TransitionMessages.Message;
+import io.breakerctl.runtime.model.Epoch;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
@@ -457,16 +458,7 @@ public abstract class ConformanceSuite {
     run(
         info,
         s -> {
-          s.policy(
-              Policy.builder()
-                  .failureThreshold(1)
-                  .open(s.units(40))
-                  .maxOpen(s.units(80))
-                  .probeLease(s.units(4))
-                  .build());
-          RecordResult trip = s.trip(0);
-          assertThat(recorded(trip))
-              .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=1");
+          RecordResult trip = tripForLongWindows(s);
           CaseSteps o = s.another();
           OverrideResult forced = o.override(0, OverrideKind.FORCED_OPEN, s.units(40));
           assertThat(forced.outcome().code() + " " + forced.state() + " " + forced.generation())
@@ -517,19 +509,7 @@ public abstract class ConformanceSuite {
                           trip.openUntilMillis(), "the re-assertion", () -> s.reassert(1, window))))
               .as("node-1 re-asserts the same trip after node-0")
               .isEqualTo("written=false ALREADY OPEN generation=2");
-          Reassertion current =
-              new Reassertion(
-                  Reassertion.Mode.REASSERT,
-                  State.OPEN,
-                  back.epoch(),
-                  2,
-                  trip.openUntilMillis(),
-                  0,
-                  null,
-                  -1,
-                  "",
-                  "",
-                  "");
+          Reassertion current = reopen(back.epoch(), 2, trip.openUntilMillis(), 0);
           assertThat(
                   reasserted(
                       s.before(
@@ -592,19 +572,7 @@ public abstract class ConformanceSuite {
                   "rejected FORCED_OPEN FORCED_OPEN generation=2 until=" + forced.untilMillis());
           // a window that ended by store time goes back half-open: the fleet never saw the
           // dependency recover, so one probe per permit, never CLOSED to every caller
-          Reassertion over =
-              new Reassertion(
-                  Reassertion.Mode.REASSERT,
-                  State.OPEN,
-                  "lost-epoch",
-                  1,
-                  lostAt,
-                  0,
-                  null,
-                  -1,
-                  "",
-                  "",
-                  "");
+          Reassertion over = reopen("lost-epoch", 1, lostAt, 0);
           assertThat(reasserted(ended.reassert(0, over)))
               .as("a re-assertion of a window that ended before the store's time")
               .isEqualTo("written=true REASSERTED HALF_OPEN generation=3");
@@ -956,6 +924,104 @@ public abstract class ConformanceSuite {
         });
   }
 
+  // ---- C15 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C15-rewound-store-takes-the-newer-state: a store behind the caller's view (a lower"
+          + " generation of the same epoch, or an older epoch) gets the newer window or override"
+          + " under a new epoch, once; an older view never overwrites a newer store")
+  void c15RewoundStoreTakesTheNewerState(TestInfo info) {
+    run(
+        info,
+        s -> {
+          RecordResult trip = tripForLongWindows(s);
+          // node-0 saw the breaker at generation 3 with a window a failed probe doubled; the store
+          // went back to generation 1 (a restart from an older RDB)
+          long later = trip.openUntilMillis() + s.units(40).toMillis();
+          Reassertion newer = reopen(trip.epoch(), 3, later, s.units(80).toMillis());
+          ReassertResult back =
+              s.before(trip.openUntilMillis(), "the re-assertion", () -> s.reassert(0, newer));
+          assertThat(reasserted(back))
+              .as("the newer window over the store's older one")
+              .isEqualTo("written=true REASSERTED OPEN generation=4");
+          assertThat(Epoch.before(trip.epoch(), back.epoch()))
+              .as("a new epoch after the rewound %s: %s", trip.epoch(), back.epoch())
+              .isTrue();
+          assertThat(
+                  reasserted(
+                      s.before(
+                          trip.openUntilMillis(), "the re-assertion", () -> s.reassert(1, newer))))
+              .as("node-1 with the same view after node-0")
+              .isEqualTo("written=false ALREADY OPEN generation=4");
+          Reassertion older =
+              reopen(back.epoch(), 6, trip.openUntilMillis(), s.units(40).toMillis());
+          assertThat(
+                  reasserted(
+                      s.before(
+                          trip.openUntilMillis(), "the re-assertion", () -> s.reassert(2, older))))
+              .as("a view at a higher generation with an earlier window")
+              .isEqualTo("written=false ALREADY OPEN generation=4");
+          AcquireResult rejected =
+              s.before(trip.openUntilMillis(), "the acquire", () -> s.acquire(2));
+          assertThat(admission(rejected) + " until=" + (rejected.untilMillis() - later))
+              .as("an acquire after the re-assertion: the newer window")
+              .isEqualTo("rejected OPEN OPEN generation=4 until=0");
+          BreakerSnapshot snap = s.snapshot(2);
+          assertThat(
+                  snap.storedState()
+                      + " openMillis="
+                      + snap.number("openMillis")
+                      + " epoch="
+                      + snap.epoch().equals(back.epoch()))
+              .isEqualTo("OPEN openMillis=" + s.units(80).toMillis() + " epoch=true");
+          // an incarnation the store never reached: the store's epoch is older than the view's
+          Reassertion newerEpoch =
+              reopen(back.epoch() + "0", 1, later + s.units(10).toMillis(), s.units(80).toMillis());
+          ReassertResult fromOlder =
+              s.before(trip.openUntilMillis(), "the re-assertion", () -> s.reassert(0, newerEpoch));
+          assertThat(reasserted(fromOlder))
+              .as("a store whose epoch is older than the view's")
+              .isEqualTo("written=true REASSERTED OPEN generation=5");
+          assertThat(Epoch.before(back.epoch(), fromOlder.epoch())).isTrue();
+          // an override the operator extended after the snapshot: the longer one goes back
+          CaseSteps o = s.another();
+          OverrideResult forced = o.override(0, OverrideKind.FORCED_OPEN, s.units(40));
+          assertThat(overridden(forced))
+              .isEqualTo("changed=true SET FORCED_OPEN previous=CLOSED generation=1");
+          long extended = forced.untilMillis() + s.units(40).toMillis();
+          Reassertion longer =
+              new Reassertion(
+                  Reassertion.Mode.REASSERT,
+                  State.FORCED_OPEN,
+                  forced.epoch(),
+                  2,
+                  extended,
+                  0,
+                  TransitionCause.OVERRIDE_UPDATED,
+                  -1,
+                  "operator",
+                  "conformance",
+                  "c-15");
+          ReassertResult kept =
+              o.before(forced.untilMillis(), "the re-assertion", () -> o.reassert(0, longer));
+          assertThat(reasserted(kept))
+              .as("the extended override over the store's older one")
+              .isEqualTo("written=true REASSERTED FORCED_OPEN generation=3");
+          assertThat(Epoch.before(forced.epoch(), kept.epoch())).isTrue();
+          AcquireResult forcedNow =
+              o.before(forced.untilMillis(), "the acquire", () -> o.acquire(1));
+          assertThat(admission(forcedNow) + " until=" + (forcedNow.untilMillis() - extended))
+              .isEqualTo("rejected FORCED_OPEN FORCED_OPEN generation=3 until=0");
+          assertThat(
+                  reasserted(
+                      o.before(
+                          forced.untilMillis(), "the re-assertion", () -> o.reassert(1, longer))))
+              .as("node-1 with the same view after node-0")
+              .isEqualTo("written=false ALREADY FORCED_OPEN generation=3");
+        });
+  }
+
   // ---- C14 ----------------------------------------------------------------------------------
 
   @Test
@@ -1137,5 +1203,39 @@ public abstract class ConformanceSuite {
       sent.add(call.apply(i));
     }
     return sent.stream().map(BreakerStore::await).toList();
+  }
+
+  /** A node's re-assertion of the open window it saw (cause and failures unknown). */
+  private static Reassertion reopen(String epoch, long generation, long until, long openMillis) {
+    return new Reassertion(
+        Reassertion.Mode.REASSERT,
+        State.OPEN,
+        epoch,
+        generation,
+        until,
+        openMillis,
+        null,
+        -1,
+        "",
+        "",
+        "");
+  }
+
+  /**
+   * Threshold 1, openSeconds 40u, maxOpenSeconds 80u, lease 4u; one failure trips: {@code OPEN
+   * COUNTED ... generation=1} (C07, C15).
+   */
+  private static RecordResult tripForLongWindows(CaseSteps s) {
+    s.policy(
+        Policy.builder()
+            .failureThreshold(1)
+            .open(s.units(40))
+            .maxOpen(s.units(80))
+            .probeLease(s.units(4))
+            .build());
+    RecordResult trip = s.trip(0);
+    assertThat(recorded(trip))
+        .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=1");
+    return trip;
   }
 }
