@@ -2,15 +2,10 @@ package io.breakerctl.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.breakerctl.testing.MemoryMongo;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,26 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 class DoctorEvictionIT {
   @RegisterExtension final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
   @TempDir Path home;
-  private MongoServer mongo;
-
-  @BeforeEach
-  void startMongo() {
-    mongo = new MongoServer(new MemoryBackend());
-    mongo.bind("127.0.0.1", 0);
-  }
-
-  @AfterEach
-  void stopMongo() {
-    mongo.shutdownNow();
-  }
+  @RegisterExtension final MemoryMongo mongo = new MemoryMongo();
 
   private InProcessRun doctor() {
-    Map<String, String> env = new HashMap<>();
-    env.put("XDG_CONFIG_HOME", home.toString());
-    env.put("BREAKERCTL_REDIS", redis.uri());
-    env.put("BREAKERCTL_MONGO", "mongodb://127.0.0.1:" + mongo.getLocalAddress().getPort());
-    env.put("BREAKERCTL_TIMEOUT", "5s");
-    return InProcessRun.breakerctl(env, "doctor");
+    return InProcessRun.breakerctl(home, redis.uri(), mongo.uri(), "doctor");
   }
 
   @Test

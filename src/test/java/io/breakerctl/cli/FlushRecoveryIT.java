@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import de.bwaldvogel.mongo.MongoServer;
-import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.Mode;
@@ -22,16 +20,14 @@ import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.ChildJvm;
+import io.breakerctl.testing.MemoryMongo;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -56,28 +52,10 @@ class FlushRecoveryIT {
 
   @RegisterExtension final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
   @TempDir Path home;
-  private MongoServer mongo;
-  private String mongoUri;
-
-  @BeforeEach
-  void startMongo() {
-    mongo = new MongoServer(new MemoryBackend());
-    mongo.bind("127.0.0.1", 0);
-    mongoUri = "mongodb://127.0.0.1:" + mongo.getLocalAddress().getPort();
-  }
-
-  @AfterEach
-  void stopMongo() {
-    mongo.shutdownNow();
-  }
+  @RegisterExtension final MemoryMongo mongo = new MemoryMongo();
 
   private InProcessRun run(String... args) {
-    Map<String, String> env = new HashMap<>();
-    env.put("XDG_CONFIG_HOME", home.toString());
-    env.put("BREAKERCTL_REDIS", redis.uri());
-    env.put("BREAKERCTL_MONGO", mongoUri);
-    env.put("BREAKERCTL_TIMEOUT", "5s");
-    return InProcessRun.breakerctl(env, args);
+    return InProcessRun.breakerctl(home, redis.uri(), mongo.uri(), args);
   }
 
   private InProcessRun ok(String... args) {
@@ -111,7 +89,7 @@ class FlushRecoveryIT {
     RedisBreakerStore store =
         redis.manage(RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
     try (ControlDatabase db =
-        ControlDatabase.connect(ControlConfig.builder().uri(mongoUri).build())) {
+        ControlDatabase.connect(ControlConfig.builder().uri(mongo.uri()).build())) {
       PolicyControl control = new PolicyControl(db, store, Clock.systemUTC());
       for (int v = 1; v <= VERSION; v++) {
         control.apply(

@@ -37,6 +37,20 @@ record InProcessRun(int code, String out, String err) {
   }
 
   /**
+   * Runs {@code args} against {@code redis} and {@code mongo} (connection strings), with its
+   * configuration under {@code home} and a 5 s timeout.
+   */
+  static InProcessRun breakerctl(
+      java.nio.file.Path home, String redis, String mongo, String... args) {
+    Map<String, String> env = new java.util.HashMap<>();
+    env.put("XDG_CONFIG_HOME", home.toString());
+    env.put("BREAKERCTL_REDIS", redis);
+    env.put("BREAKERCTL_MONGO", mongo);
+    env.put("BREAKERCTL_TIMEOUT", "5s");
+    return breakerctl(env, args);
+  }
+
+  /**
    * Runs {@code args} on a fresh breakerctl with environment {@code env} (no terminal, empty stdin,
    * OS user {@code tester}).
    */

@@ -74,6 +74,20 @@ public final class DescribeCommand implements Callable<Integer> {
               + "')"
               + KnownBreakers.suggestion(root, breaker));
     }
+    if (!s.exists()) {
+      // half present: what is shown is what is kept (its last events, its nodes' reports)
+      spec.commandLine()
+          .getErr()
+          .println(
+              "warning: "
+                  + BreakerViews.partial(
+                          breaker.toString(),
+                          store.location(breaker),
+                          s.recentEvents().isEmpty() ? "its nodes' reports" : "its event stream",
+                          0)
+                      .problem());
+      spec.commandLine().getErr().flush();
+    }
     BreakerDetailView view = BreakerViews.detail(s, store.location(breaker));
     if (view.problem() == null) {
       FleetCallRates rates = StatusCommand.callRates(store, root.services().settings().timeout());

@@ -49,11 +49,13 @@ import picocli.CommandLine.Spec;
       "Show the shared state of breakers: state in force, failures, open window, probe leases,"
           + " override, policy version, and what the nodes report (disagreeing, degraded, on an"
           + " old policy version).",
-      "Reads only (SCAN, HGETALL, ZRANGE, MGET, TIME): works for the viewer ACL. json, yaml, jsonl and"
+      "Reads only (SCAN, HGETALL, ZRANGE, MGET, EXISTS, TIME): works for the viewer ACL. json, yaml, jsonl and"
           + " name stream rows in scan order unless --sort is given; tables sort by id.",
       "A breaker whose stored hash cannot be read (a field no script writes, a key of the wrong"
           + " type) is listed as INVALID, naming key and field (json: \"problem\"); --check counts"
-          + " it as a finding.",
+          + " it as a finding. A breaker whose keys are half present (its state hash missing, its"
+          + " event stream or its nodes' reports kept: evicted under maxmemory, deleted by hand)"
+          + " is listed as PARTIAL the same way (one more SCAN, of the event streams).",
       "CALLS/S, REJ/S and FB/S: calls admitted, rejected and answered by a fallback per"
           + " second, summed over the live nodes, each over the window since its previous"
           + " liveness beat (about one heartbeatInterval; json: \"rates\" with \"windowMillis\","
@@ -237,6 +239,14 @@ public final class StatusCommand implements Callable<Integer> {
               selector,
               s -> sink.accept(BreakerViews.status(s, store.location(s.id()))),
               (id, problem) -> sink.accept(BreakerViews.invalid(id.toString(), "", problem, 0)));
+      store
+          .fleet(root.services().settings().timeout(), batch)
+          .halfPresent(
+              selector,
+              id ->
+                  sink.accept(
+                      BreakerViews.partial(
+                          id.toString(), store.location(id), "its event stream", 0)));
     }
     if (buffer) {
       rows.sort(comparator(sort == null ? SortKey.ID : sort));
@@ -258,7 +268,18 @@ public final class StatusCommand implements Callable<Integer> {
       stream.close();
     }
     out.flush();
-    long invalid = rows.stream().filter(v -> v.problem() != null).count();
+    long partial = rows.stream().filter(v -> BreakerView.PARTIAL.equals(v.state())).count();
+    long invalid = rows.stream().filter(v -> v.problem() != null).count() - partial;
+    if (partial > 0 && format.isTable()) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "warning: "
+                  + partial
+                  + " breaker(s) with keys half present are shown as PARTIAL (their state hash is"
+                  + " gone: `breakerctl doctor` names an eviction policy that can do it)");
+      spec.commandLine().getErr().flush();
+    }
     if (invalid > 0 && format.isTable()) {
       spec.commandLine()
           .getErr()

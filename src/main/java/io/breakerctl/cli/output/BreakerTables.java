@@ -54,7 +54,7 @@ public final class BreakerTables {
         String[] cells = new String[wide ? 15 : 11];
         java.util.Arrays.fill(cells, "-");
         cells[0] = v.id();
-        cells[1] = BreakerView.INVALID;
+        cells[1] = v.state();
         cells[cells.length - 1] = v.problem();
         t.row(null, cells);
         continue;

@@ -20,7 +20,8 @@ import java.util.List;
  * @param nodes what the fleet's nodes report
  * @param redisTime the Redis time of the read
  * @param problem why the breaker's stored state cannot be read (key and field), only then: its
- *     {@code state} is {@code INVALID} and the other fields are empty
+ *     {@code state} is {@code INVALID} (or {@code PARTIAL}: its keys are half present) and the
+ *     other fields are empty
  * @param rates the fleet's calls, rejections and fallbacks per second, and the window they cover
  * @param inForce what MongoDB holds in force for the breaker, and whether the warmed policy is out
  *     of step with it; null (left out) when MongoDB was not consulted
@@ -58,6 +59,9 @@ public record BreakerView(
 
   /** The state of a breaker whose stored state cannot be read. */
   public static final String INVALID = "INVALID";
+
+  /** The state of a breaker whose keys are half present: its state hash missing, others kept. */
+  public static final String PARTIAL = "PARTIAL";
 
   /** Normalizes missing rates. */
   public BreakerView {

@@ -36,15 +36,42 @@ public final class BreakerViews {
           "key " + hashKey + ": " + problem.get(),
           s.redisTimeMillis());
     }
+    if (!s.exists()) {
+      return partial(s.id().toString(), hashKey, "its nodes' reports", s.redisTimeMillis());
+    }
     return status(s);
+  }
+
+  /**
+   * The {@code PARTIAL} row of a breaker whose keys are half present: its state hash is missing
+   * while {@code kept} (its event stream, its nodes' reports) is there.
+   */
+  public static BreakerView partial(String id, String hashKey, String kept, long redisTimeMillis) {
+    return problemRow(
+        id,
+        BreakerView.PARTIAL,
+        "",
+        "keys half present: "
+            + hashKey
+            + " is missing, "
+            + kept
+            + " kept (evicted under maxmemory, or deleted by hand: see `breakerctl doctor`); what"
+            + " it enforced is unknown until a node puts it back or the next script starts a new"
+            + " incarnation",
+        redisTimeMillis);
   }
 
   /** The {@code INVALID} row of a breaker whose stored state cannot be read, and why. */
   public static BreakerView invalid(
       String id, String storedState, String problem, long redisTimeMillis) {
+    return problemRow(id, BreakerView.INVALID, storedState, problem, redisTimeMillis);
+  }
+
+  private static BreakerView problemRow(
+      String id, String state, String storedState, String problem, long redisTimeMillis) {
     return new BreakerView(
         id,
-        BreakerView.INVALID,
+        state,
         storedState,
         new BreakerView.Failures(0, 0, null, null, null, 0),
         null,

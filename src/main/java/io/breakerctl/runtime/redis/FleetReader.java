@@ -97,6 +97,51 @@ public final class FleetReader {
     }
   }
 
+  /**
+   * Calls {@code sink} with every selected breaker whose keys are half present: its event stream is
+   * there but its state hash is not (evicted under a {@code maxmemory} policy, deleted by hand), so
+   * {@link #snapshots} does not list it, and what it enforced is unknown until a node puts it back
+   * or the next script starts a new incarnation. One more SCAN per master ({@code MATCH
+   * <prefix>:{glob}:ev TYPE stream}: every breaker that ever transitioned has a stream) and one
+   * pipelined EXISTS per breaker found, batch by batch.
+   */
+  public void halfPresent(FleetSelection selector, Consumer<BreakerId> sink) {
+    Predicate<BreakerId> selected = selector.matcher();
+    String suffix = ":ev";
+    KeyScanArgs args =
+        KeyScanArgs.Builder.matches(selector.scanGlob(keys.prefix()) + suffix)
+            .type("stream")
+            .limit(SCAN_COUNT);
+    for (StatefulRedisConnection<String, String> c : masters()) {
+      java.util.Set<BreakerId> seen = new java.util.HashSet<>(); // SCAN may return a key twice
+      List<BreakerId> pending = new ArrayList<>();
+      ScanCursor cursor = ScanCursor.INITIAL;
+      do {
+        KeyScanCursor<String> page = await(c.async().scan(cursor, args), "scan event streams");
+        for (String key : page.getKeys()) {
+          BreakerId id =
+              key.endsWith(suffix) ? idOf(key.substring(0, key.length() - suffix.length())) : null;
+          if (id != null && selected.test(id) && seen.add(id)) {
+            pending.add(id);
+          }
+        }
+        if (pending.size() >= batch || page.isFinished()) {
+          List<RedisFuture<Long>> exists = new ArrayList<>(pending.size());
+          for (BreakerId id : pending) {
+            exists.add(c.async().exists(keys.hash(id)));
+          }
+          for (int i = 0; i < pending.size(); i++) {
+            if (await(exists.get(i), "read breakers") == 0) {
+              sink.accept(pending.get(i));
+            }
+          }
+          pending = new ArrayList<>();
+        }
+        cursor = page;
+      } while (!cursor.isFinished());
+    }
+  }
+
   private List<StatefulRedisConnection<String, String>> masters() {
     return masters(store);
   }
