@@ -193,6 +193,17 @@ public interface BreakerStore extends AutoCloseable {
     /** Publishes {@code message} on the subscribed channel (a node's warm-up of its path). */
     CompletableFuture<Long> publish(String message);
 
+    /**
+     * Publishes {@code message} through the store's command connection where only this subscription
+     * hears it (its own beacon channel): a beacon that comes back proves the subscription delivers.
+     * A connection can stay open and deliver nothing (its server stalled: a replica loading a large
+     * RDB, swapping, behind a partition), and only a message sent to it tells. By default the
+     * shared channel, which every subscriber hears.
+     */
+    default CompletableFuture<Long> beacon(String message) {
+      return publish(message);
+    }
+
     @Override
     void close();
   }

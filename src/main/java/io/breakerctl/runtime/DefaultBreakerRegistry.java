@@ -78,6 +78,15 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private volatile long subscriptionClosedSince;
   private volatile boolean subscriptionLossReported;
   private volatile long resubscribeDelay = RESUBSCRIBE_MILLIS;
+
+  /**
+   * The last beacon this node sent itself through its subscription (see {@link #checkBeacon}), the
+   * last it heard back, and when it sent one (System.nanoTime()).
+   */
+  private volatile long beaconSent;
+
+  private volatile long beaconHeard;
+  private volatile long beaconSentAt;
   private final AtomicBoolean resubscribeScheduled = new AtomicBoolean();
   private volatile long degradedAt;
 
@@ -374,6 +383,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     if (sub.isOpen()) {
       subscriptionClosedSince = 0;
       subscriptionLossReported = false;
+      checkBeacon(s, sub);
       return;
     }
     if (!subscriptionLossReported && guard.up()) {
@@ -391,6 +401,58 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       subscriptionClosedSince = 0;
       scheduleResubscribe();
     }
+  }
+
+  /**
+   * A subscription that cannot go silent. Its connection can stay open while its server delivers
+   * nothing (a stalled replica: an override went unobeyed by 4 of 6 nodes for 25.7 s with every
+   * master healthy, the canary and the stamp sweep blind to it). So every half {@code
+   * checkInterval} the node publishes a beacon to itself through the command connection, on a
+   * channel only its subscription hears ({@link BreakerStore.Subscription#beacon}), and a beacon
+   * not heard back within that half interval makes the subscription silent: counted and logged (the
+   * background task {@code subscription}), replaced at once (on a Cluster by one on a master), and
+   * the new subscription's start reads every breaker, as after any resubscription. A stall is so
+   * noticed within one {@code checkInterval}. One PUBLISH per node per half interval, heard by that
+   * node alone.
+   */
+  private void checkBeacon(BreakerStore s, BreakerStore.Subscription sub) {
+    long now = System.nanoTime();
+    if (!guard.up() || now - beaconSentAt < cfg.checkInterval().toNanos() / 2) {
+      return;
+    }
+    beaconSentAt = now;
+    if (beaconHeard < beaconSent) {
+      beaconHeard = beaconSent;
+      health.failed(
+          BackgroundTask.SUBSCRIPTION,
+          new IllegalStateException(
+              "the pub/sub subscription delivered nothing for "
+                  + cfg.checkInterval().toMillis() / 2
+                  + " ms while its connection stayed open (its server stalled?): subscribing"
+                  + " again"));
+      background(
+          () -> {
+            if (subscription == sub && subscribe(s)) {
+              background(this::readAll);
+            }
+          });
+      return;
+    }
+    long seq = beaconSent + 1;
+    beaconSent = seq;
+    ObjectNode beacon =
+        JSON.createObjectNode()
+            .put("type", "beacon")
+            .put("node", cfg.nodeId())
+            .put("nonce", warmUpNonce)
+            .put("seq", seq);
+    sub.beacon(beacon.toString())
+        .whenComplete(
+            (n, e) -> {
+              if (e != null && beaconHeard < seq) {
+                beaconHeard = seq; // not sent: Redis failing is the guard's to judge, not silence
+              }
+            });
   }
 
   /**
@@ -988,7 +1050,15 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private void onMessage(String message) {
     try {
       JsonNode m = JSON.readTree(message);
-      if ("hello".equals(m.path("type").asText(""))) {
+      String type = m.path("type").asText("");
+      if ("beacon".equals(type)) {
+        long seq = m.path("seq").asLong(0);
+        if (warmUpNonce.equals(m.path("nonce").asText("")) && seq > beaconHeard) {
+          beaconHeard = seq;
+        }
+        return;
+      }
+      if ("hello".equals(type)) {
         if (cfg.nodeId().equals(m.path("node").asText(""))
             && warmUpNonce.equals(m.path("nonce").asText(""))) {
           // the whole path a transition takes, on a breaker nobody uses, often enough that the

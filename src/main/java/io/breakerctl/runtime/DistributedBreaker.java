@@ -1163,6 +1163,9 @@ final class DistributedBreaker implements CircuitBreaker {
                 return;
               }
               registry.guard().success();
+              // Redis was behind this node: the report it held may be gone with the lost writes
+              // (a failover to a replica that missed them), so it goes again at the next tick
+              reports.resend();
               if (res.written()) {
                 emitEvent(
                     new CircuitEvent(
@@ -1377,6 +1380,9 @@ final class DistributedBreaker implements CircuitBreaker {
       published = true;
     }
     adoptPolicy(shared);
+    if (lost != null || published || !sameIncarnation(v, next)) {
+      reports.resend(); // what it reported may be gone with what Redis lost
+    }
     trippedWhileDegraded.set(false);
     long failures = degradedFailures.getAndSet(0);
     long successes = pendingSuccesses.sumThenReset();
@@ -1394,6 +1400,11 @@ final class DistributedBreaker implements CircuitBreaker {
     if (after != before) {
       transition(before, after, null, CircuitEvent.Source.RECONCILE);
     }
+  }
+
+  /** Whether {@code v} (null: none) is of the same incarnation as {@code next}. */
+  private static boolean sameIncarnation(SharedView v, SharedView next) {
+    return v == null || v.epoch().equals(next.epoch());
   }
 
   /**

@@ -615,6 +615,19 @@ public final class InProcessBreakerStore implements BreakerStore {
     }
 
     @Override
+    public CompletableFuture<Long> beacon(String message) {
+      return run(
+          "publish",
+          () -> {
+            if (available && !dropping && !closed) {
+              onMessage.accept(message);
+              return 1L;
+            }
+            return 0L;
+          });
+    }
+
+    @Override
     public void close() {
       closed = true;
       subscriptions.remove(this);

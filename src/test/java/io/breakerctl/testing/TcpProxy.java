@@ -54,6 +54,8 @@ public final class TcpProxy implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicReference<Trigger> trigger =
       new java.util.concurrent.atomic.AtomicReference<>();
   private final java.util.Map<Socket, Answer> caught = new ConcurrentHashMap<>();
+  private volatile byte[] watched;
+  private final Set<Socket> watchedSockets = ConcurrentHashMap.newKeySet();
 
   /** Forwarding behaviour. */
   public enum Mode {
@@ -160,6 +162,25 @@ public final class TcpProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * From now on, remembers every connection whose client sends a chunk containing {@code marker}
+   * (UTF-8), for {@link #silenceWatched}.
+   */
+  public void watch(String marker) {
+    watched = marker.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Silences the connections {@link #watch} remembered: what their server sends is discarded while
+   * they stay open, as from a server that stalled for them alone (a subscription whose server
+   * delivers nothing). Other connections, and new ones, are forwarded as the mode says.
+   */
+  public void silenceWatched() {
+    for (Socket upstream : watchedSockets) {
+      caught.put(upstream, Answer.DISCARD);
+    }
+  }
+
   /** Number of currently open proxied socket pairs (client side plus upstream side, halved). */
   public int openConnections() {
     return sockets.size() / 2;
@@ -232,6 +253,10 @@ public final class TcpProxy implements AutoCloseable {
         if (m == Mode.DELAY && !delay.isZero()) {
           Thread.sleep(delay.toMillis());
         }
+        byte[] w = watched;
+        if (request && w != null && contains(buf, n, w)) {
+          watchedSockets.add(to);
+        }
         Trigger t = trigger.get();
         if (request
             && t != null
@@ -259,6 +284,7 @@ public final class TcpProxy implements AutoCloseable {
     } finally {
       if (!request) {
         caught.remove(from);
+        watchedSockets.remove(from);
       }
       if (mode == Mode.RESET || closed) {
         abort(from);
