@@ -149,6 +149,20 @@ public interface BreakerStore extends AutoCloseable {
    */
   default CompletableFuture<Long> alive(
       String node, java.time.Duration validFor, io.breakerctl.runtime.redis.NodeCallCounts calls) {
+    return alive(node, validFor, calls, "");
+  }
+
+  /**
+   * {@link #alive(String, java.time.Duration, io.breakerctl.runtime.redis.NodeCallCounts)} naming
+   * the node's session (random per registry, "" for none): readers count only the reports of a
+   * node's current session, so a new process with a reused node id does not inherit the reports of
+   * breakers it never opened ({@link io.breakerctl.runtime.redis.NodeLiveness}).
+   */
+  default CompletableFuture<Long> alive(
+      String node,
+      java.time.Duration validFor,
+      io.breakerctl.runtime.redis.NodeCallCounts calls,
+      String session) {
     return alive(node, validFor);
   }
 

@@ -105,6 +105,14 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private final java.util.concurrent.CountDownLatch warmedUp =
       new java.util.concurrent.CountDownLatch(1);
   private final String warmUpNonce = Long.toHexString(System.nanoTime());
+
+  /**
+   * This registry instance, in its liveness beats and its reports: readers count a node's reports
+   * only of its current session (see {@link io.breakerctl.runtime.redis.NodeLiveness}).
+   */
+  private final String session =
+      Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 1, 36);
+
   private final Consumer<BreakerId> transitionsWon;
   private final ControlPlaneLink control;
 
@@ -156,6 +164,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   // ---- configuration read by breakers ---------------------------------------------------------
+
+  String session() {
+    return session;
+  }
 
   Policy defaults() {
     return cfg.defaults();
@@ -889,7 +901,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return null;
     }
     return s.alive(
-            cfg.nodeId(), cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS), callCounts())
+            cfg.nodeId(),
+            cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS),
+            callCounts(),
+            session)
         .whenComplete(
             (v, e) -> {
               if (e == null) {

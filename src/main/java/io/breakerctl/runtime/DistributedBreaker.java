@@ -1322,7 +1322,8 @@ final class DistributedBreaker implements CircuitBreaker {
         kinds.isEmpty()
                 || r.policy().fallbackPolicy() != io.breakerctl.runtime.model.FallbackPolicy.NONE
             ? ""
-            : kinds.stream().map(Enum::name).collect(java.util.stream.Collectors.joining(",")));
+            : kinds.stream().map(Enum::name).collect(java.util.stream.Collectors.joining(",")),
+        registry.session());
   }
 
   /** The fallbacks code registered for this breaker on this node (none: empty). */

@@ -140,6 +140,15 @@ final class MeteredStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<Long> alive(
+      String node,
+      java.time.Duration validFor,
+      io.breakerctl.runtime.redis.NodeCallCounts calls,
+      String session) {
+    return timed(StoreCommand.ALIVE, () -> delegate.alive(node, validFor, calls, session));
+  }
+
+  @Override
   public CompletableFuture<Void> warmUp() {
     return timed(StoreCommand.WARM_UP, delegate::warmUp);
   }

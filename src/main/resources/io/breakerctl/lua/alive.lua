@@ -10,6 +10,12 @@
 --         rejected/s and fallback/s. Its hash tag is KEYS[1]'s whole name, so both keys share
 --         one slot on Redis Cluster. Kept as long as the liveness (PX), deleted when the node leaves.
 -- ARGV[5] (with KEYS[2]) that JSON
+-- KEYS[3] (optional) <prefix>:sessions:{<prefix>:alive}: node id -> its current session (random
+--         per registry instance), in the same slot. ARGV[6] the session ('' none). Reports carry
+--         their session, and readers count a node's reports only of the session named here: a
+--         process that reuses a node id (a restarted pod keeps its name) never opened some of the
+--         breakers its predecessor reported on, and those reports kept the breakers "disputed"
+--         for up to 30 minutes (the reports' prune, record.lua's NODE_GONE).
 --
 -- Returns the Redis time (ms). Members whose time ran out a day ago are dropped here, so the set
 -- holds the nodes of about the last day and needs no expiry of its own.
@@ -34,6 +40,14 @@ if KEYS[2] then
   else
     redis.call('SET', KEYS[2], ARGV[5], 'PX', valid)
   end
+end
+local session = ARGV[6] or ''
+if KEYS[3] and session ~= '' and valid > 0 then
+  redis.call('HSET', KEYS[3], NODE, session)
+end
+if KEYS[3] then
+  local gone = redis.call('ZRANGEBYSCORE', H, '-inf', NOW - 86400000)
+  if #gone > 0 then redis.call('HDEL', KEYS[3], unpack(gone)) end
 end
 redis.call('ZREMRANGEBYSCORE', H, '-inf', NOW - 86400000)
 return { NOW }

@@ -106,6 +106,15 @@ class ForwardingStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<Long> alive(
+      String node,
+      Duration validFor,
+      io.breakerctl.runtime.redis.NodeCallCounts calls,
+      String session) {
+    return target.alive(node, validFor, calls, session);
+  }
+
+  @Override
   public CompletableFuture<Void> warmUp() {
     return target.warmUp();
   }

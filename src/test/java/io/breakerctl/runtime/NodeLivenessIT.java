@@ -108,4 +108,61 @@ class NodeLivenessIT {
       assertThat(until).as("marked gone at close (Redis now %d)", now).isLessThanOrEqualTo(now);
     }
   }
+
+  @Test
+  @DisplayName(
+      "a process that reuses a node id: its predecessor's reports on breakers it never opened stop"
+          + " counting at its first beat")
+  void reusedNodeId() {
+    try (RedisServerProcess redis = RedisServerProcess.start(RedisBinary.embedded());
+        RedisBreakerStore store =
+            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      BreakerId both = BreakerId.parse("reuse:both");
+      BreakerId first = BreakerId.parse("reuse:first-only");
+      BreakerRegistry.Builder node =
+          BreakerRegistry.builder()
+              .redisUri(redis.uri())
+              .nodeId("pod-0")
+              .mode(Mode.HYBRID)
+              .heartbeatInterval(Duration.ofMillis(200));
+      BreakerRegistry before = node.build();
+      try {
+        for (BreakerId id : List.of(both, first)) {
+          CircuitBreaker cb = before.breaker(id);
+          cb.tryAcquire().onSuccess(1_000);
+        }
+        Poll.until(
+            Duration.ofSeconds(5),
+            "the first process's reports count",
+            () -> reporters(store, first).equals(List.of("pod-0")));
+      } finally {
+        // a crash leaves the reports; a close marks the node gone, which the new beat undoes
+        before.close();
+      }
+      BreakerRegistry after = node.build();
+      try {
+        CircuitBreaker cb = after.breaker(both);
+        cb.tryAcquire().onSuccess(1_000);
+        Poll.until(
+            Duration.ofSeconds(5),
+            "the new process reports on the breaker it opened",
+            () -> reporters(store, both).equals(List.of("pod-0")));
+        assertThat(reporters(store, first))
+            .as("the predecessor's report on a breaker the new process never opened")
+            .isEmpty();
+        List<BreakerSnapshot> read = new ArrayList<>();
+        store.fleet(Duration.ofSeconds(2), 100).snapshots(ALL, read::add, (i, p) -> {});
+        assertThat(read)
+            .filteredOn(s -> s.id().equals(first))
+            .singleElement()
+            .satisfies(s -> assertThat(s.nodes()).isEmpty());
+      } finally {
+        after.close();
+      }
+    }
+  }
+
+  private static List<String> reporters(RedisBreakerStore store, BreakerId id) {
+    return await(store.snapshot(id, 0)).nodes().stream().map(NodeHeartbeat::node).toList();
+  }
 }

@@ -102,6 +102,14 @@ public final class BreakerKeys {
     return prefix + ":calls:{" + alive() + "}:" + node;
   }
 
+  /**
+   * The nodes' current sessions ({@code alive.lua}): node id to the session its latest liveness
+   * beat named, in the liveness key's slot (the same hash tag as {@link #calls}).
+   */
+  public String sessions() {
+    return prefix + ":sessions:{" + alive() + "}";
+  }
+
   /** The heartbeat hash: node id to its last heartbeat as JSON. */
   public String nodeInfo(BreakerId id) {
     return hash(id) + ":nodeinfo";

@@ -25,6 +25,9 @@ import java.util.Objects;
  *     master of a Cluster refusing, a Redis answering after the node's timeout).
  * @param idleFallbacks fallbacks code registered on the node that its policy does not serve (its
  *     {@code fallbackPolicy} is NONE), comma-separated ({@code STATIC_DEFAULT}); else empty
+ * @param session the registry instance that wrote it (random per registry; empty from a runtime
+ *     before sessions): readers count it only while it is its node's current session ({@link
+ *     NodeLiveness})
  */
 public record NodeHeartbeat(
     String node,
@@ -35,7 +38,32 @@ public record NodeHeartbeat(
     long atMillis,
     String defaults,
     String degradedReason,
-    String idleFallbacks) {
+    String idleFallbacks,
+    String session) {
+
+  /** A heartbeat without a session. */
+  public NodeHeartbeat(
+      String node,
+      State state,
+      String policyId,
+      long policyVersion,
+      boolean degraded,
+      long atMillis,
+      String defaults,
+      String degradedReason,
+      String idleFallbacks) {
+    this(
+        node,
+        state,
+        policyId,
+        policyVersion,
+        degraded,
+        atMillis,
+        defaults,
+        degradedReason,
+        idleFallbacks,
+        "");
+  }
 
   /** A heartbeat without idle fallbacks. */
   public NodeHeartbeat(
@@ -78,6 +106,7 @@ public record NodeHeartbeat(
     defaults = defaults == null ? "" : defaults;
     degradedReason = degradedReason == null ? "" : degradedReason;
     idleFallbacks = idleFallbacks == null ? "" : idleFallbacks;
+    session = session == null ? "" : session;
   }
 
   /**
@@ -99,7 +128,8 @@ public record NodeHeartbeat(
             && Objects.equals(policyId, h.policyId)
             && defaults.equals(h.defaults)
             && degradedReason.equals(h.degradedReason)
-            && idleFallbacks.equals(h.idleFallbacks));
+            && idleFallbacks.equals(h.idleFallbacks)
+            && session.equals(h.session));
   }
 
   @Override
@@ -112,7 +142,8 @@ public record NodeHeartbeat(
     h = 31 * h + Long.hashCode(atMillis);
     h = 31 * h + defaults.hashCode();
     h = 31 * h + degradedReason.hashCode();
-    return 31 * h + idleFallbacks.hashCode();
+    h = 31 * h + idleFallbacks.hashCode();
+    return 31 * h + session.hashCode();
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -133,6 +164,9 @@ public record NodeHeartbeat(
     if (!idleFallbacks.isEmpty()) {
       o.put("idleFallbacks", idleFallbacks);
     }
+    if (!session.isEmpty()) {
+      o.put("session", session);
+    }
     return o.toString();
   }
 
@@ -149,7 +183,8 @@ public record NodeHeartbeat(
           o.path("at").asLong(lastSeenMillis),
           o.path("defaults").asText(""),
           o.path("degradedReason").asText(""),
-          o.path("idleFallbacks").asText(""));
+          o.path("idleFallbacks").asText(""),
+          o.path("session").asText(""));
     } catch (Exception e) {
       return new NodeHeartbeat(node, State.CLOSED, "", 0, false, lastSeenMillis);
     }

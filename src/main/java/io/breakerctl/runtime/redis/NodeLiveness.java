@@ -20,15 +20,38 @@ public final class NodeLiveness {
   public static final NodeLiveness UNKNOWN = new NodeLiveness(null);
 
   private final Map<String, Long> until;
+  private final Map<String, String> sessions;
 
   NodeLiveness(Map<String, Long> until) {
-    this.until = until;
+    this(until, Map.of());
   }
 
-  /** Whether {@code report} counts at Redis time {@code nowMillis}. */
+  /**
+   * {@code until}: each node's alive-until time; {@code sessions}: each node's current session
+   * (nodes absent from it, or reports without a session, are judged by time alone).
+   */
+  NodeLiveness(Map<String, Long> until, Map<String, String> sessions) {
+    this.until = until;
+    this.sessions = sessions == null ? Map.of() : sessions;
+  }
+
+  /**
+   * Whether {@code report} counts at Redis time {@code nowMillis}: its node is alive, and the
+   * report is of the node's current session. A process that reuses a node id (a restarted pod with
+   * the same name) never opened some of the breakers its predecessor reported on; those reports
+   * stop counting at its first beat instead of keeping the breakers "disputed" for up to 30
+   * minutes.
+   */
   public boolean counts(NodeHeartbeat report, long nowMillis) {
     if (until == null) {
       return true;
+    }
+    String current = sessions.get(report.node());
+    if (current != null
+        && !current.isEmpty()
+        && !report.session().isEmpty()
+        && !current.equals(report.session())) {
+      return false;
     }
     Long u = until.get(report.node());
     return u != null ? u > nowMillis : nowMillis - report.atMillis() <= UNKNOWN_NODE_FRESH_MILLIS;

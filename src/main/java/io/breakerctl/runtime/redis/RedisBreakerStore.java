@@ -688,13 +688,20 @@ public final class RedisBreakerStore implements BreakerStore {
 
   @Override
   public CompletableFuture<Long> alive(String node, Duration validFor, NodeCallCounts calls) {
-    String[] k = {keys.alive(), keys.calls(node)};
+    return alive(node, validFor, calls, "");
+  }
+
+  @Override
+  public CompletableFuture<Long> alive(
+      String node, Duration validFor, NodeCallCounts calls, String session) {
+    String[] k = {keys.alive(), keys.calls(node), keys.sessions()};
     String[] args = {
       node,
       idleTtlMillis,
       PolicyEncoding.NO_POLICY,
       Long.toString(validFor.toMillis()),
-      calls.toJson()
+      calls.toJson(),
+      session
     };
     return evalsha(BreakerScript.ALIVE, k[0], k, args).thenApply(r -> Replies.num(r, 0));
   }
@@ -732,19 +739,25 @@ public final class RedisBreakerStore implements BreakerStore {
             });
   }
 
-  /** The fleet's liveness: every node's alive-until time (Redis ms), see {@link NodeLiveness}. */
+  /**
+   * The fleet's liveness: every node's alive-until time (Redis ms) and its current session, see
+   * {@link NodeLiveness}. Two reads of one slot, sent together.
+   */
   public CompletableFuture<NodeLiveness> liveness() {
+    CompletableFuture<Map<String, String>> sessions =
+        commands.hgetall(keys.sessions()).toCompletableFuture();
     return guard(
         "read the nodes' liveness",
         commands
             .zrangeWithScores(keys.alive(), 0, -1)
-            .thenApply(
-                all -> {
+            .thenCombine(
+                sessions,
+                (all, current) -> {
                   Map<String, Long> until = new java.util.HashMap<>(all.size() * 2);
                   for (ScoredValue<String> v : all) {
                     until.put(v.getValue(), (long) v.getScore());
                   }
-                  return new NodeLiveness(until);
+                  return new NodeLiveness(until, current);
                 }));
   }
 
