@@ -39,4 +39,19 @@ public record Environment(
     String v = variables.get(name);
     return v == null || v.isEmpty() ? null : v;
   }
+
+  /**
+   * Where breakerctl keeps its state (the sandbox, the audit spool): {@code
+   * $XDG_STATE_HOME/breakerctl}, else {@code $HOME/.local/state/breakerctl} (an empty or blank
+   * variable counts as unset, as the XDG specification says).
+   */
+  public java.nio.file.Path stateHome() {
+    String state = get("XDG_STATE_HOME");
+    if (state != null && !state.isBlank()) {
+      return java.nio.file.Path.of(state, "breakerctl");
+    }
+    String home = get("HOME");
+    return java.nio.file.Path.of(
+        home != null ? home : System.getProperty("user.home"), ".local", "state", "breakerctl");
+  }
 }

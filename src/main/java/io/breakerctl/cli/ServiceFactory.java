@@ -7,7 +7,6 @@ import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -86,16 +85,8 @@ public final class ServiceFactory implements AutoCloseable {
    * was meant for.
    */
   public AuditSpool auditSpool() {
-    String state = env.get("XDG_STATE_HOME");
-    Path base =
-        state != null
-            ? Path.of(state)
-            : Path.of(
-                env.get("HOME") != null ? env.get("HOME") : System.getProperty("user.home"),
-                ".local",
-                "state");
     return new AuditSpool(
-        base.resolve("breakerctl").resolve("audit-spool").resolve(digest(settings().mongo())));
+        env.stateHome().resolve("audit-spool").resolve(digest(settings().mongo())));
   }
 
   private static String digest(String uri) {

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -53,19 +52,6 @@ public final class Sandbox {
     this.dir = dir.toAbsolutePath().normalize();
     this.startTimeout = startTimeout;
     this.stopTimeout = stopTimeout;
-  }
-
-  /**
-   * The default sandbox directory: {@code $XDG_STATE_HOME/breakerctl/sandbox}, else {@code
-   * $HOME/.local/state/breakerctl/sandbox}.
-   */
-  public static Path defaultDirectory(Map<String, String> env) {
-    String state = env.get("XDG_STATE_HOME");
-    if (state != null && !state.isBlank()) {
-      return Path.of(state, "breakerctl", "sandbox");
-    }
-    String home = env.getOrDefault("HOME", System.getProperty("user.home"));
-    return Path.of(home, ".local", "state", "breakerctl", "sandbox");
   }
 
   /** The directory holding the state file, the log and the data. */

@@ -2,6 +2,8 @@ package io.breakerctl.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.MemoryMongo;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
@@ -41,10 +43,22 @@ class DoctorEvictionIT {
       assertThat(evicting.out())
           .containsPattern("fail +eviction +:\\d+: maxmemory-policy " + policy)
           .contains("set maxmemory-policy noeviction, or give breakerctl a Redis of its own");
+      assertThat(nodeSees())
+          .as("what a node logs at start under " + policy)
+          .hasValueSatisfying(m -> assertThat(m).startsWith("maxmemory-policy " + policy));
     }
     redis.server().call("CONFIG", "SET", "maxmemory-policy", "noeviction");
     InProcessRun safe = doctor();
     assertThat(safe.code()).as(safe.out() + safe.err()).isZero();
     assertThat(safe.out()).containsPattern("ok +eviction");
+    assertThat(nodeSees()).isEmpty();
+  }
+
+  /** What the runtime's start-up check finds (one CONFIG GET). */
+  private java.util.Optional<String> nodeSees() {
+    try (RedisBreakerStore store =
+        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      return RedisBreakerStore.await(store.evictionRisk());
+    }
   }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,15 +38,5 @@ class SandboxStateTest {
     assertThatThrownBy(() -> SandboxState.read(dir))
         .isInstanceOf(SandboxException.class)
         .hasMessageContaining("unreadable sandbox state file");
-  }
-
-  @Test
-  void directoryFollowsXdgStateHomeThenHome() {
-    assertThat(Sandbox.defaultDirectory(Map.of("XDG_STATE_HOME", "/s", "HOME", "/h")))
-        .isEqualTo(Path.of("/s/breakerctl/sandbox"));
-    assertThat(Sandbox.defaultDirectory(Map.of("HOME", "/h")))
-        .isEqualTo(Path.of("/h/.local/state/breakerctl/sandbox"));
-    assertThat(Sandbox.defaultDirectory(Map.of("XDG_STATE_HOME", "", "HOME", "/h")))
-        .isEqualTo(Path.of("/h/.local/state/breakerctl/sandbox"));
   }
 }

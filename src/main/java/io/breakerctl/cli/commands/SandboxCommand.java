@@ -45,7 +45,7 @@ public final class SandboxCommand implements Callable<Integer> {
 
   /** The sandbox of this environment ($XDG_STATE_HOME/breakerctl/sandbox). */
   public static Sandbox sandbox(Environment env) {
-    Path dir = Sandbox.defaultDirectory(env.variables());
+    Path dir = env.stateHome().resolve("sandbox");
     for (Path p = dir; p != null; p = p.getParent()) {
       if (Files.exists(p)) {
         if (!Files.isDirectory(p)) {

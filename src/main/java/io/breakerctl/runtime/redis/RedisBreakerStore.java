@@ -1055,14 +1055,13 @@ public final class RedisBreakerStore implements BreakerStore {
   /**
    * Whether this Redis may evict breaker keys ({@link #evictionRisk(String, String)}), read with
    * {@code CONFIG GET} (category {@code @admin}: a user without it gets a failed future, and the
-   * caller says nothing). Empty when nothing can be evicted.
+   * caller says nothing). Empty when nothing can be evicted. One {@code CONFIG GET maxmemory*}
+   * (Redis 6.2 takes one pattern per call; the answer also holds the samples and tenacity).
    */
   public CompletableFuture<Optional<String>> evictionRisk() {
     return commands
-        .configGet("maxmemory")
-        .thenCombine(
-            commands.configGet("maxmemory-policy"),
-            (m, p) -> evictionRisk(m.get("maxmemory"), p.get("maxmemory-policy")))
+        .configGet("maxmemory*")
+        .thenApply(c -> evictionRisk(c.get("maxmemory"), c.get("maxmemory-policy")))
         .toCompletableFuture();
   }
 
