@@ -58,6 +58,11 @@ class CliSentinelIT {
             "drill",
             "--yes");
 
+    CliProcess.Result doctor =
+        cli.inProcess("--redis", uri, "--mongo", "mongodb://127.0.0.1:1", "doctor");
+    assertThat(doctor.out())
+        .as("%s", doctor)
+        .containsPattern("ok +topology +sentinel: master set 'breakers' through 1 sentinel");
     assertThat(status.code()).as("%s", status).isZero();
     assertThat(status.out()).contains("sentinel:dep");
     assertThat(force.code()).as("%s", force).isZero();

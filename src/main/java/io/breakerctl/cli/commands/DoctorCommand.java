@@ -25,7 +25,10 @@ import picocli.CommandLine.Spec;
     name = "doctor",
     description = {
       "Check the environment, one line per check: Redis reachable (latency), server versions,"
-          + " cluster topology, this build's scripts cached on every master, Redis TIME vs the"
+          + " topology (standalone, Sentinel with its master set, Cluster), replication (each"
+          + " master's replicas with their state and lag; a warning while min-replicas-to-write is"
+          + " 0, so an override a master acknowledged can be lost in a failover), this build's"
+          + " scripts cached on every master, Redis TIME vs the"
           + " local clock, eviction (maxmemory with a policy other than noeviction can evict"
           + " breaker keys), the user's ACL permissions to read and to mutate, the nodes that report"
           + " themselves degraded (with the reason: timeout, unreachable, oom, readonly, noperm,"

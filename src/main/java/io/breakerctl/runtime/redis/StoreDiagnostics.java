@@ -84,6 +84,7 @@ public final class StoreDiagnostics {
             old ? Status.FAIL : Status.OK,
             String.join(", ", new TreeSet<>(versions)) + (old ? " (6.2 or newer required)" : "")));
     checks.add(topology(store));
+    checks.add(replication(masters));
     checks.add(scripts(masters));
     checks.add(clock(masters.get(0)));
     checks.add(eviction(masters));
@@ -101,8 +102,9 @@ public final class StoreDiagnostics {
     for (StatefulRedisConnection<String, String> m : masters) {
       try {
         RedisCommands<String, String> r = m.sync();
-        String max = r.configGet("maxmemory").get("maxmemory");
-        String policy = r.configGet("maxmemory-policy").get("maxmemory-policy");
+        java.util.Map<String, String> config = r.configGet("maxmemory*");
+        String max = config.get("maxmemory");
+        String policy = config.get("maxmemory-policy");
         String port = field(r.info("server"), "tcp_port");
         RedisBreakerStore.evictionRisk(max, policy)
             .ifPresent(why -> risks.add(":" + port + ": " + why));
@@ -210,8 +212,106 @@ public final class StoreDiagnostics {
     return List.of(nodes, reports);
   }
 
+  /**
+   * Each master's replicas with their state and lag ({@code INFO replication}), and whether
+   * anything guards against writes lost in a failover: Redis replicates asynchronously, so an
+   * override a master acknowledged can be gone on the replica promoted after it (issue 42: `force`
+   * answered SET, the keys were gone after the failover). A WARN when a master has replicas and
+   * {@code min-replicas-to-write} is 0 (unset), or a replica is not online or lags over 10 s; the
+   * setting unreadable (no {@code CONFIG GET}) is said, not judged.
+   */
+  private static Check replication(List<StatefulRedisConnection<String, String>> masters) {
+    List<String> each = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
+    for (StatefulRedisConnection<String, String> m : masters) {
+      RedisCommands<String, String> r = m.sync();
+      String info;
+      String port;
+      try {
+        info = r.info("replication");
+        port = field(r.info("server"), "tcp_port");
+      } catch (RuntimeException e) {
+        return new Check("replication", Status.WARN, "INFO replication refused: " + e.getMessage());
+      }
+      List<String> replicas = new ArrayList<>();
+      for (String line : info.split("\r?\n")) {
+        if (line.matches("slave\\d+:.*")) {
+          java.util.Map<String, String> kv = new java.util.HashMap<>();
+          for (String pair : line.substring(line.indexOf(':') + 1).split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+              kv.put(pair.substring(0, eq), pair.substring(eq + 1));
+            }
+          }
+          String replica = kv.get("ip") + ":" + kv.get("port");
+          String state = kv.getOrDefault("state", "?");
+          long lag = parseLong(kv.get("lag"), -1);
+          replicas.add(replica + " " + state + " lag " + lag + " s");
+          if (!state.equals("online") || lag > 10) {
+            warnings.add(replica + " of :" + port + " is " + state + ", lag " + lag + " s");
+          }
+        }
+      }
+      String min;
+      try {
+        min = r.configGet("min-replicas-to-write").getOrDefault("min-replicas-to-write", "0");
+      } catch (RuntimeException e) {
+        min = null;
+      }
+      if (!replicas.isEmpty() && "0".equals(min)) {
+        warnings.add(
+            ":"
+                + port
+                + " has min-replicas-to-write 0: a write it acknowledged (an override) can be lost"
+                + " in a failover");
+      }
+      each.add(
+          ":"
+              + port
+              + (replicas.isEmpty()
+                  ? " no replicas"
+                  : " " + replicas.size() + " replica(s) (" + String.join(", ", replicas) + ")")
+              + (min == null
+                  ? ", min-replicas-to-write unreadable (CONFIG GET refused)"
+                  : ", min-replicas-to-write " + min));
+    }
+    String detail = String.join("; ", each);
+    return warnings.isEmpty()
+        ? new Check("replication", Status.OK, detail)
+        : new Check(
+            "replication",
+            Status.WARN,
+            String.join("; ", warnings)
+                + " (set min-replicas-to-write 1 and min-replicas-max-lag 10 to refuse writes no"
+                + " replica takes) | "
+                + detail);
+  }
+
+  private static long parseLong(String s, long otherwise) {
+    try {
+      return s == null ? otherwise : Long.parseLong(s.trim());
+    } catch (NumberFormatException e) {
+      return otherwise;
+    }
+  }
+
   private static Check topology(RedisBreakerStore store) {
     if (!(store.connection() instanceof StatefulRedisClusterConnection<String, String> c)) {
+      List<String> sentinels = store.addresses().stream().filter(a -> a.contains("/")).toList();
+      if (!sentinels.isEmpty()) {
+        String master = sentinels.get(0).substring(sentinels.get(0).indexOf('/') + 1);
+        return new Check(
+            "topology",
+            Status.OK,
+            "sentinel: master set '"
+                + master
+                + "' through "
+                + sentinels.size()
+                + " sentinel(s) ("
+                + String.join(
+                    ", ", sentinels.stream().map(a -> a.substring(0, a.indexOf('/'))).toList())
+                + ")");
+      }
       return new Check("topology", Status.OK, "standalone (not a cluster)");
     }
     int slots = 0;
