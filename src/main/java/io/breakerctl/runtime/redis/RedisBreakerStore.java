@@ -91,6 +91,7 @@ public final class RedisBreakerStore implements BreakerStore {
   private final Duration timeout;
   private final BreakerKeys keys;
   private final String idleTtlMillis;
+  private volatile String expiryArg;
   private final Map<Policy, String> policyArgs = new ConcurrentHashMap<>();
   private final Map<BreakerId, Target> targets = new ConcurrentHashMap<>();
   private volatile List<String> addresses = List.of();
@@ -133,6 +134,25 @@ public final class RedisBreakerStore implements BreakerStore {
     this.keys = BreakerKeys.withPrefix(prefix);
     this.canary = new StoreCanary(keys, commands, cluster);
     this.idleTtlMillis = Long.toString(idleTtl.toMillis());
+    this.expiryArg = idleTtlMillis;
+  }
+
+  /**
+   * Declares that this deployment forwards its history (a control plane with a history forwarder):
+   * the scripts this store runs mark the breakers they write as forwarded ({@code history} in the
+   * hash) and let events the forwarder has not stored hold a breaker's keys at most {@code hold}. A
+   * store that declares nothing leaves a breaker as its keys say (no destination until a forwarder
+   * stores its events): a bounded tail of events that holds nothing. Call it before the store is
+   * used.
+   *
+   * @return this store
+   */
+  public RedisBreakerStore forwardsHistory(Duration hold) {
+    if (hold.toMillis() < 1) {
+      throw new IllegalArgumentException("history hold must be >= 1ms but was " + hold);
+    }
+    this.expiryArg = idleTtlMillis + ":" + hold.toMillis();
+    return this;
   }
 
   /**
@@ -1314,11 +1334,14 @@ public final class RedisBreakerStore implements BreakerStore {
     return evalsha(script, id.toString(), target(id).keys, scriptArgs(actor, policy, extra));
   }
 
-  /** A script's ARGV: the actor, the idle TTL, the policy (or none), then its own arguments. */
+  /**
+   * A script's ARGV: the actor, the idle TTL (with the history hold when declared), the policy (or
+   * none), then its own arguments.
+   */
   private String[] scriptArgs(String actor, Policy policy, String... extra) {
     String[] args = new String[3 + extra.length];
     args[0] = actor;
-    args[1] = idleTtlMillis;
+    args[1] = expiryArg;
     args[2] =
         policy == null
             ? PolicyEncoding.NO_POLICY
