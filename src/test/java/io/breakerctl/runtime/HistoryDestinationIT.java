@@ -29,7 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * hold, after which the events still unforwarded are counted and the keys expire when idle.
  */
 @DisplayName("History destination: bounded tail, idle expiry, the hold bound")
-class HistoryDestinationIT {
+public class HistoryDestinationIT {
 
   @RegisterExtension
   static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
@@ -113,7 +113,8 @@ class HistoryDestinationIT {
         () -> ttls(touched).isEmpty() && ttls(untouched).isEmpty());
   }
 
-  static void tripAndClose(RedisBreakerStore store, BreakerId id) {
+  /** Trips {@code id} (threshold 1) and closes it with a probe: three events. */
+  public static void tripAndClose(RedisBreakerStore store, BreakerId id) {
     RecordResult trip = await(store.record(id, Outcome.failure("n1", ""), FLAPPING));
     assertThat(trip.state()).isEqualTo(State.OPEN);
     AcquireResult probe = await(store.acquire(id, "n1", FLAPPING));
