@@ -130,5 +130,12 @@ class HistoryMemoryCliIT {
         .contains("expired unforwarded: 9 events of 1 breaker(s)");
     CliProcess.Result status = cli("status");
     assertThat(status.err()).contains("warning: 9 event(s) of 1 breaker(s) expired unforwarded");
+
+    // the forwarder, back: the events given up are a gap in the breaker's timeline
+    CliProcess.Result sync = cli("history", "sync");
+    assertThat(sync.code()).as(sync.toString()).isZero();
+    CliProcess.Result timeline = cli("history", held.toString(), "-o", "json");
+    assertThat(timeline.code()).as(timeline.toString()).isZero();
+    assertThat(timeline.out()).contains("\"GAP\"").contains("\"dropped\" : \"9\"");
   }
 }

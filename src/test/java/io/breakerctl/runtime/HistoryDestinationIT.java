@@ -3,6 +3,7 @@ package io.breakerctl.runtime;
 import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -11,10 +12,10 @@ import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RecordResult;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,7 @@ public class HistoryDestinationIT {
   static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
 
   static final Duration IDLE = Duration.ofSeconds(2);
+  static final Duration GENEROUS = Duration.ofSeconds(10);
   static final Policy FLAPPING =
       Policy.builder().failureThreshold(1).open(Duration.ofMillis(1)).build();
 
@@ -44,7 +46,12 @@ public class HistoryDestinationIT {
   void noControlPlane() {
     BreakerId id = BreakerId.parse("expiry-none:dep");
     BreakerRegistry node =
-        BreakerRegistry.builder().redisUri(redis.uri()).nodeId("n1").idleTtl(IDLE).build();
+        BreakerRegistry.builder()
+            .redisUri(redis.uri())
+            .nodeId("n1")
+            .idleTtl(IDLE)
+            .commandTimeout(GENEROUS) // the test drives the store: no 50 ms bound on a busy box
+            .build();
     try {
       RedisBreakerStore store = RegistryInternals.store(node);
       for (int i = 1; i <= 4000; i++) {
@@ -70,23 +77,39 @@ public class HistoryDestinationIT {
 
   @Test
   @DisplayName(
-      "a forwarder that stopped: unforwarded events hold the keys for the hold, then are counted and the keys expire when idle")
+      "a control plane whose forwarder is stopped (MongoDB down): unforwarded events hold the keys"
+          + " for the hold, then are counted and the keys expire when idle")
   void stoppedForwarder() throws Exception {
     Duration hold = Duration.ofSeconds(4);
     BreakerId touched = BreakerId.parse("expiry-held:touched");
     BreakerId untouched = BreakerId.parse("expiry-held:untouched");
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).idleTtl(IDLE).build())
-            .forwardsHistory(hold)) {
+    BreakerRegistry node =
+        BreakerRegistry.builder()
+            .redisUri(redis.uri())
+            .nodeId("n1")
+            .idleTtl(IDLE)
+            .commandTimeout(GENEROUS)
+            .historyHold(hold)
+            .controlPlane(
+                ControlConfig.builder()
+                    .uri("mongodb://127.0.0.1:" + closedPort())
+                    .timeout(Duration.ofSeconds(1))
+                    .build())
+            .build();
+    try {
+      RedisBreakerStore store = RegistryInternals.store(node);
       for (BreakerId id : List.of(touched, untouched)) {
         for (int i = 0; i < 3; i++) {
           tripAndClose(store, id);
         }
         Map<String, String> h = hash(id);
-        assertThat(h).containsEntry("history", "forward").containsEntry("unfwdCount", "9");
+        assertThat(h)
+            .as("the node declared the destination and its hold")
+            .containsEntry("history", "forward")
+            .containsEntry("historyHold", "4000")
+            .containsEntry("unfwdCount", "9");
         long heldUntil = Long.parseLong(h.get("heldUntil"));
-        long now = redisTime();
-        assertThat(heldUntil).isGreaterThan(now);
+        assertThat(heldUntil).isGreaterThan(redisTime());
         assertThat(ttls(id))
             .as("held: every key (the marker too) lives past the hold")
             .containsKey("cb:{" + id + "}:unfwd")
@@ -106,11 +129,21 @@ public class HistoryDestinationIT {
       assertThat(ttls(touched))
           .doesNotContainKey("cb:{" + touched + "}:unfwd")
           .allSatisfy((k, ttl) -> assertThat(ttl).isBetween(1L, IDLE.toMillis()));
+    } finally {
+      node.close();
     }
     Poll.until(
         Duration.ofSeconds(30),
         "the keys of both breakers expire (the untouched one by the expiry set while held)",
         () -> ttls(touched).isEmpty() && ttls(untouched).isEmpty());
+  }
+
+  /** A loopback port nothing listens on: MongoDB down. */
+  static int closedPort() throws java.io.IOException {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
   }
 
   /** Trips {@code id} (threshold 1) and closes it with a probe: three events. */

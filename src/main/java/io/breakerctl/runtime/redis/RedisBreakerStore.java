@@ -1271,32 +1271,45 @@ public final class RedisBreakerStore implements BreakerStore {
     } while (!cursor.isFinished());
   }
 
-  /** The forwarder's view of a breaker: epoch, cursor, last event, dropped count (one HMGET). */
+  /**
+   * The forwarder's view of a breaker: epoch, cursor, last event, dropped and expired counts (one
+   * HMGET).
+   */
   public CompletableFuture<ForwardState> forwardState(BreakerId id) {
     return guard(
         "read forwarding state of " + id,
         commands
-            .hmget(keys.hash(id), "epoch", "forwarded", "lastEvent", "eventsDropped")
+            .hmget(
+                keys.hash(id), "epoch", "forwarded", "lastEvent", "eventsDropped", "eventsExpired")
             .thenApply(
                 kv -> {
-                  String[] v = new String[4];
-                  for (int i = 0; i < 4; i++) {
+                  String[] v = new String[5];
+                  for (int i = 0; i < 5; i++) {
                     v[i] = kv.get(i).getValueOrElse("");
                   }
-                  long dropped;
-                  try {
-                    dropped = v[3].isEmpty() ? 0 : Long.parseLong(v[3]);
-                  } catch (NumberFormatException e) {
-                    throw new MalformedBreakerException(
-                        "breaker hash "
-                            + keys.hash(id)
-                            + ": field eventsDropped is not a number: '"
-                            + v[3]
-                            + "'",
-                        e);
-                  }
-                  return new ForwardState(v[0], v[1], v[2], dropped);
+                  return new ForwardState(
+                      v[0],
+                      v[1],
+                      v[2],
+                      count(id, "eventsDropped", v[3]),
+                      count(id, "eventsExpired", v[4]));
                 }));
+  }
+
+  private long count(BreakerId id, String field, String value) {
+    try {
+      return value.isEmpty() ? 0 : Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new MalformedBreakerException(
+          "breaker hash "
+              + keys.hash(id)
+              + ": field "
+              + field
+              + " is not a number: '"
+              + value
+              + "'",
+          e);
+    }
   }
 
   /** Redis time in milliseconds, from the server owning {@code id}'s keys. */
