@@ -248,11 +248,19 @@ local function append_event(ev)
   end
   local id
   if fwd then
-    if (B.lastEvent or '') == (B.forwarded or '') or not B.unfwdSince then
+    local waiting = num('unfwdCount', 0)
+    if (B.lastEvent or '') == (B.forwarded or '') then
       set('unfwdSince', tostring(NOW))
+      waiting = 0
+    elseif not B.unfwdSince or not B.unfwdCount then
+      -- events that waited before a destination was declared (or before these fields existed):
+      -- counted once, the hold starting at the oldest of them
+      local rest = redis.call('XRANGE', EV, '(' .. (B.forwarded or '0-0'), '+')
+      waiting = #rest
+      set('unfwdSince', #rest > 0 and string.match(rest[1][1], '^(%d+)') or tostring(NOW))
     end
     id = redis.call('XADD', EV, '*', unpack(flat))
-    set('unfwdCount', tostring(num('unfwdCount', 0) + 1))
+    set('unfwdCount', tostring(waiting + 1))
     mark_unforwarded(id)
   else
     id = redis.call('XADD', EV, 'MAXLEN', RETAIN, '*', unpack(flat))

@@ -198,5 +198,20 @@ class KeyLifecycleIT {
     for (String key : List.of(k.hash(id), k.events(id))) {
       assertThat(pttl(t, id, key)).as(key).isBetween(1L, 60_000L);
     }
+
+    // a destination declared later: the tail's events wait too, the hold from the oldest of them
+    RedisBreakerStore declared =
+        connect(t, Duration.ofSeconds(60)).forwardsHistory(Duration.ofDays(7));
+    await(
+        declared.override(
+            id, new OverrideRequest(OverrideKind.FORCED_OPEN, "op", "d", Duration.ZERO, "")));
+    List<?> oldest =
+        (List<?>)
+            ((List<?>) t.nodeFor(id).call("XRANGE", k.events(id), "-", "+", "COUNT", "1")).get(0);
+    String oldestMillis = oldest.get(0).toString().split("-")[0];
+    assertThat(await(store.snapshot(id, 0)).fields())
+        .containsEntry("history", "forward")
+        .containsEntry("unfwdCount", "101")
+        .containsEntry("unfwdSince", oldestMillis);
   }
 }
