@@ -191,6 +191,10 @@ end
 -- in eventsExpired, the cursor moved past them, the tail kept), and the idle TTL applies again.
 -- None of this runs on the hot paths (acquire's closed path, record's CLOSED count): only
 -- append_event and flush read it, and they add a redis.call only where a stream is trimmed.
+-- Why a declaration in ARGV and a field, not a key of the deployment: a script may read only its
+-- breaker's slot, and a node knows whether it has a control plane; the field lets callers that
+-- declare nothing (the CLI, an older node) and readers decide alike. Callers declaring different
+-- holds: the last full-path script's wins (the README says to configure one per deployment).
 local function forwards()
   if DECLARED_HOLD then
     if B.history ~= 'forward' then set('history', 'forward') end
