@@ -974,12 +974,15 @@ function _picocli_breakerctl_doctor() {
 
   local commands=""
   local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local arg_opts="'--forwarder-grace' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
+    '--forwarder-grace')
+      return
+      ;;
     '--context')
       return
       ;;

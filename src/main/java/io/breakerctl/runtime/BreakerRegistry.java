@@ -80,6 +80,9 @@ public interface BreakerRegistry extends AutoCloseable {
   /** The default {@link Builder#flushInterval}. */
   Duration DEFAULT_FLUSH_INTERVAL = Duration.ofSeconds(20);
 
+  /** The default {@link Builder#historyHold}. */
+  Duration DEFAULT_HISTORY_HOLD = Duration.ofDays(7);
+
   /** Builds a registry. */
   final class Builder {
     String redisUri;
@@ -97,6 +100,7 @@ public interface BreakerRegistry extends AutoCloseable {
     Duration flushInterval = DEFAULT_FLUSH_INTERVAL;
     Duration heartbeatInterval = Duration.ofSeconds(60);
     Duration idleTtl = Duration.ofDays(7);
+    Duration historyHold = DEFAULT_HISTORY_HOLD;
     Duration lastKnownFor = Duration.ofSeconds(30);
     String prefix = BreakerKeys.DEFAULT_PREFIX;
     Clock clock = Clock.systemUTC();
@@ -252,6 +256,18 @@ public interface BreakerRegistry extends AutoCloseable {
       return this;
     }
 
+    /**
+     * With a {@link #controlPlane control plane}: how long, at most, events the history forwarder
+     * has not stored hold a breaker's keys in Redis (default 7 days). After it the keys expire when
+     * idle as any others, and the events still unforwarded are given up and counted ({@code
+     * eventsExpired}, shown by {@code breakerctl describe} and {@code doctor}). Without a control
+     * plane history has no destination: the stream keeps a bounded tail and holds nothing.
+     */
+    public Builder historyHold(Duration hold) {
+      this.historyHold = positive("historyHold", hold);
+      return this;
+    }
+
     /** The clock of the local state machines (tests). */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
@@ -314,6 +330,7 @@ public interface BreakerRegistry extends AutoCloseable {
               flushInterval,
               heartbeatInterval,
               idleTtl,
+              historyHold,
               lastKnownFor,
               prefix,
               clock,

@@ -294,6 +294,9 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       connectFault = e.fault();
       return false;
     }
+    if (s instanceof RedisBreakerStore r && cfg.controlPlane() != null) {
+      r.forwardsHistory(cfg.historyHold()); // history has a destination: see historyHold
+    }
     BreakerStore connected = s;
     s = new MeteredStore(connected, commands);
     store = s; // before raw: whoever sees the connection sees its timed store

@@ -29,6 +29,7 @@ record RegistryOptions(
     Duration flushInterval,
     Duration heartbeatInterval,
     Duration idleTtl,
+    Duration historyHold,
     Duration lastKnownFor,
     String prefix,
     Clock clock,

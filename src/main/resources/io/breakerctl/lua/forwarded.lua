@@ -9,6 +9,11 @@
 -- trimmed here. Once `forwarded` reaches `lastEvent` the unforwarded marker (KEYS[6], see the
 -- prelude) is deleted; a marker left without a breaker hash (its keys deleted by hand) is deleted
 -- by any ack.
+--
+-- History destination (prelude): an ack declares that this breaker's history is forwarded
+-- (`history` = forward, `historyHold` the caller's hold, else the one stored, else 7 days), and
+-- keeps unfwdSince/unfwdCount (the oldest unforwarded event's Redis ms, how many remain) and
+-- streamLength true for readers and for the hold.
 
 clock()
 load()
@@ -23,6 +28,10 @@ end
 if not string.match(upto or '', '^%d+%-%d+$') then
   return redis.error_reply('ERR breakerctl forwarded: bad stream id ' .. tostring(upto))
 end
+if not DECLARED_HOLD and B.history ~= 'forward' then
+  set('history', 'forward')
+  if not B.historyHold then set('historyHold', tostring(DEFAULT_HOLD)) end
+end
 local last = B.lastEvent or '0-0'
 if stream_id_less(last, upto) then upto = last end
 local advanced = 0
@@ -35,6 +44,15 @@ if stream_id_less(B.forwarded or '0-0', upto) then
     local minid = upto
     if stream_id_less(boundary, upto) then minid = boundary end
     redis.call('XTRIM', EV, 'MINID', minid)
+  end
+  set('streamLength', tostring(redis.call('XLEN', EV)))
+  if upto == last then
+    set('unfwdSince', false)
+    set('unfwdCount', false)
+  else
+    local rest = redis.call('XRANGE', EV, '(' .. upto, '+')
+    set('unfwdCount', tostring(#rest))
+    if #rest > 0 then set('unfwdSince', string.match(rest[1][1], '^(%d+)')) end
   end
 end
 if UNFWD and (B.forwarded or '') == (B.lastEvent or '') then redis.call('DEL', UNFWD) end

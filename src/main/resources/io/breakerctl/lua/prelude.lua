@@ -14,7 +14,10 @@
 --   KEYS[6] <prefix>:{<id>}:unfwd    present exactly while the stream holds events beyond
 --                                    `forwarded` (value: lastEvent); see "Unforwarded marker"
 -- ARGV (every script):
---   ARGV[1] node id or actor        ARGV[2] idle TTL of the keys in ms
+--   ARGV[1] node id or actor
+--   ARGV[2] idle TTL of the keys in ms; "<idle>:<hold>" also declares that this deployment
+--           forwards its history, holding unforwarded events at most <hold> ms (see "History
+--           destination" below)
 --   ARGV[3] the caller's policy, used while none is warmed: eleven comma-separated values,
 --           each empty for its default (and '' for all defaults): failureThreshold,
 --           windowMillis, failureRate, minimumCalls, slowCallMillis, openMillis, maxOpenMillis,
@@ -39,6 +42,12 @@ local H, EV, LEASES = KEYS[1], KEYS[2], KEYS[3]
 local NODES, NODEINFO, UNFWD = KEYS[4], KEYS[5], KEYS[6]
 local NODE = ARGV[1]
 local IDLE_TTL = tonumber(ARGV[2])
+local DECLARED_HOLD = nil   -- the caller's history hold (ms) when it declares a destination
+if not IDLE_TTL and ARGV[2] then
+  local idle, hold = string.match(ARGV[2], '^(%d+):(%d+)$')
+  IDLE_TTL, DECLARED_HOLD = tonumber(idle), tonumber(hold)
+end
+local DEFAULT_HOLD = 604800000 -- 7 days: how long unforwarded events hold the keys at most
 local BUCKETS = 10          -- the sliding window's resolution (Policy.WINDOW_BUCKETS)
 local HARD_CAP = 10000      -- most events a stream may hold; beyond it the oldest are dropped and counted
 local RETAIN = 100          -- forwarded events kept as the stream tail for readers
@@ -164,46 +173,133 @@ local function breaker_id()
   return string.match(H, '{(.+)}$')
 end
 
+-- History destination (issue 41). A deployment either forwards its history to MongoDB (a control
+-- plane with a forwarder) or keeps none; the hash says which, so every script and reader of one
+-- breaker decides alike without reading a key outside the breaker's hash tag:
+--   history      'forward' once a caller declared a destination (ARGV[2] "<idle>:<hold>": a node
+--                with a control plane) or a forwarder stored the breaker's events (forwarded.lua);
+--                absent: no destination
+--   historyHold  the hold in ms (DEFAULT_HOLD when none was declared)
+--   unfwdSince   Redis ms of the oldest event the forwarder has not stored; unfwdCount how many
+--   streamLength the stream's length after the last script that changed it (readers need no XLEN)
+--   eventsExpired, expiredAt  events given up unforwarded when their hold ended, and when
+-- Without a destination the stream is a bounded tail of RETAIN events (XADD MAXLEN, nothing
+-- counted as dropped: nobody was to receive them), no marker is written and events hold nothing,
+-- so an idle breaker's keys expire after the idle TTL. With one, unforwarded events hold the keys
+-- (see flush) until unfwdSince + historyHold at most: a stopped forwarder does not pin Redis for
+-- ever. The first full-path script after that gives the events up (release_unforwarded: counted
+-- in eventsExpired, the cursor moved past them, the tail kept), and the idle TTL applies again.
+-- None of this runs on the hot paths (acquire's closed path, record's CLOSED count): only
+-- append_event and flush read it, and they add a redis.call only where a stream is trimmed.
+-- Why a declaration in ARGV and a field, not a key of the deployment: a script may read only its
+-- breaker's slot, and a node knows whether it has a control plane; the field lets callers that
+-- declare nothing (the CLI, an older node) and readers decide alike. Callers declaring different
+-- holds: the last full-path script's wins (the README says to configure one per deployment).
+local function forwards()
+  if DECLARED_HOLD then
+    if B.history ~= 'forward' then set('history', 'forward') end
+    if B.historyHold ~= tostring(DECLARED_HOLD) then set('historyHold', tostring(DECLARED_HOLD)) end
+    return true
+  end
+  return B.history == 'forward'
+end
+
 -- Unforwarded marker (KEYS[6]): how the history forwarder finds the breakers with events to
 -- forward without reading every breaker. A script may touch only its own slot, so there can be no
 -- fleet-wide "dirty set" written here; a key per breaker in the breaker's slot can be, and SCAN
 -- MATCH <prefix>:{*}:unfwd on each master lists them (HistoryForwarder's Javadoc says why this
--- and not pub/sub). append_event, the only writer of the stream, SETs it in the same atomic script
--- that appends the event; forwarded.lua DELs it in the same script that moves `forwarded` up to
--- `lastEvent`. So the marker exists exactly while an event awaits the forwarder, and the keys are
--- pinned (no expiry) meanwhile, so it needs none of its own. Callers that pass no KEYS[6] (older
--- clients) write no marker; the forwarder's slow full sweep finds their events.
+-- and not pub/sub). append_event, the only writer of the stream, SETs it (with a destination) in
+-- the same atomic script that appends the event; forwarded.lua DELs it in the same script that
+-- moves `forwarded` up to `lastEvent`, release_unforwarded when the hold ends. So the marker
+-- exists exactly while an event awaits the forwarder; it expires with the held keys (KEEPTTL here,
+-- flush gives it their expiry). Callers that pass no KEYS[6] (older clients) write no marker; the
+-- forwarder's slow full sweep finds their events.
 local function mark_unforwarded(id)
-  if UNFWD then redis.call('SET', UNFWD, id) end
+  if UNFWD then redis.call('SET', UNFWD, id, 'KEEPTTL') end
 end
 
--- Appends one event to the stream and publishes it on <prefix>:events. Never trims an event
--- that was not forwarded, except at HARD_CAP, where each dropped unforwarded event is counted in
--- eventsDropped.
+-- Appends one event to the stream and publishes it on <prefix>:events. With a destination, never
+-- trims an event that was not forwarded, except at HARD_CAP, where each dropped unforwarded event
+-- is counted in eventsDropped; without one, keeps the newest RETAIN.
 local function append_event(ev)
-  local len = redis.call('XLEN', EV)
-  if len >= HARD_CAP then
-    local drop = len - HARD_CAP + 1
-    local fwd = B.forwarded or '0-0'
-    local lost = 0
-    for _, e in ipairs(redis.call('XRANGE', EV, '-', '+', 'COUNT', drop)) do
-      if stream_id_less(fwd, e[1]) then lost = lost + 1 end
+  local fwd = forwards()
+  local len
+  if fwd then
+    len = redis.call('XLEN', EV)
+    if len >= HARD_CAP then
+      local drop = len - HARD_CAP + 1
+      local done = B.forwarded or '0-0'
+      local lost = 0
+      for _, e in ipairs(redis.call('XRANGE', EV, '-', '+', 'COUNT', drop)) do
+        if stream_id_less(done, e[1]) then lost = lost + 1 end
+      end
+      redis.call('XTRIM', EV, 'MAXLEN', HARD_CAP - 1)
+      len = HARD_CAP - 1
+      if lost > 0 then
+        set('eventsDropped', tostring(num('eventsDropped', 0) + lost))
+        set('unfwdCount', tostring(math.max(0, num('unfwdCount', 0) - lost)))
+      end
     end
-    redis.call('XTRIM', EV, 'MAXLEN', HARD_CAP - 1)
-    if lost > 0 then set('eventsDropped', tostring(num('eventsDropped', 0) + lost)) end
+  elseif B.streamLength then
+    len = math.min(num('streamLength', 0), RETAIN - 1)
+  else
+    len = math.min(redis.call('XLEN', EV), RETAIN - 1)
   end
   local flat = {}
   for i = 1, #ev, 2 do
     flat[#flat + 1] = ev[i]
     flat[#flat + 1] = tostring(ev[i + 1])
   end
-  local id = redis.call('XADD', EV, '*', unpack(flat))
+  local id
+  if fwd then
+    local waiting = num('unfwdCount', 0)
+    if (B.lastEvent or '') == (B.forwarded or '') then
+      set('unfwdSince', tostring(NOW))
+      waiting = 0
+    elseif not B.unfwdSince or not B.unfwdCount then
+      -- events that waited before a destination was declared (or before these fields existed):
+      -- counted once, the hold starting at the oldest of them
+      local rest = redis.call('XRANGE', EV, '(' .. (B.forwarded or '0-0'), '+')
+      waiting = #rest
+      set('unfwdSince', #rest > 0 and string.match(rest[1][1], '^(%d+)') or tostring(NOW))
+    end
+    id = redis.call('XADD', EV, '*', unpack(flat))
+    set('unfwdCount', tostring(waiting + 1))
+    mark_unforwarded(id)
+  else
+    id = redis.call('XADD', EV, 'MAXLEN', RETAIN, '*', unpack(flat))
+  end
   set('lastEvent', id)
-  mark_unforwarded(id)
+  set('streamLength', tostring(len + 1))
   local msg = { type = 'transition', id = breaker_id(), streamId = id }
   for i = 1, #flat, 2 do msg[flat[i]] = flat[i + 1] end
   redis.call('PUBLISH', string.match(H, '^(.*):{') .. ':events', cjson.encode(msg))
   return id
+end
+
+-- Trims the stream to its RETAIN newest events once none older is owed to the forwarder.
+local function trim_to_tail()
+  local removed = redis.call('XTRIM', EV, 'MAXLEN', RETAIN)
+  if removed > 0 or not B.streamLength then
+    set('streamLength', tostring(redis.call('XLEN', EV)))
+  end
+end
+
+-- The hold ended with events unforwarded: they are given up (counted in eventsExpired, the
+-- cursor moved past them so a forwarder that returns does not store them after the count; the
+-- newest RETAIN stay readable) and hold the keys no longer.
+local function release_unforwarded()
+  local n = num('unfwdCount', nil)
+  if not n then
+    n = #redis.call('XRANGE', EV, '(' .. (B.forwarded or '0-0'), '+')
+  end
+  set('eventsExpired', tostring(num('eventsExpired', 0) + n))
+  set('expiredAt', tostring(NOW))
+  set('forwarded', B.lastEvent)
+  set('unfwdCount', false)
+  set('unfwdSince', false)
+  if UNFWD then redis.call('DEL', UNFWD) end
+  trim_to_tail()
 end
 
 -- Probe leases: a live lease is a member "<leaseId>|<owner>" of KEYS[3] scored by its expiry,
@@ -306,14 +402,24 @@ local function settle()
   return eff
 end
 
--- Keys expire when unused, but never while the breaker is open or half-open, an override is live
--- or an event awaits the forwarder. ttlAt = -1 marks persisted keys; otherwise the TTL is
+-- Keys expire when unused, but never while the breaker is open or half-open or an override is
+-- live (ttlAt = -1 marks persisted keys), and, with a history destination, not before
+-- unfwdSince + historyHold while an event awaits the forwarder: such keys carry that end plus
+-- the idle TTL as their expiry (heldUntil = that end), so even a breaker no script touches again
+-- is released, and the first full-path script past it gives the events up. Otherwise the TTL is
 -- refreshed at most every IDLE_TTL/8 (so a busy breaker does not pay a PEXPIRE per call).
 -- flush() writes the changed fields with one HSET (and one HDEL for removed ones), then applies
 -- this rule.
 local function flush()
+  local hold_until = nil
+  if forwards() and (B.lastEvent or '') ~= (B.forwarded or '') then
+    hold_until = num('unfwdSince', NOW) + num('historyHold', DEFAULT_HOLD)
+    if NOW >= hold_until then
+      release_unforwarded()
+      hold_until = nil
+    end
+  end
   local pinned = (B.state and B.state ~= 'CLOSED') or (B.override and true)
-    or ((B.lastEvent or '') ~= (B.forwarded or ''))
   local ttl_at = num('ttlAt', nil)
   local expiry = nil
   if pinned then
@@ -321,7 +427,15 @@ local function flush()
       set('ttlAt', '-1')
       expiry = 'PERSIST'
     end
-  elseif ttl_at == nil or ttl_at == -1 or NOW - ttl_at >= IDLE_TTL / 8 then
+  elseif hold_until then
+    if B.heldUntil ~= tostring(hold_until) or ttl_at == nil or ttl_at == -1
+        or NOW - ttl_at >= IDLE_TTL / 8 then
+      set('heldUntil', tostring(hold_until))
+      set('ttlAt', tostring(NOW))
+      expiry = 'HOLD'
+    end
+  elseif B.heldUntil or ttl_at == nil or ttl_at == -1 or NOW - ttl_at >= IDLE_TTL / 8 then
+    set('heldUntil', false)
     set('ttlAt', tostring(NOW))
     expiry = 'PEXPIRE'
   end
@@ -336,10 +450,13 @@ local function flush()
   end
   if #args > 0 then redis.call('HSET', H, unpack(args)) end
   if #gone > 0 then redis.call('HDEL', H, unpack(gone)) end
-  -- KEYS[1..5] only: the marker (KEYS[6]) exists only while the keys are pinned, without expiry
+  -- every key, the marker (KEYS[6]) included: one left by a caller of another kind expires with
+  -- the keys instead of outliving them
   if expiry == 'PERSIST' then
-    for i = 1, math.min(#KEYS, 5) do redis.call('PERSIST', KEYS[i]) end
+    for _, k in ipairs(KEYS) do redis.call('PERSIST', k) end
+  elseif expiry == 'HOLD' then
+    for _, k in ipairs(KEYS) do redis.call('PEXPIRE', k, hold_until - NOW + IDLE_TTL) end
   elseif expiry == 'PEXPIRE' then
-    for i = 1, math.min(#KEYS, 5) do redis.call('PEXPIRE', KEYS[i], IDLE_TTL) end
+    for _, k in ipairs(KEYS) do redis.call('PEXPIRE', k, IDLE_TTL) end
   end
 end

@@ -60,6 +60,8 @@ if A[8] == '' then
     'ttlAt', 'policyVersion', 'policy', 'nodesPrunedAt', 'nodePolicy')
   local fails, succ = tonumber(A[4]), tonumber(A[5])
   local ttl = tonumber(f[12])
+  -- the idle TTL: ARGV[2] is "<idle>" or "<idle>:<hold>" (a declared history destination)
+  local idle = tonumber(A[2]) or tonumber(string.match(A[2], '^(%d+):'))
   -- the policy in force, in the policy argument's format: the warmed copy (warm.lua writes it as
   -- `policy` next to the p.* fields), else the caller's
   local pol = A[3]
@@ -78,7 +80,7 @@ if A[8] == '' then
   if counts_ok and beat_ok and pol and (f[13] or f[16] == A[3]) and f[1] == 'CLOSED'
       and not f[2] and (A[7] == '' or A[7] == f[3]) and fails
       and succ and fails >= 0 and succ >= 0 and f[5] and ttl
-      and (ttl == -1 or now - ttl < tonumber(A[2]) / 8) then
+      and idle and (ttl == -1 or now - ttl < idle / 8) then
     -- as policy() in the prelude; a malformed value leaves threshold nil and falls through to
     -- the full path, which reports it
     local t, w, r, m, s, e = '', '', '', '', '', ''
@@ -152,8 +154,8 @@ if A[8] == '' then
         local added = redis.call('ZADD', KEYS[4], now, A[1])
         redis.call('HSET', KEYS[5], A[1], string.sub(beat, 1, -2) .. ',"at":' .. now .. '}')
         if added == 1 and ttl ~= -1 then
-          redis.call('PEXPIRE', KEYS[4], A[2])
-          redis.call('PEXPIRE', KEYS[5], A[2])
+          redis.call('PEXPIRE', KEYS[4], idle)
+          redis.call('PEXPIRE', KEYS[5], idle)
         end
       end
       return { wf, wc, f[3], f[4] }

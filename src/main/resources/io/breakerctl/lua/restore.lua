@@ -22,7 +22,9 @@
 -- (stored state, open window, override with its expiry, source) and publishes it like every
 -- transition, so running nodes adopt the new incarnation without restart. Time comes only from
 -- TIME (clock()); an override's expiry and an open window's end stay the absolute Redis times the
--- history recorded, so the remaining time is what is left of them.
+-- history recorded, so the remaining time is what is left of them. The new incarnation starts
+-- with no loss counted (eventsDropped, eventsExpired) and declares a history destination (see
+-- "History destination" in the prelude), so its RESTORED event is marked for the forwarder.
 
 clock()
 load()
@@ -82,6 +84,11 @@ else
   end
 end
 set('eventsDropped', false)
+set('eventsExpired', false)
+set('expiredAt', false)
+-- rebuilt from the control plane's history: this breaker's history has a destination (the hold
+-- stays the one declared before, else the default)
+if B.history ~= 'forward' then set('history', 'forward') end
 set('restoredFrom', source)
 set('restoredAt', tostring(NOW))
 clear_window()

@@ -60,7 +60,9 @@ import java.util.TreeMap;
  *
  * <p>Options: {@code --redis PATH} (default: redis-server on PATH if &gt;= 6.2, else the embedded
  * 6.2 binary), {@code --warmup N} (20000), {@code --rounds R} (10), {@code --per-round N} (5000),
- * {@code --cpu-calls N} (20000), {@code --max-seconds S} (120; measurement stops early past it).
+ * {@code --cpu-calls N} (20000), {@code --max-seconds S} (120; measurement stops early past it),
+ * {@code --history-hold MS} (the store declares a history destination with that hold, as a node
+ * with a control plane does: ARGV[2] becomes {@code <idle>:<hold>}; default: none declared).
  */
 public final class ScriptBench {
 
@@ -101,8 +103,10 @@ public final class ScriptBench {
 
     try (RedisServerProcess server = RedisServerProcess.start(binary);
         RedisBreakerStore store =
-            RedisBreakerStore.connect(
-                StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build())) {
+            declared(
+                RedisBreakerStore.connect(
+                    StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build()),
+                opt.historyHoldMillis)) {
       @SuppressWarnings("unchecked")
       StatefulRedisConnection<String, String> conn =
           (StatefulRedisConnection<String, String>) store.connection();
@@ -360,8 +364,17 @@ public final class ScriptBench {
     System.out.printf("  %-8s evalsha %.2f us =%s%n", name, c.usPerCall(), b);
   }
 
+  private static RedisBreakerStore declared(RedisBreakerStore store, int holdMillis) {
+    if (holdMillis > 0) {
+      System.out.printf("history: destination declared, hold %d ms%n", holdMillis);
+      return store.forwardsHistory(Duration.ofMillis(holdMillis));
+    }
+    return store;
+  }
+
   private static final class Options {
     String redis;
+    int historyHoldMillis;
     int warmup = 20_000;
     int rounds = 10;
     int perRound = 5_000;
@@ -380,6 +393,7 @@ public final class ScriptBench {
               case "--per-round" -> o.perRound = BenchSupport.positive(a, v, 1);
               case "--cpu-calls" -> o.cpuCalls = BenchSupport.positive(a, v, 1);
               case "--max-seconds" -> o.maxSeconds = BenchSupport.positive(a, v, 1);
+              case "--history-hold" -> o.historyHoldMillis = BenchSupport.positive(a, v, 1);
               default -> {
                 return false;
               }

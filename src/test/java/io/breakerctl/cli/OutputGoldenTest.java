@@ -61,6 +61,14 @@ class OutputGoldenTest {
     f.put("p.probeLeaseMillis", "10000");
     // a probe running for 14 s, its lease renewed 3 times (renew.lua): acquired 14 s ago, not 4
     f.put("lease.7|node-a", (NOW - 14_000) + ":3");
+    // its history goes to the control plane; the trip waits for the forwarder
+    f.put("lastTransitionAt", Long.toString(NOW - 40_000));
+    f.put("history", "forward");
+    f.put("historyHold", "604800000");
+    f.put("lastEvent", "1796000000000-0");
+    f.put("unfwdSince", Long.toString(NOW - 40_000));
+    f.put("unfwdCount", "1");
+    f.put("streamLength", "1");
     List<ProbeLease> leases = List.of(new ProbeLease("7", "node-a", NOW + 6_000));
     List<NodeHeartbeat> nodes =
         List.of(
@@ -93,6 +101,13 @@ class OutputGoldenTest {
     f.put("overrideReason", "incident 42");
     f.put("overrideAt", Long.toString(NOW - 60_000));
     f.put("overrideCorrelationId", "c0ffee");
+    // forwarded, after a stopped forwarder's hold ended with two events unforwarded
+    f.put("history", "forward");
+    f.put("lastEvent", "1795999000000-0");
+    f.put("forwarded", "1795999000000-0");
+    f.put("streamLength", "3");
+    f.put("eventsExpired", "2");
+    f.put("expiredAt", Long.toString(NOW - 120_000));
     return new BreakerSnapshot(
         BreakerId.parse("pay:ledger"), f, List.of(), List.of(), List.of(), NOW);
   }

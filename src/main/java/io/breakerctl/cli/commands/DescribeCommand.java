@@ -32,7 +32,10 @@ import picocli.CommandLine.Spec;
           + " returns unless renewed, how often its node renewed it), override, the policy in"
           + " force (warmed into Redis), each node's heartbeat, the calls, rejections and"
           + " fallbacks per second (fleet-wide and per node, over the nodes' last liveness beat)"
-          + " and the last transitions.",
+          + " and the last transitions; then where its history goes (forwarded, not kept, or"
+          + " waiting for the forwarder with the count and age of the events and when their hold"
+          + " ends), the stream's length, the events that expired unforwarded, and what holds its"
+          + " keys past the idle TTL (OPEN, HALF_OPEN, OVERRIDE, UNFORWARDED).",
       "Reads only: works for the viewer ACL. A breaker without keys is not found (exit 7)."
     })
 public final class DescribeCommand implements Callable<Integer> {

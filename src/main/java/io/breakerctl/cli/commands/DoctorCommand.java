@@ -1,23 +1,30 @@
 package io.breakerctl.cli.commands;
 
 import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.HistoryText;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.Deployments;
 import io.breakerctl.runtime.control.PolicyDrift;
+import io.breakerctl.runtime.redis.FleetSelection;
+import io.breakerctl.runtime.redis.HistoryTotals;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreDiagnostics;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code breakerctl doctor}: one line per check of Redis, the scripts, ACLs and MongoDB. */
@@ -40,6 +47,12 @@ import picocli.CommandLine.Spec;
           + " and live nodes on the version MongoDB holds in force (a Redis that lost its data, a"
           + " warm that failed, a policy warmed that MongoDB no longer holds; `policy warm` puts"
           + " back what MongoDB holds).",
+      "history: where the breakers' history goes (forwarded, not kept, waiting with the oldest"
+          + " event's age), the events their streams hold, what holds keys past the idle TTL"
+          + " (OPEN, HALF_OPEN, OVERRIDE, UNFORWARDED) and the events that expired unforwarded"
+          + " (a warning); it fails when events have waited for the forwarder longer than"
+          + " --forwarder-grace while no forwarder holds the lease (<prefix>:forwarder): the"
+          + " control plane's forwarder is not running (`breakerctl history sync` forwards once).",
       "Exit 1 when any check fails; warnings do not fail."
     })
 public final class DoctorCommand implements Callable<Integer> {
@@ -57,6 +70,16 @@ public final class DoctorCommand implements Callable<Integer> {
 
   @Mixin OutputOptions output;
 
+  @Option(
+      names = "--forwarder-grace",
+      paramLabel = "DURATION",
+      defaultValue = "10m",
+      converter = Durations.class,
+      description =
+          "How long events may wait for the history forwarder while no forwarder holds the"
+              + " lease before the history check fails (default: ${DEFAULT-VALUE}).")
+  Duration forwarderGrace;
+
   private final List<Check> checks = new ArrayList<>();
 
   @Override
@@ -64,6 +87,7 @@ public final class DoctorCommand implements Callable<Integer> {
     BreakerCtl root = BreakerCtl.of(spec);
     Settings settings = root.services().settings();
     checkRedis(root, settings);
+    checkHistory(root, settings, forwarderGrace);
     checkMongo(root, settings);
     checkPolicies(root, settings);
     PrintWriter out = spec.commandLine().getOut();
@@ -102,6 +126,64 @@ public final class DoctorCommand implements Callable<Integer> {
       for (StoreDiagnostics.Check c : StoreDiagnostics.nodes(store, settings.timeout())) {
         add(c.check(), c.status().word(), c.detail());
       }
+    }
+  }
+
+  /**
+   * Where the fleet's history goes: totals of every breaker's {@link
+   * io.breakerctl.runtime.redis.BreakerHistory}, and whether events wait longer than a forwarder
+   * could explain (none holds the lease).
+   */
+  private void checkHistory(BreakerCtl root, Settings settings, Duration grace) {
+    if (checks.stream().anyMatch(c -> c.check().equals("redis") && c.status().equals("fail"))) {
+      return;
+    }
+    HistoryTotals totals = new HistoryTotals();
+    long[] now = {0};
+    Optional<String> holder;
+    try {
+      RedisBreakerStore store = root.services().redis();
+      store
+          .fleet(settings.timeout(), 1000)
+          .snapshots(
+              FleetSelection.ALL,
+              s -> {
+                if (s.exists() && s.problem().isEmpty()) {
+                  totals.add(s.history());
+                  now[0] = Math.max(now[0], s.redisTimeMillis());
+                }
+              },
+              (id, problem) -> {});
+      holder = RedisBreakerStore.await(store.forwarderLeaseHolder());
+    } catch (RuntimeException e) {
+      add("history", "fail", "could not read the breakers: " + e.getMessage());
+      return;
+    }
+    String detail = HistoryText.totals(totals, now[0]).substring("History: ".length());
+    long waited = totals.oldestWaitingMillis() == 0 ? 0 : now[0] - totals.oldestWaitingMillis();
+    if (waited > grace.toMillis() && holder.isEmpty()) {
+      add(
+          "history",
+          "fail",
+          detail
+              + "; events have waited "
+              + HistoryText.age(totals, now[0])
+              + " and no history forwarder holds the lease: is the control plane's forwarder"
+              + " running? (`breakerctl history sync` forwards once)");
+    } else if (waited > grace.toMillis()) {
+      add(
+          "history",
+          "warn",
+          detail
+              + "; events have waited "
+              + HistoryText.age(totals, now[0])
+              + " although "
+              + holder.get()
+              + " holds the forwarder lease: can it reach MongoDB?");
+    } else if (totals.eventsExpired() > 0) {
+      add("history", "warn", detail);
+    } else {
+      add("history", "ok", detail);
     }
   }
 

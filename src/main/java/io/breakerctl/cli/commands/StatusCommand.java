@@ -10,6 +10,7 @@ import io.breakerctl.cli.output.BreakerTables;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
 import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.HistoryText;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Style;
@@ -20,8 +21,10 @@ import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.control.policy.PolicyResolver;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.redis.BreakerHistory;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.FleetCallRates;
+import io.breakerctl.runtime.redis.HistoryTotals;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreException;
 import java.io.PrintWriter;
@@ -66,6 +69,13 @@ import picocli.CommandLine.Spec;
           + " orders:pricing v6)\" after Redis lost it; json: \"inForce\" with \"drift\"),"
           + " and a warning on stderr counts them; `policy warm` puts back what MongoDB holds."
           + " MongoDB unreachable: a warning, the rest as without it.",
+      "Where each breaker's history goes (json: \"history\"; -o wide: HISTORY and HELD, and a"
+          + " total line): forwarded (to the control plane), not-kept (no control plane: the"
+          + " stream keeps its newest 100 events), waiting (events the forwarder has not stored,"
+          + " with their count and age; they hold the keys at most for the history hold, 7 days"
+          + " by default) or expiring (still waiting after the hold); the stream's length; what"
+          + " holds the keys past the idle TTL (OPEN, HALF_OPEN, OVERRIDE, UNFORWARDED); events"
+          + " given up unforwarded (a warning on stderr counts them).",
       "Times are relative only in a table on a terminal, RFC 3339 UTC otherwise."
     })
 public final class StatusCommand implements Callable<Integer> {
@@ -229,15 +239,27 @@ public final class StatusCommand implements Callable<Integer> {
             }
           }
         };
+    HistoryTotals history = new HistoryTotals();
+    long[] redisTime = {0};
+    Consumer<BreakerSnapshot> tally =
+        s -> {
+          if (s.exists() && s.problem().isEmpty()) {
+            history.add(s.history());
+            redisTime[0] = Math.max(redisTime[0], s.redisTimeMillis());
+          }
+        };
     BreakerId exact = selector.exactId();
     if (exact != null) {
-      readOne(store, exact, sink);
+      readOne(store, exact, tally, sink);
     } else {
       store
           .fleet(root.services().settings().timeout(), batch)
           .snapshots(
               selector,
-              s -> sink.accept(BreakerViews.status(s, store.location(s.id()))),
+              s -> {
+                tally.accept(s);
+                sink.accept(BreakerViews.status(s, store.location(s.id())));
+              },
               (id, problem) -> sink.accept(BreakerViews.invalid(id.toString(), "", problem, 0)));
       store
           .fleet(root.services().settings().timeout(), batch)
@@ -258,6 +280,9 @@ public final class StatusCommand implements Callable<Integer> {
         } else {
           BreakerTables.status(rows, format == OutputFormat.WIDE, style)
               .print(out, style, output.headers());
+          if (format == OutputFormat.WIDE) {
+            out.println(HistoryText.totals(history, redisTime[0]));
+          }
         }
       } else {
         try (Documents.ListWriter w = Documents.list(format, "BreakerList", out, watch)) {
@@ -288,6 +313,20 @@ public final class StatusCommand implements Callable<Integer> {
                   + invalid
                   + " breaker(s) with a malformed stored state are shown as INVALID (repair or"
                   + " delete their keys with redis-cli; the row names key and field)");
+      spec.commandLine().getErr().flush();
+    }
+    if (history.eventsExpired() > 0 || history.count(BreakerHistory.Destination.EXPIRING) > 0) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "warning: "
+                  + history.eventsExpired()
+                  + " event(s) of "
+                  + history.breakersExpired()
+                  + " breaker(s) expired unforwarded, "
+                  + history.count(BreakerHistory.Destination.EXPIRING)
+                  + " breaker(s) hold events past the history hold: the history forwarder did not"
+                  + " store them in time (describe shows each; doctor checks the forwarder)");
       spec.commandLine().getErr().flush();
     }
     if (drifting[0] > 0 && format.isTable()) {
@@ -354,7 +393,11 @@ public final class StatusCommand implements Callable<Integer> {
   }
 
   /** One breaker by its exact id; keys of the wrong type show it as INVALID. */
-  private static void readOne(RedisBreakerStore store, BreakerId id, Consumer<BreakerView> sink) {
+  private static void readOne(
+      RedisBreakerStore store,
+      BreakerId id,
+      Consumer<BreakerSnapshot> tally,
+      Consumer<BreakerView> sink) {
     BreakerSnapshot s;
     try {
       s = RedisBreakerStore.await(store.snapshot(id, 0));
@@ -371,6 +414,7 @@ public final class StatusCommand implements Callable<Integer> {
       return;
     }
     if (s.exists() || !s.nodes().isEmpty()) {
+      tally.accept(s);
       sink.accept(BreakerViews.status(s, store.location(id)));
     }
   }

@@ -22,6 +22,7 @@ import java.util.Map;
  * @param nodes the last report (heartbeat) of every node that is alive
  * @param events the newest events, newest first
  * @param eventsDropped events lost to the stream's hard cap
+ * @param history where the breaker's history goes, its stream's length and what holds its keys
  * @param redisTime the Redis time of the read
  * @param problem why the stored state cannot be read (key and field), only then: {@code state} is
  *     {@code INVALID}
@@ -46,6 +47,7 @@ import java.util.Map;
   "nodeRates",
   "events",
   "eventsDropped",
+  "history",
   "redisTime",
   "problem",
   "storedFields"
@@ -68,7 +70,8 @@ public record BreakerDetailView(
     @JsonInclude(JsonInclude.Include.NON_NULL) String problem,
     @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, String> storedFields,
     BreakerView.Rates rates,
-    List<NodeRates> nodeRates) {
+    List<NodeRates> nodeRates,
+    @JsonInclude(JsonInclude.Include.NON_NULL) BreakerView.History history) {
 
   /** Normalizes missing rates. */
   public BreakerDetailView {
@@ -96,7 +99,8 @@ public record BreakerDetailView(
         problem,
         storedFields,
         rates,
-        nodeRates);
+        nodeRates,
+        history);
   }
 
   /**

@@ -12,9 +12,11 @@ public final class BreakerTables {
   private BreakerTables() {}
 
   /**
-   * The status table; {@code wide} adds lease owners, node names and the override reason. CALLS/S,
-   * REJ/S and FB/S are the fleet's rates over the nodes' last beat ({@link BreakerView.Rates}),
-   * {@code -} where no live node sent counts.
+   * The status table; {@code wide} adds lease owners, node names, where the history goes (HISTORY:
+   * destination, events waiting for the forwarder and their age, events expired unforwarded), what
+   * holds the keys past the idle TTL (HELD) and the override reason. CALLS/S, REJ/S and FB/S are
+   * the fleet's rates over the nodes' last beat ({@link BreakerView.Rates}), {@code -} where no
+   * live node sent counts.
    */
   public static Table status(List<BreakerView> views, boolean wide, Style style) {
     String[] columns = {
@@ -35,14 +37,15 @@ public final class BreakerTables {
             wide
                 ? java.util.stream.Stream.concat(
                         java.util.Arrays.stream(columns),
-                        java.util.stream.Stream.of("DISAGREE", "DEGRADED", "OLD POLICY", "REASON"))
+                        java.util.stream.Stream.of(
+                            "DISAGREE", "DEGRADED", "OLD POLICY", "HISTORY", "HELD", "REASON"))
                     .toArray(String[]::new)
                 : columns);
     // shortened first: nodes, policy, failures; the override (its expiry first) last
     t.stateColumn(1).flexible(10, 9, 2, 8);
     if (wide) {
-      t.flexible(7, 11, 12, 13, 14);
-      t.droppable(5, 3, 4);
+      t.flexible(7, 11, 12, 13, 16);
+      t.droppable(15, 14, 5, 3, 4);
     } else {
       // at 80 columns the override's expiry, the rejections and the open window matter most:
       // leases, fallbacks, nodes and the policy go first, then calls, then an open window (shown
@@ -51,7 +54,7 @@ public final class BreakerTables {
     }
     for (BreakerView v : views) {
       if (v.problem() != null) {
-        String[] cells = new String[wide ? 15 : 11];
+        String[] cells = new String[wide ? 17 : 11];
         java.util.Arrays.fill(cells, "-");
         cells[0] = v.id();
         cells[1] = v.state();
@@ -113,6 +116,8 @@ public final class BreakerTables {
                       .map(n::degradedLabel)
                       .collect(java.util.stream.Collectors.joining(",")),
               names(n.oldPolicy()),
+              HistoryText.cell(v.history(), now),
+              HistoryText.heldCell(v.history()),
               v.override() == null ? "-" : v.override().reason()
             };
       }
@@ -283,6 +288,7 @@ public final class BreakerTables {
     if (v.eventsDropped() > 0) {
       out.println("Events dropped by the stream cap: " + v.eventsDropped());
     }
+    HistoryText.describe(v.history(), style, now, out);
     out.flush();
   }
 

@@ -25,6 +25,8 @@ import java.util.List;
  * @param rates the fleet's calls, rejections and fallbacks per second, and the window they cover
  * @param inForce what MongoDB holds in force for the breaker, and whether the warmed policy is out
  *     of step with it; null (left out) when MongoDB was not consulted
+ * @param history where the breaker's history goes, its stream's length and what holds its keys in
+ *     Redis; null (left out) for a breaker that cannot be read
  */
 @JsonPropertyOrder({
   "id",
@@ -38,6 +40,7 @@ import java.util.List;
   "inForce",
   "nodes",
   "rates",
+  "history",
   "redisTime",
   "problem"
 })
@@ -55,7 +58,8 @@ public record BreakerView(
     String redisTime,
     @JsonInclude(JsonInclude.Include.NON_NULL) String problem,
     Rates rates,
-    @JsonInclude(JsonInclude.Include.NON_NULL) InForce inForce) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) InForce inForce,
+    @JsonInclude(JsonInclude.Include.NON_NULL) History history) {
 
   /** The state of a breaker whose stored state cannot be read. */
   public static final String INVALID = "INVALID";
@@ -95,20 +99,26 @@ public record BreakerView(
         redisTime,
         problem,
         rates,
+        null,
         null);
   }
 
   /** This view with {@code rates}. */
   public BreakerView withRates(Rates rates) {
-    return with(rates, inForce);
+    return with(rates, inForce, history);
   }
 
   /** This view with what MongoDB holds in force. */
   public BreakerView withInForce(InForce inForce) {
-    return with(rates, inForce);
+    return with(rates, inForce, history);
   }
 
-  private BreakerView with(Rates rates, InForce inForce) {
+  /** This view with where its history goes. */
+  public BreakerView withHistory(History history) {
+    return with(rates, inForce, history);
+  }
+
+  private BreakerView with(Rates rates, InForce inForce, History history) {
     return new BreakerView(
         id,
         state,
@@ -122,8 +132,49 @@ public record BreakerView(
         redisTime,
         problem,
         rates,
-        inForce);
+        inForce,
+        history);
   }
+
+  /**
+   * Where a breaker's history goes and what holds its keys in Redis (issue 41; the fields are the
+   * hash's, see the README, "Redis data model").
+   *
+   * @param destination {@code forwarded} (to the control plane, none waiting), {@code not-kept} (no
+   *     destination: a bounded tail, holds nothing), {@code waiting} (events await the forwarder
+   *     within the hold) or {@code expiring} (they still wait after the hold: given up at the next
+   *     script, else they expire with the keys)
+   * @param streamLength events in the stream, null when the keys predate the count
+   * @param unforwarded events the forwarder has not stored
+   * @param waitingSince the oldest of them, null when none
+   * @param holdUntil when the hold on them ends, null when none
+   * @param eventsExpired events given up unforwarded when their hold ended
+   * @param expiredAt when that last happened, null never
+   * @param held why the keys do not expire when idle ({@code OPEN}, {@code HALF_OPEN}, {@code
+   *     OVERRIDE}, {@code UNFORWARDED}), null when they do
+   * @param heldSince since when, null when not held
+   */
+  @JsonPropertyOrder({
+    "destination",
+    "streamLength",
+    "unforwarded",
+    "waitingSince",
+    "holdUntil",
+    "eventsExpired",
+    "expiredAt",
+    "held",
+    "heldSince"
+  })
+  public record History(
+      String destination,
+      Long streamLength,
+      long unforwarded,
+      String waitingSince,
+      String holdUntil,
+      long eventsExpired,
+      String expiredAt,
+      String held,
+      String heldSince) {}
 
   /**
    * What MongoDB holds in force for the breaker (its own policy or the default that governs it),

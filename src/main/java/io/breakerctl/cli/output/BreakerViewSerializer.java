@@ -39,6 +39,9 @@ final class BreakerViewSerializer extends StdSerializer<BreakerView> {
     nodes(g, v.nodes());
     g.writeFieldName("rates");
     rates(g, v.rates());
+    if (v.history() != null) {
+      p.defaultSerializeField("history", v.history(), g);
+    }
     string(g, "redisTime", v.redisTime());
     if (v.problem() != null) {
       string(g, "problem", v.problem());

@@ -4,6 +4,7 @@ import io.breakerctl.runtime.control.policy.PolicySpec;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.redis.BreakerHistory;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.FleetCallRates;
 import io.breakerctl.runtime.redis.NodeHeartbeat;
@@ -102,7 +103,23 @@ public final class BreakerViews {
         nodes(s, state, warmed),
         time(s.redisTimeMillis()),
         null,
-        BreakerView.Rates.NONE);
+        BreakerView.Rates.NONE,
+        null,
+        history(s.history()));
+  }
+
+  /** Where a breaker's history goes and what holds its keys, as the views show it. */
+  public static BreakerView.History history(BreakerHistory h) {
+    return new BreakerView.History(
+        h.destination().code(),
+        h.streamLength() < 0 ? null : h.streamLength(),
+        h.unforwarded(),
+        time(h.waitingSinceMillis()),
+        time(h.holdUntilMillis()),
+        h.eventsExpired(),
+        time(h.expiredAtMillis()),
+        h.held() == BreakerHistory.Held.NONE ? null : h.held().name(),
+        time(h.heldSinceMillis()));
   }
 
   /**
@@ -132,7 +149,8 @@ public final class BreakerViews {
         "key " + hashKey + ": " + problem.get(),
         new java.util.TreeMap<>(s.fields()),
         BreakerView.Rates.NONE,
-        List.of());
+        List.of(),
+        null);
   }
 
   /** The fleet's rates of {@code id} from {@code rates}, rounded to hundredths. */
@@ -204,7 +222,8 @@ public final class BreakerViews {
         null,
         null,
         BreakerView.Rates.NONE,
-        List.of());
+        List.of(),
+        history(s.history()));
   }
 
   private static List<BreakerDetailView.NodeView> nodeViews(

@@ -50,7 +50,9 @@ public final class ControlDatabase implements AutoCloseable {
   /** The forwarder's durable cursor per (breaker, epoch). */
   public static final String CURSORS = "cursors";
 
-  /** Events a stream's cap dropped before forwarding, per (breaker, epoch). */
+  /**
+   * Events a stream lost before forwarding (its cap, or the history hold), per (breaker, epoch).
+   */
   public static final String GAPS = "gaps";
 
   /** Approved last-known-good fallback values per breaker and hashed business key. */

@@ -254,8 +254,8 @@ public final class HistoryForwarder {
       RedisBreakerStore.await(redis.markForwarded(id, "", "0-0", actor));
       return new int[2];
     }
-    if (st.eventsDropped() > 0) {
-      recordGap(id, epoch, st.eventsDropped());
+    if (st.lost() > 0) {
+      recordGap(id, epoch, st.lost());
     }
     String cursorId = id + "|" + epoch;
     Document cursor =
@@ -302,8 +302,9 @@ public final class HistoryForwarder {
   }
 
   /**
-   * Records that the stream of (breaker, epoch) dropped {@code dropped} unforwarded events at its
-   * cap (the count only grows), so the timeline shows a gap instead of losing them silently.
+   * Records that the stream of (breaker, epoch) lost {@code dropped} unforwarded events, at its cap
+   * or given up when the history hold ended (the count only grows), so the timeline shows a gap
+   * instead of losing them silently.
    */
   private void recordGap(BreakerId id, String epoch, long dropped) {
     String key = id + "|" + epoch;

@@ -120,7 +120,7 @@ public final class Timeline {
     if (!s.exists()) {
       return;
     }
-    long dropped = s.number("eventsDropped");
+    long dropped = s.number("eventsDropped") + s.number("eventsExpired");
     if (dropped > 0) {
       offer(
           TimelineEntries.gap(id.toString(), s.epoch(), dropped, TimelineSource.REDIS),

@@ -10,6 +10,9 @@ public enum TimelineKind {
   POLICY_VERSION,
   /** An operator's note on the breaker. */
   NOTE,
-  /** Events a breaker's stream dropped at its hard cap before they were forwarded. */
+  /**
+   * Events a breaker's stream lost before they were forwarded: dropped at its hard cap, or given up
+   * when the history hold ended.
+   */
   GAP
 }

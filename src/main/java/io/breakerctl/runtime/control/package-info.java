@@ -20,8 +20,9 @@
  *       unique index {@code (breakerId, epoch, streamId)}; {@code deployment} names the Redis it
  *       came from (absent on documents forwarded before identities existed).
  *   <li>{@code cursors}: the forwarder's cursor {@code {_id: breakerId|epoch, lastStreamId}}.
- *   <li>{@code gaps}: events a stream's cap dropped before forwarding {@code {_id: breakerId|epoch,
- *       breakerId, epoch, dropped, at}} ({@code at} = the epoch's start, the gap's timeline place).
+ *   <li>{@code gaps}: events a stream lost before forwarding (dropped at its cap, or given up when
+ *       the history hold ended) {@code {_id: breakerId|epoch, breakerId, epoch, dropped, at}}
+ *       ({@code at} = the epoch's start, the gap's timeline place).
  *   <li>{@code snapshots}: fallback snapshots {@code {_id: breakerId|keyHash, breakerId, keyHash,
  *       source, capturedAt, approvedBy, expiresAt, status, payload: {keyId, nonce, data}}}.
  *   <li>{@code deferred}: deferred requests {@code {_id: trackingId, breakerId, payload, status,

@@ -75,6 +75,15 @@ public record BreakerSnapshot(
         nowMillis);
   }
 
+  /**
+   * Where the breaker's history goes and what holds its keys, at the time of the read.
+   *
+   * @throws MalformedBreakerException when a field it reads is not a number
+   */
+  public BreakerHistory history() {
+    return BreakerHistory.of(this);
+  }
+
   /** Leases whose expiry is still ahead at the time of the read. */
   public List<ProbeLease> liveLeases() {
     return leases.stream().filter(l -> l.expiresAtMillis() > redisTimeMillis).toList();
@@ -144,7 +153,14 @@ public record BreakerSnapshot(
           "failuresTotal",
           "successesTotal",
           "eventsDropped",
-          "policyVersion");
+          "policyVersion",
+          "streamLength",
+          "unfwdSince",
+          "unfwdCount",
+          "historyHold",
+          "eventsExpired",
+          "expiredAt",
+          "lastTransitionAt");
 
   /** {@code -?\d{1,19}} without a regex: this runs for a dozen fields of every breaker read. */
   private static boolean isInteger(String v) {

@@ -92,6 +92,7 @@ public final class RedisBreakerStore implements BreakerStore {
   private final Duration timeout;
   private final BreakerKeys keys;
   private final String idleTtlMillis;
+  private volatile String expiryArg;
   private final Map<Policy, String> policyArgs = new ConcurrentHashMap<>();
   private final Map<BreakerId, Target> targets = new ConcurrentHashMap<>();
   private volatile List<String> addresses = List.of();
@@ -134,6 +135,25 @@ public final class RedisBreakerStore implements BreakerStore {
     this.keys = BreakerKeys.withPrefix(prefix);
     this.canary = new StoreCanary(keys, commands, cluster);
     this.idleTtlMillis = Long.toString(idleTtl.toMillis());
+    this.expiryArg = idleTtlMillis;
+  }
+
+  /**
+   * Declares that this deployment forwards its history (a control plane with a history forwarder):
+   * the scripts this store runs mark the breakers they write as forwarded ({@code history} in the
+   * hash) and let events the forwarder has not stored hold a breaker's keys at most {@code hold}. A
+   * store that declares nothing leaves a breaker as its keys say (no destination until a forwarder
+   * stores its events): a bounded tail of events that holds nothing. Call it before the store is
+   * used.
+   *
+   * @return this store
+   */
+  public RedisBreakerStore forwardsHistory(Duration hold) {
+    if (hold.toMillis() < 1) {
+      throw new IllegalArgumentException("history hold must be >= 1ms but was " + hold);
+    }
+    this.expiryArg = idleTtlMillis + ":" + hold.toMillis();
+    return this;
   }
 
   /**
@@ -1319,32 +1339,45 @@ public final class RedisBreakerStore implements BreakerStore {
     } while (!cursor.isFinished());
   }
 
-  /** The forwarder's view of a breaker: epoch, cursor, last event, dropped count (one HMGET). */
+  /**
+   * The forwarder's view of a breaker: epoch, cursor, last event, dropped and expired counts (one
+   * HMGET).
+   */
   public CompletableFuture<ForwardState> forwardState(BreakerId id) {
     return guard(
         "read forwarding state of " + id,
         commands
-            .hmget(keys.hash(id), "epoch", "forwarded", "lastEvent", "eventsDropped")
+            .hmget(
+                keys.hash(id), "epoch", "forwarded", "lastEvent", "eventsDropped", "eventsExpired")
             .thenApply(
                 kv -> {
-                  String[] v = new String[4];
-                  for (int i = 0; i < 4; i++) {
+                  String[] v = new String[5];
+                  for (int i = 0; i < 5; i++) {
                     v[i] = kv.get(i).getValueOrElse("");
                   }
-                  long dropped;
-                  try {
-                    dropped = v[3].isEmpty() ? 0 : Long.parseLong(v[3]);
-                  } catch (NumberFormatException e) {
-                    throw new MalformedBreakerException(
-                        "breaker hash "
-                            + keys.hash(id)
-                            + ": field eventsDropped is not a number: '"
-                            + v[3]
-                            + "'",
-                        e);
-                  }
-                  return new ForwardState(v[0], v[1], v[2], dropped);
+                  return new ForwardState(
+                      v[0],
+                      v[1],
+                      v[2],
+                      count(id, "eventsDropped", v[3]),
+                      count(id, "eventsExpired", v[4]));
                 }));
+  }
+
+  private long count(BreakerId id, String field, String value) {
+    try {
+      return value.isEmpty() ? 0 : Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new MalformedBreakerException(
+          "breaker hash "
+              + keys.hash(id)
+              + ": field "
+              + field
+              + " is not a number: '"
+              + value
+              + "'",
+          e);
+    }
   }
 
   /** Redis time in milliseconds, from the server owning {@code id}'s keys. */
@@ -1382,11 +1415,14 @@ public final class RedisBreakerStore implements BreakerStore {
     return evalsha(script, id.toString(), target(id).keys, scriptArgs(actor, policy, extra));
   }
 
-  /** A script's ARGV: the actor, the idle TTL, the policy (or none), then its own arguments. */
+  /**
+   * A script's ARGV: the actor, the idle TTL (with the history hold when declared), the policy (or
+   * none), then its own arguments.
+   */
   private String[] scriptArgs(String actor, Policy policy, String... extra) {
     String[] args = new String[3 + extra.length];
     args[0] = actor;
-    args[1] = idleTtlMillis;
+    args[1] = expiryArg;
     args[2] =
         policy == null
             ? PolicyEncoding.NO_POLICY

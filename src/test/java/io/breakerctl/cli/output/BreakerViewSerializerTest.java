@@ -39,7 +39,17 @@ class BreakerViewSerializerTest {
             "2026-12-01T10:00:01.123Z",
             null,
             new BreakerView.Rates(12.5, 0.33, 0.1, 60_000),
-            BreakerView.InForce.of("caller:*", 5, new BreakerView.PolicyRef("caller:*", 4))),
+            BreakerView.InForce.of("caller:*", 5, new BreakerView.PolicyRef("caller:*", 4)),
+            new BreakerView.History(
+                "waiting",
+                104L,
+                4,
+                "2026-12-01T09:00:00Z",
+                "2026-12-08T09:00:00Z",
+                9,
+                "2026-11-30T09:00:00Z",
+                "UNFORWARDED",
+                "2026-12-01T09:00:00Z")),
         new BreakerView(
             "a:b",
             "CLOSED",
@@ -133,7 +143,8 @@ class BreakerViewSerializerTest {
             f.redisTime(),
             "a problem",
             f.rates(),
-            f.inForce());
+            f.inForce(),
+            f.history());
     String json = Documents.JSON.writeValueAsString(full);
     List<String> names =
         Arrays.stream(BreakerView.class.getRecordComponents())

@@ -43,6 +43,16 @@ final class Answers {
     }
   }
 
+  /** Every key expires within {@code idle} (or is gone): nothing holds the breaker. */
+  static void assertKeysExpireWithin(KeyTtls ttls, long idle, String what) {
+    for (Map.Entry<String, Long> k : ttls.pttlMillis().entrySet()) {
+      assertThat(k.getValue())
+          .as("PTTL of %s %s (idle TTL %d ms)", k.getKey(), what, idle)
+          .isNotEqualTo(-1L)
+          .isLessThanOrEqualTo(idle);
+    }
+  }
+
   static void assertKeysNeverExpire(KeyTtls ttls, String what) {
     assertThat(ttls.pttlMillis().get(keyOf(ttls, 0))).as("the state hash exists").isNotEqualTo(-2L);
     for (Map.Entry<String, Long> k : ttls.pttlMillis().entrySet()) {

@@ -1,6 +1,7 @@
 package io.breakerctl.runtime.conformance;
 
 import static io.breakerctl.runtime.conformance.Answers.admission;
+import static io.breakerctl.runtime.conformance.Answers.assertKeysExpireWithin;
 import static io.breakerctl.runtime.conformance.Answers.assertKeysNeverExpire;
 import static io.breakerctl.runtime.conformance.Answers.assertKeysOutlive;
 import static io.breakerctl.runtime.conformance.Answers.assertWithin;
@@ -35,6 +36,7 @@ import io.breakerctl.runtime.redis.RenewResult;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -316,9 +318,7 @@ public abstract class ConformanceSuite {
       "C05-key-expiry-covers-open-window-and-override: no key of a breaker expires"
           + " before its open window or live override ends, nor while it is half-open")
   void c05KeyExpiryCoversOpenWindowAndOverride(TestInfo info) {
-    Optional<String> why = sut.unsupported(Capability.KEY_EXPIRY);
-    assumeTrue(why.isEmpty(), () -> "not applicable to " + sut.name() + ": " + why.orElse(""));
-    KeyExpiry ke = sut.keyExpiry();
+    KeyExpiry ke = keyExpiry();
     long idle = ke.idleTtl().toMillis();
     run(
         info,
@@ -924,14 +924,14 @@ public abstract class ConformanceSuite {
         });
   }
 
-  // ---- C15 ----------------------------------------------------------------------------------
+  // ---- C17 ----------------------------------------------------------------------------------
 
   @Test
   @DisplayName(
-      "C15-rewound-store-takes-the-newer-state: a store behind the caller's view (a lower"
+      "C17-rewound-store-takes-the-newer-state: a store behind the caller's view (a lower"
           + " generation of the same epoch, or an older epoch) gets the newer window or override"
           + " under a new epoch, once; an older view never overwrites a newer store")
-  void c15RewoundStoreTakesTheNewerState(TestInfo info) {
+  void c17RewoundStoreTakesTheNewerState(TestInfo info) {
     run(
         info,
         s -> {
@@ -1146,6 +1146,108 @@ public abstract class ConformanceSuite {
         });
   }
 
+  // ---- C15 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C15-no-destination-bounded-tail-and-idle-expiry: without a history destination the stream"
+          + " keeps its 100 newest events, counts none as dropped, holds nothing, and every key"
+          + " of an idle breaker is gone one idle TTL after its last write")
+  void c15NoDestinationBoundedTailAndIdleExpiry(TestInfo info) {
+    KeyExpiry ke = keyExpiry();
+    long idle = ke.idleTtl().toMillis();
+    run(
+        info,
+        plain -> {
+          CaseSteps s = plain.through(i -> ke.store());
+          s.policy(Policy.builder().failureThreshold(1).open(s.units(1)).build());
+          for (int i = 0; i < 60; i++) {
+            s.override(0, OverrideKind.FORCED_OPEN, java.time.Duration.ZERO);
+            s.override(0, OverrideKind.CLEAR, java.time.Duration.ZERO);
+          }
+          tripAndClose(s);
+          BreakerSnapshot tail = s.snapshot(0);
+          assertThat(tail.fields())
+              .as("123 events: a tail of 100, nothing dropped, no destination")
+              .containsEntry("streamLength", "100")
+              .doesNotContainKeys("eventsDropped", "history", "unfwdSince");
+          KeyTtls ttls = ke.ttls(s.id);
+          long lastWrite = ttls.storeTimeMillis();
+          assertKeysExpireWithin(ttls, idle, "a closed breaker without a destination");
+          s.awaitTime(lastWrite + idle + 1);
+          assertThat(ke.ttls(s.id).pttlMillis().values())
+              .as("every key one idle TTL after the last write")
+              .containsOnly(-2L);
+        });
+  }
+
+  // ---- C16 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C16-hold-bound-with-destination: unforwarded events hold the keys until the history hold"
+          + " ends, then the next write gives them up (counted) and the idle TTL applies again")
+  void c16HoldBoundWithDestination(TestInfo info) {
+    KeyExpiry ke = keyExpiry();
+    long idle = ke.idleTtl().toMillis();
+    run(
+        info,
+        plain -> {
+          CaseSteps s = plain.through(i -> ke.heldStore());
+          s.policy(Policy.builder().failureThreshold(1).open(s.units(1)).build());
+          tripAndClose(s);
+          BreakerSnapshot waiting = s.snapshot(0);
+          assertThat(waiting.fields())
+              .containsEntry("history", "forward")
+              .containsEntry("unfwdCount", "3");
+          long holdEnd = waiting.number("heldUntil");
+          assertThat(holdEnd - waiting.number("unfwdSince")).isEqualTo(ke.hold().toMillis());
+          KeyTtls held = ke.ttls(s.id);
+          if (holdEnd - held.storeTimeMillis() <= s.unit) {
+            throw new CaseSteps.Late("the expiry read came after the hold's end");
+          }
+          for (Map.Entry<String, Long> k : held.pttlMillis().entrySet()) {
+            if (k.getValue() != -2) {
+              assertThat(k.getValue())
+                  .as("PTTL of %s while events wait within the hold", k.getKey())
+                  .isGreaterThan(holdEnd - held.storeTimeMillis());
+            }
+          }
+          s.awaitTime(holdEnd);
+          assertThat(s.success(0, "").state()).isEqualTo(State.CLOSED);
+          BreakerSnapshot given = s.snapshot(0);
+          assertThat(given.fields())
+              .as("the events given up: counted, the cursor past them, nothing waits")
+              .containsEntry("eventsExpired", "3")
+              .containsEntry("forwarded", given.fields().get("lastEvent"))
+              .doesNotContainKeys("unfwdSince", "unfwdCount", "heldUntil");
+          assertKeysExpireWithin(ke.ttls(s.id), idle, "after the hold");
+        });
+  }
+
+  /** The store's key expiry; the case is skipped (with the reason) where it has none. */
+  private KeyExpiry keyExpiry() {
+    Optional<String> why = sut.unsupported(Capability.KEY_EXPIRY);
+    assumeTrue(why.isEmpty(), () -> "not applicable to " + sut.name() + ": " + why.orElse(""));
+    return sut.keyExpiry();
+  }
+
+  /** Trips the breaker (threshold 1) and closes it with a probe: three events. */
+  private static void tripAndClose(CaseSteps s) {
+    RecordResult trip = s.trip(0);
+    assertThat(trip.state()).isEqualTo(State.OPEN);
+    s.awaitTime(trip.openUntilMillis());
+    AcquireResult probe = s.acquire(0);
+    assertThat(probe.reason().code()).isEqualTo("PROBE");
+    assertThat(
+            s.before(
+                    probe.untilMillis(),
+                    "the probe",
+                    () -> s.probe(0, probe.generation(), probe.leaseId(), true))
+                .state())
+        .isEqualTo(State.CLOSED);
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   /** A body of one case attempt. */
@@ -1223,7 +1325,7 @@ public abstract class ConformanceSuite {
 
   /**
    * Threshold 1, openSeconds 40u, maxOpenSeconds 80u, lease 4u; one failure trips: {@code OPEN
-   * COUNTED ... generation=1} (C07, C15).
+   * COUNTED ... generation=1} (C07, C17).
    */
   private static RecordResult tripForLongWindows(CaseSteps s) {
     s.policy(

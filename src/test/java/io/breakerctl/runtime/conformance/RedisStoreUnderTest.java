@@ -28,6 +28,8 @@ final class RedisStoreUnderTest implements StoreUnderTest {
   /** The idle expiry the key-expiry store writes: the least the store accepts. */
   private static final Duration SHORT_IDLE = Duration.ofSeconds(1);
 
+  private static final Duration HOLD = Duration.ofSeconds(3);
+
   /** One read of TIME and of every key's PTTL, atomically (a test's read, not a breaker script). */
   private static final String TTLS =
       "local t = redis.call('TIME') local out = {t[1], t[2]} "
@@ -42,6 +44,7 @@ final class RedisStoreUnderTest implements StoreUnderTest {
   private final RedisBreakerStore even;
   private final RedisBreakerStore odd;
   private final RedisBreakerStore shortIdle;
+  private final RedisBreakerStore held;
 
   /**
    * @param name the label
@@ -63,6 +66,7 @@ final class RedisStoreUnderTest implements StoreUnderTest {
     this.even = connect(uri, StoreConfig.DEFAULT_IDLE_TTL);
     this.odd = connect(uri, StoreConfig.DEFAULT_IDLE_TTL);
     this.shortIdle = connect(uri, SHORT_IDLE);
+    this.held = connect(uri, SHORT_IDLE).forwardsHistory(HOLD);
   }
 
   private static RedisBreakerStore connect(String uri, Duration idleTtl) {
@@ -132,6 +136,16 @@ final class RedisStoreUnderTest implements StoreUnderTest {
       }
 
       @Override
+      public BreakerStore heldStore() {
+        return held;
+      }
+
+      @Override
+      public Duration hold() {
+        return HOLD;
+      }
+
+      @Override
       public void forwardAll(BreakerId id) {
         BreakerSnapshot s = BreakerStore.await(shortIdle.state(id));
         String last = s.fields().get("lastEvent");
@@ -164,7 +178,7 @@ final class RedisStoreUnderTest implements StoreUnderTest {
   @Override
   public void close() {
     RuntimeException first = null;
-    for (AutoCloseable c : new AutoCloseable[] {even, odd, shortIdle, deployment}) {
+    for (AutoCloseable c : new AutoCloseable[] {even, odd, shortIdle, held, deployment}) {
       try {
         c.close();
       } catch (Exception e) {

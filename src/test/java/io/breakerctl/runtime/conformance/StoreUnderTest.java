@@ -75,6 +75,16 @@ public interface StoreUnderTest extends AutoCloseable {
     Duration idleTtl();
 
     /**
+     * A node's store of a deployment that forwards its history (a control plane) whose forwarder is
+     * stopped: it writes {@link #idleTtl()} and declares the history hold {@link #hold()}. {@link
+     * #store()} declares no destination (a deployment without a control plane).
+     */
+    BreakerStore heldStore();
+
+    /** The history hold {@link #heldStore()} declares (short: seconds). */
+    Duration hold();
+
+    /**
      * Marks every event of {@code id} as stored durably (what the history forwarder does), so only
      * the breaker's state and override can hold its keys.
      */

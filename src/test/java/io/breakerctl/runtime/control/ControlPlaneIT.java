@@ -50,7 +50,9 @@ abstract class ControlPlaneIT {
   }
 
   static RedisBreakerStore store(String uri) {
+    // a deployment with a control plane: its history has a destination
     return RedisBreakerStore.connect(
-        StoreConfig.builder().uri(uri).timeout(Duration.ofSeconds(2)).build());
+            StoreConfig.builder().uri(uri).timeout(Duration.ofSeconds(2)).build())
+        .forwardsHistory(Duration.ofDays(7));
   }
 }

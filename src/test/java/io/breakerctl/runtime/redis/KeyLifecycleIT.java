@@ -41,6 +41,12 @@ class KeyLifecycleIT {
     return targets.stream().filter(t -> !t.isCluster());
   }
 
+  /** A store of its own writing idle TTL {@code idle}. */
+  private static RedisBreakerStore connect(StoreTarget t, Duration idle) {
+    return t.connect(
+        StoreConfig.builder().uri(t.uri()).idleTtl(idle).timeout(Duration.ofSeconds(5)).build());
+  }
+
   private static long pttl(StoreTarget t, BreakerId id, String key) {
     return (Long) t.nodeFor(id).call("PTTL", key);
   }
@@ -48,15 +54,10 @@ class KeyLifecycleIT {
   @ParameterizedTest(name = "{0}")
   @MethodSource("targets")
   @DisplayName(
-      "idle keys expire; never while open, half-open, overridden or unforwarded; new epoch after")
+      "idle keys expire; never while open, half-open or overridden, nor unforwarded within the"
+          + " history hold; new epoch after")
   void expiryRules(StoreTarget t) {
-    RedisBreakerStore store =
-        t.connect(
-            StoreConfig.builder()
-                .uri(t.uri())
-                .idleTtl(Duration.ofSeconds(2))
-                .timeout(Duration.ofSeconds(5))
-                .build());
+    RedisBreakerStore store = connect(t, Duration.ofSeconds(2)).forwardsHistory(Duration.ofDays(7));
     BreakerId id = StoreTarget.freshId("ttl");
     BreakerKeys k = store.keys();
     Policy p = Policy.builder().failureThreshold(1).open(Duration.ofMillis(200)).build();
@@ -76,7 +77,10 @@ class KeyLifecycleIT {
     assertThat(pttl(t, id, k.leases(id))).as("lease set while half-open").isEqualTo(-1);
     await(store.record(id, Outcome.probe("n1", probe.generation(), probe.leaseId(), true), p));
     await(store.record(id, Outcome.successes("n1", 1), p));
-    assertThat(pttl(t, id, k.hash(id))).as("closed, events not forwarded").isEqualTo(-1);
+    assertThat(pttl(t, id, k.hash(id)))
+        .as("closed, events not forwarded: held for the history hold, then the idle TTL")
+        .isGreaterThan(Duration.ofDays(7).toMillis())
+        .isLessThanOrEqualTo(Duration.ofDays(7).plusSeconds(2).toMillis());
 
     BreakerSnapshot closed = await(store.snapshot(id, 1));
     String last = closed.recentEvents().get(0).streamId();
@@ -153,11 +157,12 @@ class KeyLifecycleIT {
   @DisplayName("the stream's hard cap drops the oldest unforwarded events and counts them")
   void hardCap(StoreTarget t) {
     BreakerId id = StoreTarget.freshId("cap");
+    RedisBreakerStore store = t.connect(Duration.ofSeconds(5)).forwardsHistory(Duration.ofDays(7));
     List<CompletableFuture<OverrideResult>> pending = new ArrayList<>();
     int events = 10_005;
     for (int i = 0; i < events; i++) {
       OverrideKind kind = i % 2 == 0 ? OverrideKind.FORCED_OPEN : OverrideKind.CLEAR;
-      pending.add(t.store.override(id, new OverrideRequest(kind, "op", "cap", Duration.ZERO, "")));
+      pending.add(store.override(id, new OverrideRequest(kind, "op", "cap", Duration.ZERO, "")));
       if (pending.size() == 500) {
         pending.forEach(RedisBreakerStore::await);
         pending.clear();
@@ -167,5 +172,46 @@ class KeyLifecycleIT {
 
     assertThat((Long) t.nodeFor(id).call("XLEN", t.store.keys().events(id))).isEqualTo(10_000);
     assertThat(await(t.store.snapshot(id, 0)).number("eventsDropped")).isEqualTo(5);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName(
+      "without a history destination the stream keeps its 100 newest events, counts nothing and"
+          + " holds nothing")
+  void boundedTail(StoreTarget t) {
+    BreakerId id = StoreTarget.freshId("tail");
+    RedisBreakerStore store = connect(t, Duration.ofSeconds(60));
+    for (int i = 0; i < 251; i++) {
+      OverrideKind kind = i % 2 == 0 ? OverrideKind.FORCED_OPEN : OverrideKind.CLEAR;
+      await(store.override(id, new OverrideRequest(kind, "op", "tail", Duration.ZERO, "")));
+    }
+    await(
+        store.override(id, new OverrideRequest(OverrideKind.CLEAR, "op", "t", Duration.ZERO, "")));
+    BreakerKeys k = store.keys();
+    assertThat((Long) t.nodeFor(id).call("XLEN", k.events(id))).isEqualTo(100);
+    BreakerSnapshot s = await(store.snapshot(id, 0));
+    assertThat(s.fields())
+        .containsEntry("streamLength", "100")
+        .doesNotContainKeys("eventsDropped", "history", "unfwdSince", "unfwdCount");
+    assertThat((Long) t.nodeFor(id).call("EXISTS", k.unforwarded(id))).isZero();
+    for (String key : List.of(k.hash(id), k.events(id))) {
+      assertThat(pttl(t, id, key)).as(key).isBetween(1L, 60_000L);
+    }
+
+    // a destination declared later: the tail's events wait too, the hold from the oldest of them
+    RedisBreakerStore declared =
+        connect(t, Duration.ofSeconds(60)).forwardsHistory(Duration.ofDays(7));
+    await(
+        declared.override(
+            id, new OverrideRequest(OverrideKind.FORCED_OPEN, "op", "d", Duration.ZERO, "")));
+    List<?> oldest =
+        (List<?>)
+            ((List<?>) t.nodeFor(id).call("XRANGE", k.events(id), "-", "+", "COUNT", "1")).get(0);
+    String oldestMillis = oldest.get(0).toString().split("-")[0];
+    assertThat(await(store.snapshot(id, 0)).fields())
+        .containsEntry("history", "forward")
+        .containsEntry("unfwdCount", "101")
+        .containsEntry("unfwdSince", oldestMillis);
   }
 }
