@@ -13,7 +13,9 @@
 -- History destination (prelude): an ack declares that this breaker's history is forwarded
 -- (`history` = forward, `historyHold` the caller's hold, else the one stored, else 7 days), and
 -- keeps unfwdSince/unfwdCount (the oldest unforwarded event's Redis ms, how many remain) and
--- streamLength true for readers and for the hold.
+-- streamLength true for readers and for the hold. A stream lost on its own (evicted) with events
+-- the forwarder had not stored is counted here (count_lost_stream in the prelude): any ack finds
+-- it, the forwarder's ack of its cursor when the stream answers nothing past it included.
 
 clock()
 load()
@@ -32,6 +34,7 @@ if not DECLARED_HOLD and B.history ~= 'forward' then
   set('history', 'forward')
   if not B.historyHold then set('historyHold', tostring(DEFAULT_HOLD)) end
 end
+count_lost_stream(redis.call('XLEN', EV))
 local last = B.lastEvent or '0-0'
 if stream_id_less(last, upto) then upto = last end
 local advanced = 0

@@ -221,11 +221,28 @@ end
 -- Appends one event to the stream and publishes it on <prefix>:events. With a destination, never
 -- trims an event that was not forwarded, except at HARD_CAP, where each dropped unforwarded event
 -- is counted in eventsDropped; without one, keeps the newest RETAIN.
+-- The stream gone while the hash says events await the forwarder: Redis lost it alone (evicted
+-- under a maxmemory policy, deleted by hand) with unfwdCount events in it (issue 44: an override's
+-- only audit went with an evicted stream, leaving no count, no gap and nothing for a forwarder to
+-- find). They are counted in eventsDropped, so the forwarder records a gap the timeline shows, and
+-- the cursor moves past them so the keys are not held for events that no longer exist. Called
+-- where the stream's length is read anyway (append_event, forwarded.lua's ack).
+local function count_lost_stream(len)
+  if len == 0 and B.lastEvent and (B.forwarded or '') ~= B.lastEvent then
+    set('eventsDropped', tostring(num('eventsDropped', 0) + num('unfwdCount', 1)))
+    set('forwarded', B.lastEvent)
+    set('unfwdCount', false)
+    set('unfwdSince', false)
+    if UNFWD then redis.call('DEL', UNFWD) end
+  end
+end
+
 local function append_event(ev)
   local fwd = forwards()
   local len
   if fwd then
     len = redis.call('XLEN', EV)
+    count_lost_stream(len)
     if len >= HARD_CAP then
       local drop = len - HARD_CAP + 1
       local done = B.forwarded or '0-0'

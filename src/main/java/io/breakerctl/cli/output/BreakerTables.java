@@ -286,7 +286,8 @@ public final class BreakerTables {
       t.print(out, style, true);
     }
     if (v.eventsDropped() > 0) {
-      out.println("Events dropped by the stream cap: " + v.eventsDropped());
+      out.println(
+          "Events lost unforwarded (the stream cap, or the stream evicted): " + v.eventsDropped());
     }
     HistoryText.describe(v.history(), style, now, out);
     out.flush();

@@ -276,6 +276,16 @@ public final class HistoryForwarder {
     while (!after.equals(st.lastEvent())) {
       List<BreakerEvent> batch = RedisBreakerStore.await(redis.eventsAfter(id, after, BATCH));
       if (batch.isEmpty()) {
+        // nothing past the cursor although Redis says events await: the stream went on its own
+        // (evicted). The ack of the cursor lets forwarded.lua count them (eventsDropped), the keys
+        // are no longer held for them, and the gap is recorded now (the ack drops the marker, so
+        // no later marker pass visits this breaker)
+        RedisBreakerStore.await(
+            redis.markForwarded(id, epoch, after.isEmpty() ? "0-0" : after, actor));
+        long dropped = RedisBreakerStore.await(redis.forwardState(id)).eventsDropped();
+        if (dropped > st.eventsDropped()) {
+          recordGap(id, epoch, dropped);
+        }
         break;
       }
       for (BreakerEvent e : batch) {

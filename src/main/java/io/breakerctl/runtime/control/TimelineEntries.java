@@ -206,9 +206,9 @@ final class TimelineEntries {
   }
 
   /**
-   * A gap: {@code dropped} events of incarnation {@code epoch} dropped by the stream's cap. It sits
-   * at the start of its epoch (the epoch is the keys' creation time in microseconds), a position
-   * that is the same whether read from Redis or MongoDB.
+   * A gap: {@code dropped} events of incarnation {@code epoch} dropped by the stream's cap or lost
+   * with an evicted stream. It sits at the start of its epoch (the epoch is the keys' creation time
+   * in microseconds), a position that is the same whether read from Redis or MongoDB.
    */
   static TimelineEntry gap(String breakerId, String epoch, long dropped, TimelineSource source) {
     return new TimelineEntry(

@@ -158,4 +158,54 @@ class ForwarderMarkersIT extends ControlPlaneIT {
     assertThat(markers()).isEmpty();
     assertThat(forwarder.syncOnce().breakers()).isZero();
   }
+
+  @Test
+  @DisplayName(
+      "a stream evicted with events the forwarder had not stored: counted, a gap, nothing held")
+  void evictedStreamLeavesACountAndAGap() {
+    BreakerId id = BreakerId.parse("claims:evicted");
+    OverrideResult r = force(id, OverrideKind.FORCED_OPEN);
+    String stream = redis.keys().events(id);
+    // a maxmemory Redis evicts the stream alone: volatile-lru takes only keys with a TTL, and the
+    // forced breaker's other keys are persisted while the override lives
+    long used =
+        Long.parseLong(
+            String.valueOf(REDIS.server().call("INFO", "memory"))
+                .lines()
+                .filter(l -> l.startsWith("used_memory:"))
+                .findFirst()
+                .orElseThrow()
+                .substring("used_memory:".length())
+                .trim());
+    REDIS.server().call("PEXPIRE", stream, "3600000");
+    try {
+      REDIS.server().call("CONFIG", "SET", "maxmemory", Long.toString(used + 256 * 1024));
+      REDIS.server().call("CONFIG", "SET", "maxmemory-policy", "volatile-lru");
+      String value = "x".repeat(1024);
+      for (int i = 0; i < 2_000 && (Long) REDIS.server().call("EXISTS", stream) == 1; i++) {
+        try {
+          REDIS.server().call("SET", "cache:" + i, value);
+        } catch (RuntimeException e) {
+          assertThat(e.getMessage()).contains("OOM");
+        }
+      }
+    } finally {
+      REDIS.server().call("CONFIG", "SET", "maxmemory", "0");
+      REDIS.server().call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+    }
+    assertThat(REDIS.server().call("EXISTS", stream)).as("the stream was evicted").isEqualTo(0L);
+    assertThat(markers()).containsExactly(redis.keys().unforwarded(id));
+
+    SyncResult sync = new HistoryForwarder(db, redis, "fwd", clock).syncOnce();
+
+    assertThat(sync.failures()).isEmpty();
+    assertThat(field(id, "eventsDropped")).as("the lost event, counted").isEqualTo("1");
+    assertThat(field(id, "forwarded")).isEqualTo(r.eventId());
+    assertThat(markers()).as("nothing held for events that are gone").isEmpty();
+    org.bson.Document gap =
+        db.collection(ControlDatabase.GAPS).find(Filters.eq("_id", id + "|" + r.epoch())).first();
+    assertThat(gap).as("a gap the timeline shows").isNotNull();
+    assertThat(((Number) gap.get("dropped")).longValue()).isEqualTo(1);
+    assertThat(field(id, "override")).as("the override itself stays").isEqualTo("FORCED_OPEN");
+  }
 }
