@@ -55,7 +55,26 @@ public final class StoreDiagnostics {
    */
   public static List<Check> run(RedisBreakerStore store, String where, double connectMillis) {
     List<Check> checks = new ArrayList<>();
-    List<StatefulRedisConnection<String, String>> masters = FleetReader.masters(store);
+    List<StatefulRedisConnection<String, String>> masters = new ArrayList<>();
+    List<FleetReader.Missing> unread;
+    try {
+      unread = FleetReader.reachable(store, store.commandTimeout(), masters).missing();
+    } catch (RuntimeException e) {
+      checks.add(new Check("redis", Status.FAIL, StoreErrors.translate(where, e).getMessage()));
+      return checks;
+    }
+    if (!unread.isEmpty()) {
+      List<String> each = new ArrayList<>();
+      unread.forEach(m -> each.add(m.describe()));
+      checks.add(
+          new Check(
+              "redis",
+              Status.FAIL,
+              where + ": part of the keyspace cannot be read: " + String.join("; ", each)));
+      if (masters.isEmpty()) {
+        return checks;
+      }
+    }
     List<String> versions = new ArrayList<>();
     double worst = 0;
     try {

@@ -1,0 +1,190 @@
+package io.breakerctl.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.testing.MemoryMongo;
+import io.breakerctl.testing.RedisBinary;
+import io.breakerctl.testing.RedisClusterProcess;
+import io.breakerctl.testing.RedisServerProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The CLI during a Redis Cluster failover (issue 42, item 2), on one 3-master Cluster with a
+ * replica each: {@code doctor} passes from every seed node while the Cluster is healthy; then a
+ * master is SIGKILLed and, during the election and after the promotion, {@code status} and a glob
+ * {@code force} finish within their {@code --timeout} (plus a fixed allowance) with exit 0, or 6
+ * naming the slots or node they could not read, never 9. All runs are in-process.
+ */
+@DisplayName("the CLI during a Redis Cluster failover")
+class ClusterFailoverCliIT {
+  private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+  /** The whole command's bound: the --timeout, and as much again for the JVM's own work. */
+  private static final long BOUND_MILLIS = 2 * TIMEOUT.toMillis();
+
+  @RegisterExtension final MemoryMongo mongo = new MemoryMongo();
+  @TempDir Path home;
+  private RedisClusterProcess cluster;
+
+  private InProcessRun run(String redis, String... args) {
+    String[] all = new String[args.length + 2];
+    System.arraycopy(args, 0, all, 0, args.length);
+    all[args.length] = "--timeout";
+    all[args.length + 1] = TIMEOUT.toSeconds() + "s";
+    return InProcessRun.breakerctl(home, redis, mongo.uri(), all);
+  }
+
+  /** A run that must end within the bound with exit 0 or 6; 6 names what was not read. */
+  private InProcessRun bounded(String what, String redis, String... args) {
+    long t0 = System.nanoTime();
+    InProcessRun r = run(redis, args);
+    long took = (System.nanoTime() - t0) / 1_000_000;
+    System.out.printf("%s: exit %d in %d ms%n%s", what, r.code(), took, r.err());
+    assertThat(r.code()).as(what + ": " + r.err()).isIn(0, 6);
+    assertThat(r.err()).as(what).doesNotContain("internal error");
+    if (r.code() == 6) {
+      // what was not read, or (a force) which breakers were not changed
+      assertThat(r.err())
+          .as(what)
+          .containsPattern("not read: slots \\d+|the change is partial: .* failed");
+    }
+    assertThat(took).as(what + ": within --timeout plus the allowance").isLessThan(BOUND_MILLIS);
+    return r;
+  }
+
+  /**
+   * Every breaker is accounted for: listed on stdout, or its master named on stderr as not read
+   * (its slots on that node), so a partial result never hides a breaker silently; or a force says
+   * it changed nothing.
+   */
+  private void accounted(InProcessRun r, Set<String> ids, Map<String, Integer> shardOf) {
+    if (r.out().isEmpty() && r.err().contains("error: nothing was changed")) {
+      // a force that could not read the state of the breakers it found (the cluster down)
+      assertThat(r.code()).isEqualTo(6);
+      return;
+    }
+    for (String id : ids) {
+      if (!r.out().contains(id)) {
+        int shard = shardOf.get(id);
+        assertThat(r.err())
+            .as(id + " is listed or its master named as not read; stdout:\n" + r.out())
+            .containsPattern(
+                ":("
+                    + cluster.nodes().get(shard).port()
+                    + "|"
+                    + cluster.replicas().get(shard).port()
+                    + ") \\(");
+      }
+    }
+  }
+
+  /** {@code force open GLOB} on the breakers matching {@code glob}, each accounted for. */
+  private void forceGlob(String what, String glob, Set<String> ids, Map<String, Integer> shardOf) {
+    InProcessRun r =
+        bounded(
+            what,
+            cluster.uri(),
+            "force",
+            "open",
+            glob,
+            "--for",
+            "10m",
+            "--reason",
+            "failover drill",
+            "--yes");
+    Set<String> matching = new TreeSet<>();
+    String regex = glob.replace("?", ".").replace("*", ".*");
+    ids.stream().filter(id -> id.matches(regex)).forEach(matching::add);
+    accounted(r, matching, shardOf);
+  }
+
+  @Test
+  @DisplayName("doctor from every seed node; status and glob force during and after a failover")
+  void failover() throws Exception {
+    cluster = RedisClusterProcess.startWithReplicas(RedisBinary.embedded(), Duration.ofSeconds(1));
+    try (RedisClusterProcess started = cluster) {
+      List<RedisServerProcess> all = new ArrayList<>(cluster.nodes());
+      all.addAll(cluster.replicas());
+      Map<Integer, Set<String>> byMaster = new HashMap<>();
+      Map<String, Integer> portOf = new HashMap<>();
+      Set<String> ids = new TreeSet<>();
+      try (RedisBreakerStore store =
+          RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
+        for (int i = 0; i < 12; i++) {
+          BreakerId id = BreakerId.parse("hc:inv" + i);
+          RedisBreakerStore.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
+          ids.add(id.toString());
+          portOf.put(id.toString(), cluster.nodes().indexOf(cluster.masterFor("cb:{" + id + "}")));
+          byMaster
+              .computeIfAbsent(
+                  cluster.nodes().indexOf(cluster.masterFor("cb:{" + id + "}")),
+                  k -> new TreeSet<>())
+              .add(id.toString());
+        }
+      }
+      assertThat(byMaster).as("breakers on every master").hasSize(3);
+
+      for (RedisServerProcess seed : all) {
+        InProcessRun doctor = run(seed.uri(), "doctor");
+        assertThat(doctor.code()).as("doctor from " + seed + ":\n" + doctor.out()).isZero();
+        assertThat(doctor.out()).contains("acl read").doesNotContain("MOVED");
+      }
+      InProcessRun healthy = bounded("status, healthy", cluster.uri(), "status", "-o", "name");
+      assertThat(healthy.code()).isZero();
+      assertThat(new TreeSet<>(List.of(healthy.out().split("\n")))).isEqualTo(ids);
+
+      RedisServerProcess victim = cluster.nodes().get(0);
+      victim.kill();
+
+      // during the election: the killed master still owns its slots in every topology
+      InProcessRun during = bounded("status, election", cluster.uri(), "status", "-o", "json");
+      accounted(during, ids, portOf);
+      JsonNode missing = new ObjectMapper().readTree(during.out()).path("missing");
+      assertThat(missing.size() > 0).as(during.out()).isEqualTo(during.code() == 6);
+      for (JsonNode m : missing) {
+        assertThat(m.path("slots").asText()).as(during.out()).matches("\\d+.*");
+        assertThat(m.path("reason").asText()).as(during.out()).isNotEmpty();
+      }
+      forceGlob("glob force, election", "hc:inv?", ids, portOf);
+
+      // after the promotion: everything is read again
+      RedisServerProcess promoted = cluster.replicas().get(0);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!String.valueOf(promoted.call("INFO", "replication")).contains("role:master")) {
+        assertThat(System.nanoTime()).as("the replica is promoted").isLessThan(deadline);
+        Thread.sleep(100);
+      }
+      InProcessRun after = bounded("status, promoted", cluster.uri(), "status", "-o", "name");
+      accounted(after, ids, portOf);
+      forceGlob("glob force, promoted", "hc:inv1*", ids, portOf);
+      // within a bounded wait every breaker is read again from the new master
+      InProcessRun full = after;
+      while (full.code() != 0) {
+        assertThat(System.nanoTime()).as("status reads every slot again").isLessThan(deadline);
+        Thread.sleep(200);
+        full = bounded("status, settled", cluster.uri(), "status", "-o", "name");
+      }
+      assertThat(new TreeSet<>(List.of(full.out().split("\n")))).isEqualTo(ids);
+      InProcessRun doctor = run(promoted.uri(), "doctor");
+      assertThat(doctor.out()).contains("acl read").doesNotContain("MOVED");
+    }
+  }
+}
