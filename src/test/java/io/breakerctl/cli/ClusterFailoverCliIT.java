@@ -164,6 +164,20 @@ class ClusterFailoverCliIT {
         assertThat(m.path("reason").asText()).as(during.out()).isNotEmpty();
       }
       forceGlob("glob force, election", "hc:inv?", ids, portOf);
+      InProcessRun doctorDuring = run(cluster.uri(), "doctor");
+      assertThat(doctorDuring.code()).as(doctorDuring.out() + doctorDuring.err()).isIn(0, 1);
+      assertThat(doctorDuring.err()).doesNotContain("internal error");
+      String onDead = byMaster.get(0).iterator().next();
+      long t0 = System.nanoTime();
+      InProcessRun exact = run(cluster.uri(), "status", onDead);
+      long took = (System.nanoTime() - t0) / 1_000_000;
+      System.out.printf(
+          "exact status, election: exit %d in %d ms%n%s", exact.code(), took, exact.err());
+      assertThat(exact.code()).as(exact.err()).isIn(0, 6);
+      if (exact.code() == 6) {
+        assertThat(exact.err()).contains(onDead);
+      }
+      assertThat(took).as("exact status within the bound").isLessThan(BOUND_MILLIS);
 
       // after the promotion: everything is read again
       RedisServerProcess promoted = cluster.replicas().get(0);
