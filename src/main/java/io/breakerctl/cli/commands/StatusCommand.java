@@ -69,7 +69,8 @@ import picocli.CommandLine.Spec;
           + " MongoDB unreachable: a warning, the rest as without it.",
       "On a Cluster the slot owners the topology names are read (a master marked fail or pfail,"
           + " or not answering, is left out; the topology is read again once when one is), and"
-          + " --timeout bounds the whole read. When part of the keyspace cannot be read (a master"
+          + " --timeout bounds the whole Redis read (MongoDB, when given, is read before it"
+          + " within its own --timeout). When part of the keyspace cannot be read (a master"
           + " down, the cluster down during an election), the breakers read are listed, stderr"
           + " names the slots and node not read (json, yaml: \"missing\") and the exit code is 6.",
       "Times are relative only in a table on a terminal, RFC 3339 UTC otherwise."
@@ -209,10 +210,10 @@ public final class StatusCommand implements Callable<Integer> {
     List<BreakerView> rows = new ArrayList<>();
     boolean[] finding = {false};
     int[] count = {0};
-    // one reader, one deadline: --timeout bounds the whole read, whatever does not answer
+    InForceLookup inForce = inForce(root); // MongoDB, with its own --timeout
+    // one reader, one deadline: --timeout bounds the whole Redis read, whatever does not answer
     FleetReader fleet = store.fleet(root.services().settings().timeout(), batch);
     FleetCallRates rates = callRates(store, fleet.remaining());
-    InForceLookup inForce = inForce(root);
     int[] drifting = {0};
     Documents.ListWriter stream = buffer ? null : Documents.list(format, "BreakerList", out, watch);
     Consumer<BreakerView> sink =

@@ -78,9 +78,13 @@ public final class FleetReader {
    * @param reason why they were not read
    */
   public record Missing(String slots, String node, String reason) {
-    /** "slots 0-5460 on 127.0.0.1:7000 (reason)". */
+    /** "slots 0-5460 on 127.0.0.1:7000 (reason)"; "every key (reason)" on a standalone server. */
     public String describe() {
-      return "slots " + slots + (node.isEmpty() ? "" : " on " + node) + " (" + reason + ")";
+      return ("all".equals(slots) ? "every key" : "slots " + slots)
+          + (node.isEmpty() ? "" : " on " + node)
+          + " ("
+          + reason
+          + ")";
     }
   }
 

@@ -26,5 +26,7 @@ class FleetReaderTest {
         .isEqualTo("slots 0-5460 on 127.0.0.1:7000 (pfail)");
     assertThat(new FleetReader.Missing("5461", "", "no master holds them").describe())
         .isEqualTo("slots 5461 (no master holds them)");
+    assertThat(new FleetReader.Missing("all", "", "timeout").describe())
+        .isEqualTo("every key (timeout)");
   }
 }
