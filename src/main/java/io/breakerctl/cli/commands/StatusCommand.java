@@ -326,10 +326,8 @@ public final class StatusCommand implements Callable<Integer> {
    * host:port (why)".
    */
   static String partial(List<FleetReader.Missing> missing) {
-    List<String> each = new ArrayList<>();
-    missing.forEach(m -> each.add(m.describe()));
     return "error: Redis unavailable for part of the keyspace, the result is partial: not read: "
-        + String.join("; ", each);
+        + FleetReader.describe(missing);
   }
 
   /** What MongoDB holds in force for a breaker, against the policy its keys hold. */

@@ -111,6 +111,26 @@ public final class FleetReader {
     return List.copyOf(missing.values());
   }
 
+  /** The parts not read, each described ({@link Missing#describe}), joined with "; ". */
+  public static String describe(List<Missing> missing) {
+    List<String> each = new ArrayList<>();
+    missing.forEach(m -> each.add(m.describe()));
+    return String.join("; ", each);
+  }
+
+  /**
+   * For a caller whose answer needs every breaker (a drift check, whether an id is known, a wait):
+   * fails when the reads so far left part of the keyspace out.
+   *
+   * @throws StoreUnavailableException naming the slots and nodes not read
+   */
+  public void requireComplete() {
+    if (!missing.isEmpty()) {
+      throw new StoreUnavailableException(
+          "Redis unavailable for part of the keyspace: not read: " + describe(missing()), null);
+    }
+  }
+
   /** What is left of this reader's timeout (zero once it has passed). */
   public Duration remaining() {
     return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));

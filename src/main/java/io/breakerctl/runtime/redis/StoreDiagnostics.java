@@ -64,13 +64,11 @@ public final class StoreDiagnostics {
       return checks;
     }
     if (!unread.isEmpty()) {
-      List<String> each = new ArrayList<>();
-      unread.forEach(m -> each.add(m.describe()));
       checks.add(
           new Check(
               "redis",
               Status.FAIL,
-              where + ": part of the keyspace cannot be read: " + String.join("; ", each)));
+              where + ": part of the keyspace cannot be read: " + FleetReader.describe(unread)));
       if (masters.isEmpty()) {
         return checks;
       }
@@ -156,25 +154,25 @@ public final class StoreDiagnostics {
     int[] breakers = new int[1];
     FleetCallRates rates;
     try {
-      store
-          .fleet(timeout, 500)
-          .snapshots(
-              FleetSelection.ALL,
-              s -> {
-                breakers[0]++;
-                java.util.Set<String> here =
-                    reporters.computeIfAbsent(s.id().toString(), k -> new TreeSet<>());
-                for (NodeHeartbeat n : s.nodes()) {
-                  here.add(n.node());
-                  if (n.degraded()) {
-                    String why = n.degradedReason().isEmpty() ? "unknown" : n.degradedReason();
-                    degraded
-                        .computeIfAbsent(n.node(), k -> new java.util.TreeMap<>())
-                        .merge(why, 1, Integer::sum);
-                  }
-                }
-              },
-              (id, error) -> {});
+      FleetReader fleet = store.fleet(timeout, 500);
+      fleet.snapshots(
+          FleetSelection.ALL,
+          s -> {
+            breakers[0]++;
+            java.util.Set<String> here =
+                reporters.computeIfAbsent(s.id().toString(), k -> new TreeSet<>());
+            for (NodeHeartbeat n : s.nodes()) {
+              here.add(n.node());
+              if (n.degraded()) {
+                String why = n.degradedReason().isEmpty() ? "unknown" : n.degradedReason();
+                degraded
+                    .computeIfAbsent(n.node(), k -> new java.util.TreeMap<>())
+                    .merge(why, 1, Integer::sum);
+              }
+            }
+          },
+          (id, error) -> {});
+      fleet.requireComplete();
       rates = RedisBreakerStore.await(store.callRates());
     } catch (RuntimeException e) {
       return List.of(
