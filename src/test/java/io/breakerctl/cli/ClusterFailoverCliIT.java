@@ -167,6 +167,21 @@ class ClusterFailoverCliIT {
       assertThat(healthy.code()).isZero();
       assertThat(new TreeSet<>(List.of(healthy.out().split("\n")))).isEqualTo(ids);
 
+      // one long-lived status across the failover: its topology, read before the kill, goes stale
+      java.util.concurrent.CompletableFuture<InProcessRun> watch =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () ->
+                  run(
+                      cluster.uri(),
+                      "status",
+                      "-o",
+                      "name",
+                      "--watch",
+                      "--interval",
+                      "500ms",
+                      "--watch-count",
+                      "30"));
+      Thread.sleep(1000);
       RedisServerProcess victim = cluster.nodes().get(0);
       victim.kill();
 
@@ -217,6 +232,16 @@ class ClusterFailoverCliIT {
       assertThat(new TreeSet<>(List.of(full.out().split("\n")))).isEqualTo(ids);
       InProcessRun doctor = run(promoted.uri(), "doctor");
       assertThat(doctor.out()).contains("acl read").doesNotContain("MOVED");
+      // the watch's last render, well after the promotion, read every breaker again
+      InProcessRun watched = watch.get(90, java.util.concurrent.TimeUnit.SECONDS);
+      System.out.printf(
+          "status --watch across the failover: exit %d%n%s", watched.code(), watched.err());
+      assertThat(watched.err()).doesNotContain("internal error");
+      String[] renders = watched.out().split("\n\n");
+      assertThat(new TreeSet<>(List.of(renders[renders.length - 1].trim().split("\n"))))
+          .as(watched.err())
+          .isEqualTo(ids);
+      assertThat(watched.code()).as(watched.err()).isZero();
     }
   }
 }
