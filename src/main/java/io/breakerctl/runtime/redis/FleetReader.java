@@ -251,7 +251,7 @@ public final class FleetReader {
             exists.add(c.async().exists(keys.hash(id)));
           }
           for (int i = 0; i < pending.size(); i++) {
-            if (await(exists.get(i), "read breakers") == 0) {
+            if (exists(exists.get(i), keys.hash(pending.get(i))) == 0) {
               sink.accept(pending.get(i));
             }
           }
@@ -259,6 +259,23 @@ public final class FleetReader {
         }
         cursor = page;
       } while (!cursor.isFinished());
+    }
+  }
+
+  /**
+   * An EXISTS sent to a master; one answered MOVED or ASK (the key's slot moved since the topology
+   * was read) is asked again through the cluster connection, which follows the redirect.
+   */
+  private long exists(RedisFuture<Long> sent, String key) {
+    try {
+      return await(sent, "read breakers");
+    } catch (StoreException e) {
+      String m = String.valueOf(e.getMessage());
+      if (!(store.connection() instanceof StatefulRedisClusterConnection<String, String> cluster)
+          || !(m.contains("MOVED ") || m.contains("ASK "))) {
+        throw e;
+      }
+      return await(cluster.async().exists(key), "read breakers");
     }
   }
 
