@@ -74,7 +74,9 @@ public final class ExitCode {
     m.put("5", "Cancelled (prompt declined, interrupted: SIGINT, SIGTERM).");
     m.put(
         "6",
-        "Redis or MongoDB unavailable within --timeout, Redis refusing the work (oom, readonly,"
+        "Redis or MongoDB unavailable within --timeout (status and a glob force that could not"
+            + " read part of the keyspace, a Cluster master down: what was read is listed, the"
+            + " slots and node not read are named), Redis refusing the work (oom, readonly,"
             + " loading, busy, masterdown, clusterdown, tryagain, a script error: named in the"
             + " error), or a TLS connection that failed (an untrusted certificate, a hostname"
             + " mismatch, an expired certificate, a plain server behind rediss://: named in the"

@@ -62,7 +62,8 @@ public final class ServiceFactory implements AutoCloseable {
   /** The control plane; the client contacts MongoDB on its first operation. */
   public ControlDatabase control() {
     if (control == null) {
-      control = control(settings().timeout());
+      // one wait for an unreachable MongoDB per command, not one per step (issue 42)
+      control = control(settings().timeout()).failFast();
     }
     return control;
   }

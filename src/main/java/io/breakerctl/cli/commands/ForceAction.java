@@ -22,10 +22,12 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OperatorText;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.FleetReader;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.redis.StoreUnavailableException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -84,6 +86,9 @@ abstract class ForceAction implements Callable<Integer> {
 
   @Mixin OutputOptions output;
 
+  /** The glob's reader (null for an exact id): what it could not read, when any. */
+  private FleetReader fleet;
+
   abstract OverrideKind kind();
 
   Duration duration() {
@@ -106,8 +111,21 @@ abstract class ForceAction implements Callable<Integer> {
     List<CompletableFuture<BreakerSnapshot>> reads = new ArrayList<>();
     ids.forEach(id -> reads.add(store.snapshot(id, 0)));
     Map<BreakerId, BreakerSnapshot> current = new LinkedHashMap<>();
-    for (int i = 0; i < ids.size(); i++) {
-      current.put(ids.get(i), RedisBreakerStore.await(reads.get(i)));
+    try {
+      for (int i = 0; i < ids.size(); i++) {
+        current.put(ids.get(i), RedisBreakerStore.await(reads.get(i)));
+      }
+    } catch (StoreException e) {
+      PrintWriter err = spec.commandLine().getErr();
+      notRead(err);
+      if (ids.size() > 1) {
+        err.println(
+            "error: nothing was changed: the state of the "
+                + ids.size()
+                + " breakers found could not be read");
+        err.flush();
+      }
+      throw e; // then the read's own error
     }
     if (selector.exactId() != null && !allowNew) {
       BreakerId exact = selector.exactId();
@@ -121,7 +139,7 @@ abstract class ForceAction implements Callable<Integer> {
     if (mutation.dryRun()) {
       // a dry run exits as the real run would: a viewer gets 4 naming the command
       WriteAccess.require(root, describeChange(), ids);
-      return print(dryRun(current, request, store), root.style());
+      return partial(print(dryRun(current, request, store), root.style()));
     }
     WriteAccess.require(root, describeChange(), ids);
     Confirmation.confirm(
@@ -145,7 +163,7 @@ abstract class ForceAction implements Callable<Integer> {
     }
     StoreException failure = batch.failure();
     if (failure == null && !Interruption.requested()) {
-      return code;
+      return partial(code);
     }
     PrintWriter err = spec.commandLine().getErr();
     if (done.size() == 1 && failure != null) {
@@ -167,6 +185,7 @@ abstract class ForceAction implements Callable<Integer> {
     done.stream()
         .filter(v -> v.error() != null)
         .forEach(v -> err.println("error: " + v.id() + ": " + Printable.escape(v.error())));
+    notRead(err);
     err.flush();
     if (failure == null) {
       return ExitCode.CANCELLED;
@@ -181,11 +200,47 @@ abstract class ForceAction implements Callable<Integer> {
       return List.of(exact);
     }
     TreeSet<BreakerId> found = new TreeSet<>();
-    store.fleet(services.settings().timeout(), 1000).ids(selector, found::add);
+    fleet = store.fleet(services.settings().timeout(), 1000);
+    fleet.ids(selector, found::add);
+    if (!fleet.missing().isEmpty()) {
+      if (found.isEmpty()) {
+        throw new StoreUnavailableException(
+            StatusCommand.partial(fleet.missing()).substring("error: ".length())
+                + "; no breaker found matches "
+                + selector.describe(),
+            null);
+      }
+      PrintWriter err = spec.commandLine().getErr();
+      err.println(
+          "warning: part of the keyspace could not be read: only the "
+              + found.size()
+              + " breaker(s) found are changed (the command exits 6 naming what was not read)");
+      err.flush();
+    }
     if (found.isEmpty()) {
       throw CliException.notFound("no breaker matches " + selector.describe());
     }
     return List.copyOf(found);
+  }
+
+  /**
+   * {@code code}, or after a glob that could not read part of the keyspace, 6 with the error naming
+   * what was not read (the breakers it did read are changed and listed).
+   */
+  private int partial(int code) {
+    if (fleet == null || fleet.missing().isEmpty() || code != ExitCode.OK) {
+      return code;
+    }
+    notRead(spec.commandLine().getErr());
+    return ExitCode.UNAVAILABLE;
+  }
+
+  /** After a glob that could not read part of the keyspace, the error naming what it missed. */
+  private void notRead(PrintWriter err) {
+    if (fleet != null && !fleet.missing().isEmpty()) {
+      err.println(StatusCommand.partial(fleet.missing()));
+      err.flush();
+    }
   }
 
   private List<OverrideView> dryRun(

@@ -22,7 +22,9 @@ import picocli.CommandLine.Spec;
       "An exact id must be known (keys in Redis, or a policy, note or history in MongoDB);"
           + " one no node has used yet needs --new (else exit 7, naming the nearest known ids,"
           + " as for a typo); a glob, --caller or --dependency selects existing breakers (none:"
-          + " exit 7). Asks for confirmation on a"
+          + " exit 7); a glob that cannot read part of the keyspace (a Cluster master down)"
+          + " changes the breakers it found, names the slots and node not read and exits 6."
+          + " Asks for confirmation on a"
           + " terminal; otherwise --yes is required.",
       "A change that fails part-way lists every breaker as applied, unchanged, failed or"
           + " notAttempted, says so on stderr and exits with the failure's code; running the same"

@@ -7,6 +7,7 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.FleetReader;
 import io.breakerctl.runtime.redis.FleetSelection;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -36,10 +37,9 @@ final class KnownBreakers {
       return;
     }
     List<String> candidates = new ArrayList<>();
-    root.services()
-        .redis()
-        .fleet(root.services().settings().timeout(), 1000)
-        .ids(FleetSelection.ALL, b -> candidates.add(b.toString()));
+    FleetReader known = root.services().redis().fleet(root.services().settings().timeout(), 1000);
+    known.ids(FleetSelection.ALL, b -> candidates.add(b.toString()));
+    known.requireComplete(); // an id in the slots not read may be known
     boolean asked = root.services().settings().mongo() != null;
     if (asked) {
       try {
@@ -86,7 +86,7 @@ final class KnownBreakers {
     root.services()
         .redis()
         .fleet(root.services().settings().timeout(), 1000)
-        .ids(FleetSelection.ALL, b -> ids.add(b.toString()));
+        .ids(FleetSelection.ALL, b -> ids.add(b.toString())); // suggestions: what was read
     List<String> near = nearest(id.toString(), ids);
     return near.isEmpty() ? "" : "; did you mean " + String.join(", ", near) + "?";
   }

@@ -24,6 +24,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerHistory;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.FleetCallRates;
+import io.breakerctl.runtime.redis.FleetReader;
 import io.breakerctl.runtime.redis.HistoryTotals;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreException;
@@ -76,6 +77,12 @@ import picocli.CommandLine.Spec;
           + " by default) or expiring (still waiting after the hold); the stream's length; what"
           + " holds the keys past the idle TTL (OPEN, HALF_OPEN, OVERRIDE, UNFORWARDED); events"
           + " given up unforwarded (a warning on stderr counts them).",
+      "On a Cluster the slot owners the topology names are read (a master marked fail or pfail,"
+          + " or not answering, is left out; the topology is read again once when one is), and"
+          + " --timeout bounds the whole Redis read (MongoDB, when given, is read before it"
+          + " within its own --timeout). When part of the keyspace cannot be read (a master"
+          + " down, the cluster down during an election), the breakers read are listed, stderr"
+          + " names the slots and node not read (json, yaml: \"missing\") and the exit code is 6.",
       "Times are relative only in a table on a terminal, RFC 3339 UTC otherwise."
     })
 public final class StatusCommand implements Callable<Integer> {
@@ -213,8 +220,10 @@ public final class StatusCommand implements Callable<Integer> {
     List<BreakerView> rows = new ArrayList<>();
     boolean[] finding = {false};
     int[] count = {0};
-    FleetCallRates rates = callRates(store, root.services().settings().timeout());
-    InForceLookup inForce = inForce(root);
+    InForceLookup inForce = inForce(root); // MongoDB, with its own --timeout
+    // one reader, one deadline: --timeout bounds the whole Redis read, whatever does not answer
+    FleetReader fleet = store.fleet(root.services().settings().timeout(), batch);
+    FleetCallRates rates = callRates(store, fleet.remaining());
     int[] drifting = {0};
     Documents.ListWriter stream = buffer ? null : Documents.list(format, "BreakerList", out, watch);
     Consumer<BreakerView> sink =
@@ -252,23 +261,18 @@ public final class StatusCommand implements Callable<Integer> {
     if (exact != null) {
       readOne(store, exact, tally, sink);
     } else {
-      store
-          .fleet(root.services().settings().timeout(), batch)
-          .snapshots(
-              selector,
-              s -> {
-                tally.accept(s);
-                sink.accept(BreakerViews.status(s, store.location(s.id())));
-              },
-              (id, problem) -> sink.accept(BreakerViews.invalid(id.toString(), "", problem, 0)));
-      store
-          .fleet(root.services().settings().timeout(), batch)
-          .halfPresent(
-              selector,
-              id ->
-                  sink.accept(
-                      BreakerViews.partial(
-                          id.toString(), store.location(id), "its event stream", 0)));
+      fleet.snapshots(
+          selector,
+          s -> {
+            tally.accept(s);
+            sink.accept(BreakerViews.status(s, store.location(s.id())));
+          },
+          (id, problem) -> sink.accept(BreakerViews.invalid(id.toString(), "", problem, 0)));
+      fleet.halfPresent(
+          selector,
+          id ->
+              sink.accept(
+                  BreakerViews.partial(id.toString(), store.location(id), "its event stream", 0)));
     }
     if (buffer) {
       rows.sort(comparator(sort == null ? SortKey.ID : sort));
@@ -287,12 +291,19 @@ public final class StatusCommand implements Callable<Integer> {
       } else {
         try (Documents.ListWriter w = Documents.list(format, "BreakerList", out, watch)) {
           rows.forEach(v -> w.item(v, v.id()));
+          missing(fleet, w);
         }
       }
     } else {
+      missing(fleet, stream);
       stream.close();
     }
     out.flush();
+    if (!fleet.missing().isEmpty()) {
+      spec.commandLine().getErr().println(partial(fleet.missing()));
+      spec.commandLine().getErr().flush();
+      return ExitCode.UNAVAILABLE;
+    }
     long partial = rows.stream().filter(v -> BreakerView.PARTIAL.equals(v.state())).count();
     long invalid = rows.stream().filter(v -> v.problem() != null).count() - partial;
     if (partial > 0 && format.isTable()) {
@@ -340,6 +351,22 @@ public final class StatusCommand implements Callable<Integer> {
       spec.commandLine().getErr().flush();
     }
     return check && finding[0] ? ExitCode.CHECK_FAILED : ExitCode.OK;
+  }
+
+  /** The list document's {@code missing}: the parts of the keyspace not read, when any. */
+  private static void missing(FleetReader fleet, Documents.ListWriter w) {
+    if (!fleet.missing().isEmpty()) {
+      w.trailer("missing", fleet.missing());
+    }
+  }
+
+  /**
+   * The error of a read that left part of the keyspace out: "error: ... not read: slots 0-5460 on
+   * host:port (why)".
+   */
+  static String partial(List<FleetReader.Missing> missing) {
+    return "error: Redis unavailable for part of the keyspace, the result is partial: not read: "
+        + FleetReader.describe(missing);
   }
 
   /** What MongoDB holds in force for a breaker, against the policy its keys hold. */

@@ -11,6 +11,7 @@ import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.redis.FleetReader;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -144,14 +145,14 @@ public final class WaitCommand implements Callable<Integer> {
       out.put(exact.toString(), stateOf(s));
       return out;
     }
-    store
-        .fleet(root.services().settings().timeout(), 1000)
-        .snapshots(
-            selector,
-            s -> out.put(s.id().toString(), stateOf(s)),
-            (id, problem) -> {
-              throw CliException.conflict("breaker " + id + " cannot be read: " + problem);
-            });
+    FleetReader fleet = store.fleet(root.services().settings().timeout(), 1000);
+    fleet.snapshots(
+        selector,
+        s -> out.put(s.id().toString(), stateOf(s)),
+        (id, problem) -> {
+          throw CliException.conflict("breaker " + id + " cannot be read: " + problem);
+        });
+    fleet.requireComplete(); // a breaker in the slots not read may not be there yet
     return out;
   }
 

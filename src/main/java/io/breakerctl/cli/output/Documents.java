@@ -77,6 +77,7 @@ public final class Documents {
     private final PrintWriter out;
     private final JsonGenerator gen;
     private final ObjectWriter items;
+    private boolean itemsEnded;
 
     private ListWriter(OutputFormat format, String kind, PrintWriter out, boolean oneLine) {
       this.format = format;
@@ -117,11 +118,33 @@ public final class Documents {
       }
     }
 
+    /**
+     * Writes a field after the items (json and yaml; nothing in other formats), e.g. what a read
+     * could not reach: known only once every item is written.
+     */
+    public void trailer(String field, Object value) {
+      if (gen == null) {
+        return;
+      }
+      try {
+        if (!itemsEnded) {
+          gen.writeEndArray();
+          itemsEnded = true;
+        }
+        gen.writeFieldName(field);
+        items.writeValue(gen, value);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
     @Override
     public void close() {
       try {
         if (gen != null) {
-          gen.writeEndArray();
+          if (!itemsEnded) {
+            gen.writeEndArray();
+          }
           gen.writeEndObject();
           gen.close();
           if (format == OutputFormat.JSON) {

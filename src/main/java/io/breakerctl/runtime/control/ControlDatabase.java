@@ -70,6 +70,14 @@ public final class ControlDatabase implements AutoCloseable {
   private final ControlConfig config;
   private volatile boolean indexed;
 
+  /** Whether a call soon after MongoDB was found unavailable fails at once ({@link #failFast}). */
+  private volatile boolean failFast;
+
+  /** The last call that found MongoDB unavailable, and when it ended ({@code System.nanoTime}). */
+  private volatile ControlUnavailableException down;
+
+  private volatile long downAt;
+
   private ControlDatabase(
       MongoClient client, boolean owned, MongoDatabase database, ControlConfig config) {
     this.client = client;
@@ -133,6 +141,17 @@ public final class ControlDatabase implements AutoCloseable {
           Document info = admin.runCommand(new Document("buildInfo", 1));
           return new ServerInfo(ms, String.valueOf(info.get("version")));
         });
+  }
+
+  /**
+   * Makes every call within one timeout after a call that found MongoDB unavailable (no server
+   * answered, a socket failed) fail at once with the same cause: a short command (the CLI during an
+   * incident: its write check, then the audit) waits for an unreachable MongoDB once, not once per
+   * step. Off by default: a long-running process asks each time.
+   */
+  public ControlDatabase failFast() {
+    failFast = true;
+    return this;
   }
 
   /** The configuration in use. */
@@ -265,11 +284,25 @@ public final class ControlDatabase implements AutoCloseable {
    * @throws ControlException for any other failure
    */
   public <T> T call(String action, Supplier<T> op) {
+    ControlUnavailableException known = down;
+    if (failFast && known != null && System.nanoTime() - downAt < config.timeout().toNanos()) {
+      throw new ControlUnavailableException(
+          action
+              + ": MongoDB at "
+              + redacted()
+              + " is unavailable: "
+              + describe(known.getCause())
+              + " (found a moment ago, not asked again)",
+          known.getCause());
+    }
     try {
       return op.get();
     } catch (MongoTimeoutException | MongoSocketException e) {
-      throw new ControlUnavailableException(
-          action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
+      down =
+          new ControlUnavailableException(
+              action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
+      downAt = System.nanoTime();
+      throw down;
     } catch (MongoSecurityException e) {
       throw new ControlPermissionException(action + ": MongoDB refused the credentials", e);
     } catch (MongoException e) {
@@ -279,8 +312,11 @@ public final class ControlDatabase implements AutoCloseable {
             action + ": MongoDB refused it (Unauthorized): " + describe(e), e);
       }
       if (e.getCause() instanceof MongoSocketException) {
-        throw new ControlUnavailableException(
-            action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
+        down =
+            new ControlUnavailableException(
+                action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
+        downAt = System.nanoTime();
+        throw down;
       }
       throw new ControlException(action + ": " + describe(e), e);
     }

@@ -546,30 +546,29 @@ public final class PolicyControl {
     }
     Map<PolicyId, PolicyVersion> inForce = store.allInForce(clock.instant());
     List<PolicyDrift> out = new ArrayList<>();
-    redis
-        .fleet(timeout, 200)
-        .snapshots(
-            io.breakerctl.runtime.redis.FleetSelection.ALL,
-            s -> {
-              String expected =
-                  PolicyResolver.resolve(s.id(), p -> Optional.ofNullable(inForce.get(p)))
-                      .map(r -> r.value().policyId() + "@" + r.value().version())
-                      .orElse("");
-              String warmed =
-                  s.warmedPolicy().map(w -> w.policyId() + "@" + w.version()).orElse("");
-              List<String> off = new ArrayList<>();
-              for (io.breakerctl.runtime.redis.NodeHeartbeat n : s.nodes()) {
-                String runs =
-                    n.policyVersion() > 0 ? n.policyId() + "@" + n.policyVersion() : "defaults";
-                if (!runs.equals(warmed.isEmpty() ? "defaults" : warmed)) {
-                  off.add(n.node() + "=" + runs);
-                }
-              }
-              if (!expected.equals(warmed) || !off.isEmpty()) {
-                out.add(new PolicyDrift(s.id(), expected, warmed, off));
-              }
-            },
-            (id, problem) -> {});
+    io.breakerctl.runtime.redis.FleetReader fleet = redis.fleet(timeout, 200);
+    fleet.snapshots(
+        io.breakerctl.runtime.redis.FleetSelection.ALL,
+        s -> {
+          String expected =
+              PolicyResolver.resolve(s.id(), p -> Optional.ofNullable(inForce.get(p)))
+                  .map(r -> r.value().policyId() + "@" + r.value().version())
+                  .orElse("");
+          String warmed = s.warmedPolicy().map(w -> w.policyId() + "@" + w.version()).orElse("");
+          List<String> off = new ArrayList<>();
+          for (io.breakerctl.runtime.redis.NodeHeartbeat n : s.nodes()) {
+            String runs =
+                n.policyVersion() > 0 ? n.policyId() + "@" + n.policyVersion() : "defaults";
+            if (!runs.equals(warmed.isEmpty() ? "defaults" : warmed)) {
+              off.add(n.node() + "=" + runs);
+            }
+          }
+          if (!expected.equals(warmed) || !off.isEmpty()) {
+            out.add(new PolicyDrift(s.id(), expected, warmed, off));
+          }
+        },
+        (id, problem) -> {});
+    fleet.requireComplete(); // a breaker in the slots not read may be out of step
     return out;
   }
 

@@ -10,6 +10,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
@@ -24,6 +25,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -55,23 +57,108 @@ public final class FleetReader {
   private final RedisBreakerStore store;
   private final BreakerKeys keys;
   private final Duration timeout;
+  private final long deadline;
   private final int batch;
   private final String keyHead;
 
-  /** A reader over {@code store}; each round trip bounded by {@code timeout}. */
+  /** What this reader could not read, by node and slots, in the order found. */
+  private final Map<String, Missing> missing = new LinkedHashMap<>();
+
+  /** How many times a part was found missing; whether the topology was read again. */
+  private int misses;
+
+  private boolean refreshed;
+
+  /**
+   * A part of the keyspace a read could not reach: the slots a master holds in the topology (every
+   * slot on a standalone server), the master, and why.
+   *
+   * @param slots slot ranges, e.g. {@code 0-5460} ({@code all} on a standalone server)
+   * @param node the master's {@code host:port}; empty when no master holds the slots
+   * @param reason why they were not read
+   */
+  public record Missing(String slots, String node, String reason) {
+    /** "slots 0-5460 on 127.0.0.1:7000 (reason)"; "every key (reason)" on a standalone server. */
+    public String describe() {
+      return ("all".equals(slots) ? "every key" : "slots " + slots)
+          + (node.isEmpty() ? "" : " on " + node)
+          + " ("
+          + reason
+          + ")";
+    }
+  }
+
+  /**
+   * A reader over {@code store}. {@code timeout} bounds the reader as a whole: every wait, for a
+   * node's connection or a reply, ends when the timeout since this reader was made has passed; a
+   * master that does not answer in that time is left out and named in {@link #missing()}.
+   */
   public FleetReader(RedisBreakerStore store, Duration timeout, int batch) {
     this.store = store;
     this.keys = store.keys();
     this.timeout = timeout;
+    this.deadline = System.nanoTime() + timeout.toNanos();
     this.batch = batch;
     this.keyHead = keys.prefix() + ":{";
   }
 
+  /**
+   * What the reads so far could not reach (a master down, failed or not answering in time, slots no
+   * master holds): empty when the whole keyspace was read. A read that leaves part of the keyspace
+   * out goes on with the rest; the caller says what is missing.
+   */
+  public List<Missing> missing() {
+    return List.copyOf(missing.values());
+  }
+
+  /** The parts not read, each described ({@link Missing#describe}), joined with "; ". */
+  public static String describe(List<Missing> missing) {
+    List<String> each = new ArrayList<>();
+    missing.forEach(m -> each.add(m.describe()));
+    return String.join("; ", each);
+  }
+
+  /**
+   * For a caller whose answer needs every breaker (a drift check, whether an id is known, a wait):
+   * fails when the reads so far left part of the keyspace out.
+   *
+   * @throws StoreUnavailableException naming the slots and nodes not read
+   */
+  public void requireComplete() {
+    if (!missing.isEmpty()) {
+      throw new StoreUnavailableException(
+          "Redis unavailable for part of the keyspace: not read: " + describe(missing()), null);
+    }
+  }
+
+  /** What is left of this reader's timeout (zero once it has passed). */
+  public Duration remaining() {
+    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+  }
+
   /** Calls {@code sink} with the id of every selected breaker that has keys. */
   public void ids(FleetSelection selector, Consumer<BreakerId> sink) {
-    for (StatefulRedisConnection<String, String> c : masters()) {
-      scan(c, selector, ids -> ids.forEach(sink));
+    for (Master m : masters()) {
+      read(m, () -> scan(m.connection(), selector, ids -> ids.forEach(sink)));
     }
+  }
+
+  /**
+   * Runs one master's read; a master that fails as unavailable (unreachable, a timeout, the
+   * connection lost, a reply such as LOADING) is named in {@link #missing()} and the read goes on
+   * with the next master. Any other failure (a permission refused) fails the whole read.
+   */
+  private void read(Master m, Runnable work) {
+    try {
+      work.run();
+    } catch (StoreUnavailableException e) {
+      miss(m.slots(), m.node(), e.getMessage());
+    }
+  }
+
+  private void miss(String slots, String node, String reason) {
+    misses++;
+    missing.putIfAbsent(node + " " + slots, new Missing(slots, node, reason));
   }
 
   /**
@@ -86,14 +173,36 @@ public final class FleetReader {
       Consumer<BreakerSnapshot> sink,
       BiConsumer<BreakerId, String> unreadable) {
     // one read for the whole run; unreadable (its master down) leaves every report counted
-    NodeLiveness liveness;
+    NodeLiveness read;
     try {
-      liveness = RedisBreakerStore.await(store.liveness(), timeout);
+      read = RedisBreakerStore.await(store.liveness(), left());
     } catch (StoreException e) {
-      liveness = NodeLiveness.UNKNOWN;
+      read = NodeLiveness.UNKNOWN;
     }
-    for (StatefulRedisConnection<String, String> c : masters()) {
-      new Pipeline(c, sink, unreadable, liveness).run(selector);
+    NodeLiveness liveness = read;
+    java.util.Set<BreakerId> seen = new java.util.HashSet<>(); // SCAN may return a key twice
+    List<BreakerId> redirected = new ArrayList<>();
+    for (Master m : masters()) {
+      read(
+          m,
+          () ->
+              new Pipeline(m.connection(), sink, unreadable, liveness, seen, redirected)
+                  .run(selector));
+    }
+    // Keys whose slot moved since the topology was read (MOVED, ASK): read again through the
+    // cluster connection, which follows the redirect.
+    for (BreakerId id : redirected) {
+      try {
+        BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(id, 0), left());
+        if (s.exists() || !s.nodes().isEmpty()) {
+          sink.accept(s);
+        }
+      } catch (StoreUnavailableException e) {
+        miss(
+            Integer.toString(SlotHash.getSlot(keys.hash(id))),
+            "",
+            "moved, and not read again: " + e.getMessage());
+      }
     }
   }
 
@@ -112,7 +221,18 @@ public final class FleetReader {
         KeyScanArgs.Builder.matches(selector.scanGlob(keys.prefix()) + suffix)
             .type("stream")
             .limit(SCAN_COUNT);
-    for (StatefulRedisConnection<String, String> c : masters()) {
+    for (Master m : masters()) {
+      read(m, () -> halfPresent(m.connection(), selected, suffix, args, sink));
+    }
+  }
+
+  private void halfPresent(
+      StatefulRedisConnection<String, String> c,
+      Predicate<BreakerId> selected,
+      String suffix,
+      KeyScanArgs args,
+      Consumer<BreakerId> sink) {
+    {
       java.util.Set<BreakerId> seen = new java.util.HashSet<>(); // SCAN may return a key twice
       List<BreakerId> pending = new ArrayList<>();
       ScanCursor cursor = ScanCursor.INITIAL;
@@ -131,7 +251,7 @@ public final class FleetReader {
             exists.add(c.async().exists(keys.hash(id)));
           }
           for (int i = 0; i < pending.size(); i++) {
-            if (await(exists.get(i), "read breakers") == 0) {
+            if (exists(exists.get(i), keys.hash(pending.get(i))) == 0) {
               sink.accept(pending.get(i));
             }
           }
@@ -142,26 +262,141 @@ public final class FleetReader {
     }
   }
 
-  private List<StatefulRedisConnection<String, String>> masters() {
-    return masters(store);
+  /**
+   * An EXISTS sent to a master; one answered MOVED or ASK (the key's slot moved since the topology
+   * was read) is asked again through the cluster connection, which follows the redirect.
+   */
+  private long exists(RedisFuture<Long> sent, String key) {
+    try {
+      return await(sent, "read breakers");
+    } catch (StoreException e) {
+      String m = String.valueOf(e.getMessage());
+      if (!(store.connection() instanceof StatefulRedisClusterConnection<String, String> cluster)
+          || !(m.contains("MOVED ") || m.contains("ASK "))) {
+        throw e;
+      }
+      return await(cluster.async().exists(key), "read breakers");
+    }
   }
 
-  /** A connection to every master (the one server when standalone). */
-  static List<StatefulRedisConnection<String, String>> masters(RedisBreakerStore store) {
+  /** A master to read: its connection, the slots it holds and its address. */
+  private record Master(
+      StatefulRedisConnection<String, String> connection, String slots, String node) {}
+
+  /**
+   * The masters to read: the one server when standalone; on a Cluster, the slot owners the topology
+   * names. A master flagged {@code fail} or {@code pfail}, or one that cannot be connected to
+   * within the timeout, is left out and named in {@link #missing()}, as are slots no master holds;
+   * masters without slots are skipped. When any is missing the topology may be stale (a replica
+   * promoted since it was read): it is read again once, within the timeout, and used if that covers
+   * more.
+   */
+  private List<Master> masters() {
     StatefulConnection<String, String> c = store.connection();
-    List<StatefulRedisConnection<String, String>> out = new ArrayList<>();
-    if (c instanceof StatefulRedisClusterConnection<String, String> cluster) {
-      for (RedisClusterNode node : cluster.getPartitions()) {
-        if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-          out.add(cluster.getConnection(node.getNodeId()));
-        }
-      }
-    } else {
+    if (!(c instanceof StatefulRedisClusterConnection<String, String> cluster)) {
       @SuppressWarnings("unchecked")
       StatefulRedisConnection<String, String> single = (StatefulRedisConnection<String, String>) c;
-      out.add(single);
+      return List.of(new Master(single, "all", ""));
+    }
+    Map<String, Missing> before = new LinkedHashMap<>(missing);
+    int missesBefore = misses;
+    List<Master> out = owners(cluster);
+    if (!refreshed && misses > missesBefore) {
+      refreshed = true;
+      try {
+        store.refreshTopology(left());
+        missing.clear();
+        missing.putAll(before);
+        out = owners(cluster);
+      } catch (StoreException e) {
+        // the topology as read: what is missing stays named
+      }
     }
     return out;
+  }
+
+  /** The slot owners of the cluster's current topology that answer; the rest go to missing. */
+  private List<Master> owners(StatefulRedisClusterConnection<String, String> cluster) {
+    java.util.BitSet covered = new java.util.BitSet(SlotHash.SLOT_COUNT);
+    List<RedisClusterNode> nodes = new ArrayList<>();
+    List<java.util.concurrent.CompletableFuture<StatefulRedisConnection<String, String>>> opening =
+        new ArrayList<>();
+    for (RedisClusterNode node : cluster.getPartitions()) {
+      if (!node.is(RedisClusterNode.NodeFlag.UPSTREAM) || node.getSlots().isEmpty()) {
+        continue;
+      }
+      node.getSlots().forEach(covered::set);
+      String slots = ranges(node.getSlots());
+      String address = node.getUri().getHost() + ":" + node.getUri().getPort();
+      if (node.is(RedisClusterNode.NodeFlag.FAIL)) {
+        miss(slots, address, "the cluster marks it failed (fail)");
+      } else if (node.is(RedisClusterNode.NodeFlag.EVENTUAL_FAIL)) {
+        miss(slots, address, "the cluster suspects it failed (pfail)");
+      } else {
+        nodes.add(node);
+        opening.add(cluster.getConnectionAsync(node.getNodeId()));
+      }
+    }
+    List<Master> out = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      RedisClusterNode node = nodes.get(i);
+      String slots = ranges(node.getSlots());
+      String address = node.getUri().getHost() + ":" + node.getUri().getPort();
+      try {
+        out.add(new Master(await(opening.get(i), "connect to " + address), slots, address));
+      } catch (StoreException e) {
+        if (e instanceof StorePermissionException) {
+          throw e;
+        }
+        miss(slots, address, e.getMessage());
+      }
+    }
+    if (covered.cardinality() < SlotHash.SLOT_COUNT) {
+      List<Integer> free = new ArrayList<>();
+      for (int s = covered.nextClearBit(0);
+          s < SlotHash.SLOT_COUNT;
+          s = covered.nextClearBit(s + 1)) {
+        free.add(s);
+      }
+      miss(ranges(free), "", "no master holds them in the topology");
+    }
+    return out;
+  }
+
+  /** Slots as ranges: {@code 0-5460,5462}. */
+  static String ranges(List<Integer> slots) {
+    List<Integer> sorted = new ArrayList<>(slots);
+    java.util.Collections.sort(sorted);
+    StringBuilder b = new StringBuilder();
+    int i = 0;
+    while (i < sorted.size()) {
+      int first = sorted.get(i);
+      int last = first;
+      while (i + 1 < sorted.size() && sorted.get(i + 1) == last + 1) {
+        last = sorted.get(++i);
+      }
+      i++;
+      b.append(b.length() == 0 ? "" : ",").append(first);
+      if (last > first) {
+        b.append('-').append(last);
+      }
+    }
+    return b.toString();
+  }
+
+  /**
+   * The masters that answer within {@code timeout} (the one server when standalone); those that do
+   * not are in the reader's {@link #missing()}.
+   */
+  static FleetReader reachable(
+      RedisBreakerStore store,
+      Duration timeout,
+      List<StatefulRedisConnection<String, String>> into) {
+    FleetReader r = new FleetReader(store, timeout, 1);
+    for (Master m : r.masters()) {
+      into.add(m.connection());
+    }
+    return r;
   }
 
   private void scan(
@@ -202,16 +437,22 @@ public final class FleetReader {
     private final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
     private final ArrayDeque<Batch> following = new ArrayDeque<>();
     private final NodeLiveness liveness;
+    private final java.util.Set<BreakerId> seen;
+    private final List<BreakerId> redirected;
 
     Pipeline(
         StatefulRedisConnection<String, String> c,
         Consumer<BreakerSnapshot> sink,
         BiConsumer<BreakerId, String> unreadable,
-        NodeLiveness liveness) {
+        NodeLiveness liveness,
+        java.util.Set<BreakerId> seen,
+        List<BreakerId> redirected) {
       this.c = c;
       this.sink = sink;
       this.unreadable = unreadable;
       this.liveness = liveness;
+      this.seen = seen;
+      this.redirected = redirected;
     }
 
     void run(FleetSelection selector) {
@@ -231,7 +472,6 @@ public final class FleetReader {
         c.flushCommands();
         Batch pending = new Batch();
         // SCAN returns a key twice when the keyspace rehashes meanwhile (markers come and go)
-        java.util.Set<BreakerId> seen = new java.util.HashSet<>();
         while (true) {
           KeyScanCursor<String> page = await(next, "scan breakers");
           if (!page.isFinished()) {
@@ -292,7 +532,7 @@ public final class FleetReader {
     /** Waits for a batch's follow-up reads and hands its snapshots to the sink. */
     private void complete(Batch b) {
       b.awaitFollowUps();
-      for (BreakerSnapshot s : b.snapshots(unreadable, liveness)) {
+      for (BreakerSnapshot s : b.snapshots(unreadable, liveness, redirected)) {
         sink.accept(s);
       }
     }
@@ -378,9 +618,9 @@ public final class FleetReader {
 
     private void await(CountDownLatch latch) {
       try {
-        if (!latch.await(timeout.toMillis() + 100, TimeUnit.MILLISECONDS)) {
+        if (!latch.await(left().toNanos(), TimeUnit.NANOSECONDS)) {
           throw new StoreUnavailableException(
-              "read " + ids.size() + " breakers: Redis did not answer in " + timeout, null);
+              "read " + ids.size() + " breakers: Redis did not answer within " + timeout, null);
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -395,8 +635,8 @@ public final class FleetReader {
       int n = ids.size();
       snaps = new BreakerSnapshot[n];
       for (int i = 0; i < n; i++) {
-        if (reads[i].wrongType(hashKeys.get(i)) != null) {
-          continue; // reported by snapshots(): the read stays in reads[i]
+        if (reads[i].wrongType(hashKeys.get(i)) != null || reads[i].redirected()) {
+          continue; // reported or read again by snapshots(): the read stays in reads[i]
         }
         List<String> fields = reads[i].result("read " + ids.get(i));
         if (fields.isEmpty()) {
@@ -454,10 +694,18 @@ public final class FleetReader {
 
     /** The batch's snapshots in scan order; a breaker with a key of the wrong type is reported. */
     List<BreakerSnapshot> snapshots(
-        BiConsumer<BreakerId, String> unreadable, NodeLiveness liveness) {
+        BiConsumer<BreakerId, String> unreadable,
+        NodeLiveness liveness,
+        List<BreakerId> redirected) {
       List<BreakerSnapshot> out = new ArrayList<>(ids.size());
       for (int i = 0; i < ids.size(); i++) {
         BreakerId id = ids.get(i);
+        if (reads[i].redirected()
+            || (heartbeats[i] != null && heartbeats[i].redirected())
+            || (leases[i] != null && leases[i].redirected())) {
+          redirected.add(id); // its slot moved since the topology was read
+          continue;
+        }
         String wrongType = reads[i].wrongType(hashKeys.get(i));
         if (wrongType == null && heartbeats[i] != null) {
           wrongType = heartbeats[i].wrongType(keys.nodeInfo(id));
@@ -543,6 +791,12 @@ public final class FleetReader {
       countDown();
     }
 
+    /** Whether the node answered MOVED or ASK: the key's slot is served elsewhere now. */
+    boolean redirected() {
+      String error = output.hasError() ? output.getError() : null;
+      return error != null && (error.startsWith("MOVED") || error.startsWith("ASK"));
+    }
+
     /** "key K: WRONGTYPE ..." when the read failed on a key of another type, else null. */
     String wrongType(String key) {
       String error = output.hasError() ? output.getError() : null;
@@ -600,14 +854,19 @@ public final class FleetReader {
     }
   }
 
-  private <T> T await(RedisFuture<T> f, String action) {
+  /** The wait left for a reply: what is left of the timeout, at least 1 ms. */
+  private Duration left() {
+    return Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+  }
+
+  private <T> T await(java.util.concurrent.Future<T> f, String action) {
     try {
-      return f.get(timeout.toMillis() + 100, TimeUnit.MILLISECONDS);
+      return f.get(left().toNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StoreUnavailableException(action + ": interrupted", e);
     } catch (TimeoutException e) {
-      throw new StoreUnavailableException(action + ": Redis did not answer in " + timeout, e);
+      throw new StoreUnavailableException(action + ": Redis did not answer within " + timeout, e);
     } catch (ExecutionException e) {
       throw translate(action, e.getCause() == null ? e : e.getCause());
     }

@@ -802,6 +802,23 @@ public final class RedisBreakerStore implements BreakerStore {
     return keys;
   }
 
+  /** The bound of each command, as configured. */
+  Duration commandTimeout() {
+    return timeout;
+  }
+
+  /**
+   * Reads the Cluster's topology again (a replica promoted, a failed master's slots moved), waiting
+   * at most {@code limit}; nothing on a standalone server or a client the caller owns.
+   *
+   * @throws StoreUnavailableException when no node answers in time
+   */
+  void refreshTopology(Duration limit) {
+    if (cluster != null && client instanceof RedisClusterClient cc) {
+      await(cc.refreshPartitionsAsync().toCompletableFuture(), limit);
+    }
+  }
+
   /** Whether this store talks to a Redis Cluster. */
   public boolean isCluster() {
     return cluster != null;

@@ -55,7 +55,24 @@ public final class StoreDiagnostics {
    */
   public static List<Check> run(RedisBreakerStore store, String where, double connectMillis) {
     List<Check> checks = new ArrayList<>();
-    List<StatefulRedisConnection<String, String>> masters = FleetReader.masters(store);
+    List<StatefulRedisConnection<String, String>> masters = new ArrayList<>();
+    List<FleetReader.Missing> unread;
+    try {
+      unread = FleetReader.reachable(store, store.commandTimeout(), masters).missing();
+    } catch (RuntimeException e) {
+      checks.add(new Check("redis", Status.FAIL, StoreErrors.translate(where, e).getMessage()));
+      return checks;
+    }
+    if (!unread.isEmpty()) {
+      checks.add(
+          new Check(
+              "redis",
+              Status.FAIL,
+              where + ": part of the keyspace cannot be read: " + FleetReader.describe(unread)));
+      if (masters.isEmpty()) {
+        return checks;
+      }
+    }
     List<String> versions = new ArrayList<>();
     double worst = 0;
     try {
@@ -139,25 +156,25 @@ public final class StoreDiagnostics {
     int[] breakers = new int[1];
     FleetCallRates rates;
     try {
-      store
-          .fleet(timeout, 500)
-          .snapshots(
-              FleetSelection.ALL,
-              s -> {
-                breakers[0]++;
-                java.util.Set<String> here =
-                    reporters.computeIfAbsent(s.id().toString(), k -> new TreeSet<>());
-                for (NodeHeartbeat n : s.nodes()) {
-                  here.add(n.node());
-                  if (n.degraded()) {
-                    String why = n.degradedReason().isEmpty() ? "unknown" : n.degradedReason();
-                    degraded
-                        .computeIfAbsent(n.node(), k -> new java.util.TreeMap<>())
-                        .merge(why, 1, Integer::sum);
-                  }
-                }
-              },
-              (id, error) -> {});
+      FleetReader fleet = store.fleet(timeout, 500);
+      fleet.snapshots(
+          FleetSelection.ALL,
+          s -> {
+            breakers[0]++;
+            java.util.Set<String> here =
+                reporters.computeIfAbsent(s.id().toString(), k -> new TreeSet<>());
+            for (NodeHeartbeat n : s.nodes()) {
+              here.add(n.node());
+              if (n.degraded()) {
+                String why = n.degradedReason().isEmpty() ? "unknown" : n.degradedReason();
+                degraded
+                    .computeIfAbsent(n.node(), k -> new java.util.TreeMap<>())
+                    .merge(why, 1, Integer::sum);
+              }
+            }
+          },
+          (id, error) -> {});
+      fleet.requireComplete();
       rates = RedisBreakerStore.await(store.callRates());
     } catch (RuntimeException e) {
       return List.of(
