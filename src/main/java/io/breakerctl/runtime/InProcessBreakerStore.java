@@ -619,7 +619,9 @@ public final class InProcessBreakerStore implements BreakerStore {
       return run(
           "publish",
           () -> {
-            if (available && !dropping && !closed) {
+            // not subject to dropping: that loses single messages of a subscription that works,
+            // while a beacon not heard means a subscription that delivers nothing at all
+            if (available && !closed) {
               onMessage.accept(message);
               return 1L;
             }
