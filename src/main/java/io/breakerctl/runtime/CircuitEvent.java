@@ -16,7 +16,7 @@ import io.breakerctl.runtime.model.TransitionCause;
  *     the policy it ran was removed), the storeFailureMode and the reason when degraded ({@code
  *     LOCAL_ONLY oom}: a {@link io.breakerctl.runtime.redis.StoreFault} code), the state put back
  *     when re-asserted
- * @param atMillis local wall-clock time of the event
+ * @param atMillis local wall-clock time of the event; for DEGRADED, when the degradation began
  * @param cause for TRANSITION and REASSERTED: the fleet's transition cause (one of the transition
  *     table's), null when this node learned the new state without it (a state read, a script's
  *     answer to another command, the reconciliation); null for other types

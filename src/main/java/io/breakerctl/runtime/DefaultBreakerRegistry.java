@@ -136,7 +136,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     s.setRemoveOnCancelPolicy(true);
     this.scheduler = s;
     this.health = new BackgroundHealth(cfg.nodeId());
-    this.guard = new StoreGuard(this::onDegraded, this::confirm);
+    this.guard = new StoreGuard(this::onDegraded, this::confirm, cfg.clock());
     if (cfg.mode() != Mode.LOCAL) {
       if (!connect()) {
         guard.trip(connectFault);

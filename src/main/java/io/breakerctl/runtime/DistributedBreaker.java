@@ -1455,14 +1455,22 @@ final class DistributedBreaker implements CircuitBreaker {
         lost == State.OPEN && v.stored() == State.HALF_OPEN);
   }
 
+  /**
+   * Announces the degradation, stamped with the time it began ({@link StoreGuard#downAtMillis}).
+   */
   void degraded() {
     seedIfNeeded();
     State s = acting();
-    emit(
-        CircuitEvent.Type.DEGRADED,
-        s,
-        s,
-        resolved.policy().storeFailureMode().name() + " " + registry.guard().reason().code());
+    if (!listeners.isEmpty()) {
+      emitEvent(
+          new CircuitEvent(
+              id,
+              CircuitEvent.Type.DEGRADED,
+              s,
+              s,
+              resolved.policy().storeFailureMode().name() + " " + registry.guard().reason().code(),
+              registry.guard().downAtMillis()));
+    }
   }
 
   void recovered() {

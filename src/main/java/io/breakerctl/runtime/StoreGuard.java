@@ -61,13 +61,16 @@ final class StoreGuard {
   private final AtomicLong degradations = new AtomicLong();
   private final AtomicLong degradedNanos = new AtomicLong();
   private volatile long downSince;
+  private volatile long downAtMillis;
   private volatile StoreFault reason = StoreFault.TIMEOUT;
   private final Runnable onDown;
   private final Confirmation confirmation;
+  private final java.time.Clock clock;
 
-  StoreGuard(Runnable onDown, Confirmation confirmation) {
+  StoreGuard(Runnable onDown, Confirmation confirmation, java.time.Clock clock) {
     this.onDown = onDown;
     this.confirmation = confirmation;
+    this.clock = clock;
   }
 
   boolean up() {
@@ -77,6 +80,17 @@ final class StoreGuard {
   /** How many times the node has been degraded; a breaker seeds its local machine once per. */
   long degradations() {
     return degradations.get();
+  }
+
+  /**
+   * When the current (or last) degradation began, on the registry's clock: stamped before the
+   * degradation is counted, so every seed made for it (which reads the count) comes at or after
+   * this time. The DEGRADED events carry it: the listeners' own clock would be late by whatever ran
+   * in between (a warning logged to a blocked stderr, a starved thread), and a local probe one open
+   * window after the seed would look early against it.
+   */
+  long downAtMillis() {
+    return downAtMillis;
   }
 
   void success() {
@@ -150,6 +164,7 @@ final class StoreGuard {
       }
       reason = why;
       downSince = System.nanoTime();
+      downAtMillis = clock.millis();
       degradations.incrementAndGet();
       down.set(true);
     }

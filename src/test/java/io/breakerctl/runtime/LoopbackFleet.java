@@ -81,7 +81,7 @@ final class LoopbackFleet implements AutoCloseable {
           e -> {
             synchronized (degradedSince) {
               if (e.type() == CircuitEvent.Type.DEGRADED && degradedSince[node] == 0) {
-                degradedSince[node] = System.currentTimeMillis();
+                degradedSince[node] = e.atMillis(); // when it began, not when the event came
               } else if (e.type() == CircuitEvent.Type.RECOVERED && degradedSince[node] != 0) {
                 degradations.add(
                     node + "@" + degradedSince[node] + "-" + System.currentTimeMillis());
