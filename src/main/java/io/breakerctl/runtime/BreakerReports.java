@@ -62,7 +62,7 @@ final class BreakerReports {
             && (breaker.policy().failureRateThreshold().isPresent()
                 || n >= MAX_PENDING
                 || now - lastFlushAt >= registry.flushIntervalNanos());
-    NodeHeartbeat beat = breaker.heartbeat(registry.guard().up());
+    NodeHeartbeat beat = breaker.heartbeat(breaker.guard().up());
     boolean beatDue =
         !beat.equals(lastBeat) || now - lastBeatAt >= registry.reportIntervalNanos() - beatSpread;
     if (successes || beatDue) {
@@ -85,7 +85,7 @@ final class BreakerReports {
 
   /** Flushes every pending success with this node's heartbeat now (tests). */
   void flush() {
-    flush(true, breaker.heartbeat(registry.guard().up()));
+    flush(true, breaker.heartbeat(breaker.guard().up()));
   }
 
   /** Sends what is pending; the answer's future (null when there is no store to send to). */
@@ -95,7 +95,7 @@ final class BreakerReports {
     if (store == null) {
       return null;
     }
-    boolean up = registry.guard().up();
+    boolean up = breaker.guard().up();
     long n = up && withSuccesses ? pendingSuccesses.sumThenReset() : 0;
     breaker.countCompleted(n);
     if (n > 0) {
@@ -114,7 +114,7 @@ final class BreakerReports {
                 breaker.countCompleted(-n); // counted again as they are taken again
                 registry.health().failed(BackgroundTask.FLUSH, e);
                 if (up) {
-                  registry.guard().failure(e);
+                  breaker.guard().failure(e);
                 }
               } else {
                 if (beat != null) {
@@ -123,7 +123,7 @@ final class BreakerReports {
                 }
                 registry.health().succeeded(BackgroundTask.FLUSH);
                 if (up) {
-                  registry.guard().success();
+                  breaker.guard().success();
                 }
               }
             });

@@ -136,6 +136,29 @@ public interface BreakerStore extends AutoCloseable {
   CompletableFuture<String> ping();
 
   /**
+   * The shard that holds {@code id}'s keys: on a Redis Cluster the id of the master owning its
+   * slot, as the client's topology last named it; {@code ""} where one server holds every key. No
+   * I/O. The registry keeps one degradation per shard ({@link StoreGuard}), so a dead master
+   * degrades only the breakers it holds.
+   */
+  default String shardOf(BreakerId id) {
+    return "";
+  }
+
+  /** A health check of one shard's server ({@link #shardOf}); {@code ""} is {@link #ping()}. */
+  default CompletableFuture<String> ping(String shard) {
+    return ping();
+  }
+
+  /**
+   * Reads the topology again (a failover moved a shard's slots to a promoted replica), waiting at
+   * most {@code limit}; nothing where one server holds every key.
+   *
+   * @throws io.breakerctl.runtime.redis.StoreUnavailableException when no server answers in time
+   */
+  default void refreshShards(java.time.Duration limit) {}
+
+  /**
    * This node's liveness for the fleet view ({@code alive.lua}): readers count its per-breaker
    * reports for {@code validFor} from now; {@link java.time.Duration#ZERO} takes it out at once
    * (the node closes). Completes with the store's time in ms.

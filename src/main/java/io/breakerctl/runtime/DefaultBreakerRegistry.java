@@ -63,7 +63,15 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private final RegistryOptions cfg;
   private final Map<BreakerId, DistributedBreaker> breakers = new ConcurrentHashMap<>();
   private final ScheduledExecutorService scheduler;
+
+  /** The node's own guard (shard ""): every breaker's where one server holds all keys. */
   private final StoreGuard guard;
+
+  /** One guard per shard ({@link BreakerStore#shardOf}), the node's own under "". */
+  private final Map<String, StoreGuard> guards = new ConcurrentHashMap<>();
+
+  private final java.util.concurrent.atomic.AtomicLong degradationIds =
+      new java.util.concurrent.atomic.AtomicLong();
   private final BackgroundHealth health;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Map<BreakerId, Boolean> refreshQueued = new ConcurrentHashMap<>();
@@ -88,7 +96,6 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private volatile long beaconHeard;
   private volatile long beaconSentAt;
   private final AtomicBoolean resubscribeScheduled = new AtomicBoolean();
-  private volatile long degradedAt;
 
   /** Starts at a random phase, so nodes started together do not check in step. */
   private volatile long lastStampCheck =
@@ -101,7 +108,6 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   /** The store's canary fingerprint as last read (null: not read since the last resubscribe). */
   private volatile String canary;
 
-  private volatile long recoveryDelay = RECOVERY_CHECK_MILLIS;
   private final java.util.concurrent.CountDownLatch warmedUp =
       new java.util.concurrent.CountDownLatch(1);
   private final String warmUpNonce = Long.toHexString(System.nanoTime());
@@ -136,7 +142,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     s.setRemoveOnCancelPolicy(true);
     this.scheduler = s;
     this.health = new BackgroundHealth(cfg.nodeId());
-    this.guard = new StoreGuard(this::onDegraded, this::confirm, cfg.clock());
+    this.guard = newGuard("");
     if (cfg.mode() != Mode.LOCAL) {
       if (!connect()) {
         guard.trip(connectFault);
@@ -193,8 +199,56 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return cfg.commandTimeout();
   }
 
+  /** The node's own guard (the connection, the subscription, the heartbeat). */
   StoreGuard guard() {
     return guard;
+  }
+
+  /**
+   * The guard of the shard holding {@code id}'s keys: the node's own while no store is connected or
+   * where one server holds every key, else that master's (made at first need).
+   */
+  StoreGuard guardFor(BreakerId id) {
+    BreakerStore s = store;
+    return s == null ? guard : guardOf(s.shardOf(id));
+  }
+
+  private StoreGuard guardOf(String shard) {
+    return shard.isEmpty() ? guard : guards.computeIfAbsent(shard, this::newGuard);
+  }
+
+  private StoreGuard newGuard(String shard) {
+    StoreGuard g =
+        new StoreGuard(shard, this::onDegraded, this::confirm, cfg.clock(), degradationIds);
+    g.recoveryDelay = RECOVERY_CHECK_MILLIS;
+    if (shard.isEmpty()) {
+      guards.put(shard, g);
+    }
+    return g;
+  }
+
+  /** The breakers whose decisions {@code g} guards. */
+  private List<DistributedBreaker> guardedBy(StoreGuard g) {
+    List<DistributedBreaker> mine = new ArrayList<>();
+    for (DistributedBreaker b : breakers.values()) {
+      if (b.guard() == g) {
+        mine.add(b);
+      }
+    }
+    return mine;
+  }
+
+  /** A guard that is down: the node's own first, else a master's; null when every one is up. */
+  private StoreGuard downGuard() {
+    if (!guard.up()) {
+      return guard;
+    }
+    for (StoreGuard g : guards.values()) {
+      if (!g.up()) {
+        return g;
+      }
+    }
+    return null;
   }
 
   long flushIntervalNanos() {
@@ -231,17 +285,18 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   @Override
   public boolean degraded() {
-    return cfg.mode() != Mode.LOCAL && !guard.up();
+    return cfg.mode() != Mode.LOCAL && downGuard() != null;
   }
 
   @Override
   public java.util.Optional<String> degradedReason() {
-    return degraded() ? java.util.Optional.of(guard.reason().code()) : java.util.Optional.empty();
+    StoreGuard g = cfg.mode() == Mode.LOCAL ? null : downGuard();
+    return g == null ? java.util.Optional.empty() : java.util.Optional.of(g.reason().code());
   }
 
   @Override
   public StoreStats storeStats() {
-    return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : guard.stats(commands);
+    return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : StoreGuard.stats(guards.values(), commands);
   }
 
   void transitionWon(BreakerId id) {
@@ -503,65 +558,109 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       g.confirmed(false);
       return;
     }
-    s.ping()
+    s.ping(g.shard())
         .orTimeout(cfg.commandTimeout().toMillis() + 10, TimeUnit.MILLISECONDS)
         .whenComplete((v, e) -> g.confirmed(e == null));
   }
 
-  private void onDegraded() {
-    degradedAt = System.currentTimeMillis();
-    recoveryDelay = RECOVERY_CHECK_MILLIS;
-    StoreFault why = guard.reason();
+  private void onDegraded(StoreGuard g) {
+    g.recoveryDelay = RECOVERY_CHECK_MILLIS;
+    StoreFault why = g.reason();
     LOG.log(
         System.Logger.Level.WARNING,
-        "breakerctl node {0}: degraded ({1}): {2}; each breaker decides from the fleet state it"
-            + " last saw and its storeFailureMode until Redis does its work again",
+        "breakerctl node {0}: degraded ({1}){2}: {3}; each breaker there decides from the fleet"
+            + " state it last saw and its storeFailureMode until Redis does its work again",
         cfg.nodeId(),
         why.code(),
+        g.shard().isEmpty() ? "" : " on master " + g.shard(),
         why.hard() ? "Redis refuses this node's work" : "Redis does not answer");
-    breakers.values().forEach(DistributedBreaker::degraded);
-    background(this::checkRecovery);
+    guardedBy(g).forEach(DistributedBreaker::degraded);
+    background(() -> checkRecovery(g));
   }
 
-  private void checkRecovery() {
-    if (closed.get() || guard.up()) {
+  /**
+   * The recovery check of one guard, until it is up again. Breakers whose keys another shard now
+   * holds (a failover promoted a replica; the first connect of a Cluster store) go there first,
+   * reconciled against it while that guard is up. The breakers left are reconciled once the shard's
+   * server answers quickly (and, after a hard fault, runs a script that writes); then the guard is
+   * up. A master's guard left with no breaker is up at once: nothing depends on it.
+   */
+  private void checkRecovery(StoreGuard g) {
+    if (closed.get() || g.up()) {
       return;
     }
-    boolean reachable;
     BreakerStore s = store;
-    if (s == null) {
-      reachable = connect();
-    } else {
-      try {
-        reachable = StoreGuard.answersQuickly(s, cfg.commandTimeout());
-        if (reachable && guard.reason().hard()) {
-          // a PING and reads pass on a full Redis, a replica or an ACL that denies the scripts:
-          // leave degraded only once a script that writes runs again
-          BreakerStore.await(
-              s.alive(cfg.nodeId(), cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS)),
-              cfg.commandTimeout());
+    boolean connected = s == null && connect();
+    if (connected) {
+      s = store;
+    }
+    boolean reachable = connected;
+    if (s != null) {
+      moveAway(s, g);
+      if (!g.shard().isEmpty() && guardedBy(g).isEmpty()) {
+        g.recover(); // its breakers moved on; nothing waits for this master
+        guards.remove(g.shard(), g);
+        return;
+      }
+      if (!connected) {
+        try {
+          reachable = StoreGuard.answersQuickly(s, g.shard(), cfg.commandTimeout());
+          if (reachable && g.reason().hard()) {
+            // a PING and reads pass on a full Redis, a replica or an ACL that denies the scripts:
+            // leave degraded only once a script that writes runs again
+            BreakerStore.await(
+                s.alive(cfg.nodeId(), cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS)),
+                cfg.commandTimeout());
+          }
+        } catch (StoreException e) {
+          reachable = false;
         }
-      } catch (StoreException e) {
-        reachable = false;
       }
     }
-    if (reachable && reconcileAll() && guard.recover()) {
+    List<DistributedBreaker> mine = guardedBy(g);
+    if (reachable && reconcile(s, mine) && g.recover()) {
       LOG.log(
           System.Logger.Level.INFO,
-          "breakerctl node {0}: Redis answers again after {1} ms; reconciled {2} breakers",
+          "breakerctl node {0}: Redis answers again{1} after {2} ms; reconciled {3} breakers",
           cfg.nodeId(),
-          System.currentTimeMillis() - degradedAt,
-          breakers.size());
-      breakers.values().forEach(DistributedBreaker::recovered);
+          g.shard().isEmpty() ? "" : " on master " + g.shard(),
+          cfg.clock().millis() - g.downAtMillis(),
+          mine.size());
+      mine.forEach(DistributedBreaker::recovered);
       beatAlive(); // back in the fleet view now, not at the next beat
       return;
     }
-    long delay = jitter(recoveryDelay);
-    recoveryDelay = Math.min(RECOVERY_CHECK_MAX_MILLIS, recoveryDelay * 2);
+    long delay = jitter(g.recoveryDelay);
+    g.recoveryDelay = Math.min(RECOVERY_CHECK_MAX_MILLIS, g.recoveryDelay * 2);
     try {
-      scheduler.schedule(this::checkRecovery, delay, TimeUnit.MILLISECONDS);
+      scheduler.schedule(() -> checkRecovery(g), delay, TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
       // rejected after close
+    }
+  }
+
+  /**
+   * Moves the breakers of a degraded guard whose keys another shard now holds: the topology is read
+   * again (bounded), and a breaker whose shard's guard is up is reconciled there and recovers; one
+   * whose new shard is degraded too goes there and waits with it.
+   */
+  private void moveAway(BreakerStore s, StoreGuard g) {
+    try {
+      s.refreshShards(cfg.commandTimeout().multipliedBy(10));
+    } catch (StoreException e) {
+      // the topology as last read
+    }
+    for (DistributedBreaker b : guardedBy(g)) {
+      StoreGuard to = guardOf(s.shardOf(b.id()));
+      if (to == g) {
+        continue;
+      }
+      if (!to.up()) {
+        b.guard(to);
+      } else if (reconcile(s, List.of(b))) {
+        b.guard(to);
+        b.recovered();
+      }
     }
   }
 
@@ -570,10 +669,10 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return millis / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(millis / 2 + 1);
   }
 
-  private boolean reconcileAll() {
-    BreakerStore s = store;
+  /** Reads and reconciles each of {@code breakers}; false at the first that fails. */
+  private boolean reconcile(BreakerStore s, List<DistributedBreaker> breakers) {
     try {
-      for (DistributedBreaker b : breakers.values()) {
+      for (DistributedBreaker b : breakers) {
         BreakerSnapshot shared = BreakerStore.await(s.state(b.id()), cfg.commandTimeout());
         b.reconcile(shared);
       }
@@ -666,16 +765,16 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    */
   private void readNow(DistributedBreaker b) {
     BreakerStore s = store;
-    if (s == null || !guard.up()) {
+    if (s == null || !b.guard().up()) {
       retryFirstRead(b);
       return;
     }
     try {
       b.onSnapshot(BreakerStore.await(s.state(b.id()), cfg.commandTimeout()));
-      guard.success();
+      b.guard().success();
       health.succeeded(BackgroundTask.REFRESH);
     } catch (StoreException e) {
-      guard.failure(e);
+      b.guard().failure(e);
       health.failed(BackgroundTask.REFRESH, e);
       refreshSoon(b);
     }
@@ -683,7 +782,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   private void refresh(DistributedBreaker b) {
     BreakerStore s = store;
-    if (s == null || !guard.up()) {
+    if (s == null || !b.guard().up()) {
       retryFirstRead(b);
       return;
     }
@@ -722,11 +821,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     @Override
     public void accept(BreakerSnapshot snap, Throwable e) {
       if (e != null) {
-        guard.failure(e);
+        b.guard().failure(e);
         health.failed(BackgroundTask.REFRESH, e);
         retryFirstRead(b);
       } else {
-        guard.success();
+        b.guard().success();
         health.succeeded(BackgroundTask.REFRESH);
         b.onSnapshot(snap);
       }
@@ -748,6 +847,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     if (s == null || !guard.up()) {
       return;
     }
+    regroup(s);
     if (!listening || sub == null || !sub.isOpen()) {
       breakers.values().forEach(this::refresh);
       return;
@@ -758,6 +858,23 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     }
     lastStampCheck = now;
     background(canaryCheck);
+  }
+
+  /**
+   * Puts each breaker whose keys another shard now holds (a resharding, a failover its guard never
+   * saw fail) under that shard's guard, when both are up; a degraded breaker moves at its guard's
+   * recovery check instead, reconciled first. A hash of each breaker's key per refresh tick.
+   */
+  private void regroup(BreakerStore s) {
+    for (DistributedBreaker b : breakers.values()) {
+      StoreGuard now = b.guard();
+      if (now.up()) {
+        StoreGuard to = guardOf(s.shardOf(b.id()));
+        if (to != now && to.up()) {
+          b.guard(to);
+        }
+      }
+    }
   }
 
   /**
@@ -966,11 +1083,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    */
   private void flushEverything() {
     List<CompletableFuture<?>> sent = new ArrayList<>();
-    if (cfg.mode() != Mode.LOCAL && guard.up()) {
+    if (cfg.mode() != Mode.LOCAL) {
       inBatch(
           () -> {
             for (DistributedBreaker b : breakers.values()) {
-              CompletableFuture<?> f = b.flushAtClose();
+              CompletableFuture<?> f = b.guard().up() ? b.flushAtClose() : null;
               if (f != null) {
                 sent.add(f);
               }
@@ -1007,7 +1124,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
           cfg.nodeId(),
           lost,
           of,
-          guard.up() ? "no answer in time" : "degraded: " + guard.reason().code());
+          downGuard() == null ? "no answer in time" : "degraded: " + downGuard().reason().code());
     }
   }
 

@@ -78,6 +78,13 @@ final class DistributedBreaker implements CircuitBreaker {
    */
   private volatile boolean ownTrip;
 
+  /**
+   * The guard of the shard holding this breaker's keys ({@link DefaultBreakerRegistry#guardFor}):
+   * this breaker is degraded while it is down. The registry moves it when a failover or a first
+   * connect puts the keys on another shard.
+   */
+  private volatile StoreGuard guard;
+
   /** The degradation ({@link StoreGuard#degradations()}) the local machine was seeded for. */
   private volatile long seededFor = -1;
 
@@ -102,6 +109,7 @@ final class DistributedBreaker implements CircuitBreaker {
   DistributedBreaker(BreakerId id, DefaultBreakerRegistry registry) {
     this.id = id;
     this.registry = registry;
+    this.guard = registry.guardFor(id);
     Policy defaults = registry.defaults();
     resolve(new Resolved(defaults, "", 0));
     this.local = new LocalStateMachine(defaults, registry.clock());
@@ -110,14 +118,14 @@ final class DistributedBreaker implements CircuitBreaker {
     local.onTransition(
         t -> {
           if (registry.mode() != Mode.LOCAL
-              && !registry.guard().up()
+              && !guard().up()
               && resolved.policy().storeFailureMode() != StoreFailureMode.ALLOW_ALL
               && t.from() == State.CLOSED
               && t.to() == State.OPEN) {
             trippedWhileDegraded.set(true);
           }
           boolean own = false;
-          if (registry.mode() != Mode.LOCAL && registry.guard().up()) {
+          if (registry.mode() != Mode.LOCAL && guard().up()) {
             own = (t.from() == State.CLOSED && t.to() == State.OPEN && ownTripped()) || ownTrip;
             if (t.to() == State.CLOSED) {
               endOwnTrip();
@@ -132,6 +140,16 @@ final class DistributedBreaker implements CircuitBreaker {
   @Override
   public BreakerId id() {
     return id;
+  }
+
+  /** The guard this breaker's decisions follow (see {@link #guard}). */
+  StoreGuard guard() {
+    return guard;
+  }
+
+  /** Puts this breaker under another shard's guard (the registry, at a failover or a connect). */
+  void guard(StoreGuard to) {
+    guard = to;
   }
 
   /** Whether this node has not read the breaker's shared state yet (no view). */
@@ -180,8 +198,7 @@ final class DistributedBreaker implements CircuitBreaker {
 
   private boolean localDecides() {
     return registry.mode() == Mode.LOCAL
-        || (!registry.guard().up()
-            && resolved.policy().storeFailureMode() == StoreFailureMode.LOCAL_ONLY);
+        || (!guard().up() && resolved.policy().storeFailureMode() == StoreFailureMode.LOCAL_ONLY);
   }
 
   private String node() {
@@ -287,7 +304,7 @@ final class DistributedBreaker implements CircuitBreaker {
     if (mode == Mode.LOCAL) {
       return fromLocal(local.tryAcquire(node()));
     }
-    if (!registry.guard().up()) {
+    if (!guard().up()) {
       return degradedAcquire();
     }
     if (mode == Mode.SHARED) {
@@ -364,7 +381,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private Permission sharedAcquire() {
     BreakerStore store = registry.store();
     if (store == null) {
-      registry.guard().trip(io.breakerctl.runtime.redis.StoreFault.UNREACHABLE);
+      guard().trip(io.breakerctl.runtime.redis.StoreFault.UNREACHABLE);
       return degradedAcquire();
     }
     AcquireResult r;
@@ -373,13 +390,13 @@ final class DistributedBreaker implements CircuitBreaker {
     try {
       pending = store.acquire(id, node(), resolved.policy(), lease);
       r = BreakerStore.await(pending, registry.commandTimeout());
-      registry.guard().success();
+      guard().success();
     } catch (StoreException e) {
       if (pending != null) {
         pending.whenComplete(new GiveBack(lease));
       }
-      registry.guard().failure(e);
-      return registry.guard().up() ? fromView() : degradedAcquire();
+      guard().failure(e);
+      return guard().up() ? fromView() : degradedAcquire();
     }
     if (behind(r)) {
       return fromView(); // Redis lost what this node knows: decide from it, re-assert it
@@ -539,7 +556,7 @@ final class DistributedBreaker implements CircuitBreaker {
    * stall at the moment of recovery never turns into one probe per node.
    */
   private void seedIfNeeded() {
-    long degradation = registry.guard().degradations();
+    long degradation = guard().degradations();
     if (seededFor == degradation) {
       return;
     }
@@ -674,9 +691,9 @@ final class DistributedBreaker implements CircuitBreaker {
         .whenComplete(
             (r, e) -> {
               if (e != null) {
-                registry.guard().failure(e);
+                guard().failure(e);
               } else {
-                registry.guard().success();
+                guard().success();
               }
             });
   }
@@ -735,7 +752,7 @@ final class DistributedBreaker implements CircuitBreaker {
   void complete(BreakerGrant g, boolean failure, long nanos) {
     long millis = nanos / 1_000_000;
     Mode mode = registry.mode();
-    if (g.own && registry.guard().up()) {
+    if (g.own && guard().up()) {
       // the own trip's probe: the local machine decides on it, the fleet counts it as any call
       State before = local.state();
       local.record(failure ? 1 : 0, failure ? 0 : 1, millis, g.generation, g.lease, node());
@@ -749,7 +766,7 @@ final class DistributedBreaker implements CircuitBreaker {
       record(new Outcome(node(), counted ? 1 : 0, counted ? 0 : 1, millis, "", ""), null);
       return;
     }
-    if (mode != Mode.LOCAL && !g.local && g.lease.isEmpty() && registry.guard().up()) {
+    if (mode != Mode.LOCAL && !g.local && g.lease.isEmpty() && guard().up()) {
       long slow = resolved.slowMillis();
       if (!failure && (slow < 0 || millis < slow)) {
         pendingSuccesses.increment(); // flushed in batches; the local machine learns them then
@@ -774,7 +791,7 @@ final class DistributedBreaker implements CircuitBreaker {
     }
     boolean localLease = g.local && !g.lease.isEmpty();
     boolean pendingSuccess =
-        mode != Mode.LOCAL && (g.local || !registry.guard().up()) && !failure && !isSlow(millis);
+        mode != Mode.LOCAL && (g.local || !guard().up()) && !failure && !isSlow(millis);
     if (!pendingSuccess) {
       tally.completed(1); // (a success kept pending is counted as it is taken)
     }
@@ -796,7 +813,7 @@ final class DistributedBreaker implements CircuitBreaker {
     if (mode == Mode.LOCAL) {
       return;
     }
-    if (g.local || !registry.guard().up()) {
+    if (g.local || !guard().up()) {
       // decided or reported while degraded: counted for the reconciliation on recovery
       if (failure || isSlow(millis)) {
         degradedFailures.incrementAndGet();
@@ -846,7 +863,7 @@ final class DistributedBreaker implements CircuitBreaker {
     @Override
     public void accept(RecordResult r, Throwable e) {
       if (e != null) {
-        registry.guard().failure(e);
+        guard().failure(e);
         if (o.failures() > 0) {
           degradedFailures.addAndGet(o.failures());
         }
@@ -854,7 +871,7 @@ final class DistributedBreaker implements CircuitBreaker {
         tally.completed(-o.successes()); // counted again as they are taken again
         return;
       }
-      registry.guard().success();
+      guard().success();
       if (probeEvent != null) {
         emit(probeEvent, before, r.state(), r.reason().code());
       }
@@ -1071,7 +1088,7 @@ final class DistributedBreaker implements CircuitBreaker {
           reports.resend();
         }
         if (registry.mode() != Mode.LOCAL
-            && registry.guard().up()
+            && guard().up()
             && (v == null
                 || v.generation() != next.generation()
                 || !v.epoch().equals(next.epoch()))) {
@@ -1096,7 +1113,7 @@ final class DistributedBreaker implements CircuitBreaker {
       return;
     }
     State after = next.effective(now());
-    if (after != before && registry.guard().up() && registry.mode() != Mode.LOCAL) {
+    if (after != before && guard().up() && registry.mode() != Mode.LOCAL) {
       transition(before, after, cause, source);
     }
   }
@@ -1159,10 +1176,10 @@ final class DistributedBreaker implements CircuitBreaker {
             (res, e) -> {
               reasserting.set(false);
               if (e != null) {
-                registry.guard().failure(e);
+                guard().failure(e);
                 return;
               }
-              registry.guard().success();
+              guard().success();
               // Redis was behind this node: the report it held may be gone with the lost writes
               // (a failover to a replica that missed them), so it goes again at the next tick
               reports.resend();
@@ -1232,7 +1249,7 @@ final class DistributedBreaker implements CircuitBreaker {
    */
   private void rewarm(Resolved r) {
     BreakerStore store = registry.store();
-    if (store == null || !registry.guard().up()) {
+    if (store == null || !guard().up()) {
       return;
     }
     store
@@ -1318,7 +1335,7 @@ final class DistributedBreaker implements CircuitBreaker {
         !up,
         0,
         r.policyId().isEmpty() ? r.defaultsArg() : "",
-        up ? "" : registry.guard().reason().code(),
+        up ? "" : guard().reason().code(),
         kinds.isEmpty()
                 || r.policy().fallbackPolicy() != io.breakerctl.runtime.model.FallbackPolicy.NONE
             ? ""
@@ -1468,8 +1485,8 @@ final class DistributedBreaker implements CircuitBreaker {
               CircuitEvent.Type.DEGRADED,
               s,
               s,
-              resolved.policy().storeFailureMode().name() + " " + registry.guard().reason().code(),
-              registry.guard().downAtMillis()));
+              resolved.policy().storeFailureMode().name() + " " + guard().reason().code(),
+              guard().downAtMillis()));
     }
   }
 
@@ -1523,7 +1540,7 @@ final class DistributedBreaker implements CircuitBreaker {
                 "HEALTH_CHECK");
             learn(res);
           } catch (StoreException e) {
-            registry.guard().failure(e);
+            guard().failure(e);
           } finally {
             probing.set(false);
           }
@@ -1563,7 +1580,7 @@ final class DistributedBreaker implements CircuitBreaker {
         r.policy(),
         r.policyId(),
         r.version(),
-        !registry.guard().up(),
+        !guard().up(),
         pendingSuccesses.sum());
   }
 

@@ -129,6 +129,21 @@ final class MeteredStore implements BreakerStore {
   }
 
   @Override
+  public String shardOf(BreakerId id) {
+    return delegate.shardOf(id);
+  }
+
+  @Override
+  public CompletableFuture<String> ping(String shard) {
+    return timed(StoreCommand.PING, () -> delegate.ping(shard));
+  }
+
+  @Override
+  public void refreshShards(java.time.Duration limit) {
+    delegate.refreshShards(limit);
+  }
+
+  @Override
   public CompletableFuture<Long> alive(String node, java.time.Duration validFor) {
     return timed(StoreCommand.ALIVE, () -> delegate.alive(node, validFor));
   }

@@ -28,6 +28,14 @@ import java.util.concurrent.atomic.AtomicLong;
  *   DEGRADED --(recovery check: 8 quick PINGs, a script write after a hard fault, reconcile)--> UP
  *   (checks back off from 250 ms to 2 s with jitter while they fail)
  * </pre>
+ *
+ * <p>One guard per shard ({@link BreakerStore#shardOf}): where one server holds every key (a
+ * standalone Redis, Sentinel) that is the node's one guard; on a Cluster each master has its own,
+ * and a dead master degrades only the breakers whose slots it owns while the others keep deciding
+ * from the fleet's shared state (a SHARED fleet degraded as a whole for 9-10 s when one master of
+ * three died, and a breaker on a healthy master then tripped per node: {@code threshold x nodes}
+ * calls). The node's own guard (shard {@code ""}) also stands for the node's own work on a Cluster
+ * (the connection, the subscription, the heartbeat).
  */
 final class StoreGuard {
   /** Consecutive unavailable answers that mark Redis as down without waiting for the PING. */
@@ -58,28 +66,57 @@ final class StoreGuard {
   private final AtomicBoolean down = new AtomicBoolean();
   private final AtomicBoolean confirming = new AtomicBoolean();
   private final AtomicInteger consecutive = new AtomicInteger();
-  private final AtomicLong degradations = new AtomicLong();
+  private final AtomicLong degradationIds;
+  private volatile long degradation;
   private final AtomicLong degradedNanos = new AtomicLong();
   private volatile long downSince;
   private volatile long downAtMillis;
   private volatile StoreFault reason = StoreFault.TIMEOUT;
-  private final Runnable onDown;
+  private final String shard;
+  private final java.util.function.Consumer<StoreGuard> onDown;
   private final Confirmation confirmation;
   private final java.time.Clock clock;
 
-  StoreGuard(Runnable onDown, Confirmation confirmation, java.time.Clock clock) {
+  /** The delay before the next recovery check (the registry's scheduler alone changes it). */
+  long recoveryDelay;
+
+  /**
+   * @param shard the shard it guards ({@link BreakerStore#shardOf}; "" for the node's own)
+   * @param onDown told once per degradation, after it is visible
+   * @param confirmation the PING that confirms a streak's first unavailable answer
+   * @param clock the registry's clock ({@link #downAtMillis})
+   * @param degradationIds the node's counter of degradations, shared by its guards ({@link
+   *     #degradations})
+   */
+  StoreGuard(
+      String shard,
+      java.util.function.Consumer<StoreGuard> onDown,
+      Confirmation confirmation,
+      java.time.Clock clock,
+      AtomicLong degradationIds) {
+    this.shard = shard;
     this.onDown = onDown;
     this.confirmation = confirmation;
     this.clock = clock;
+    this.degradationIds = degradationIds;
+  }
+
+  /** The shard it guards: "" for the node's own guard. */
+  String shard() {
+    return shard;
   }
 
   boolean up() {
     return !down.get();
   }
 
-  /** How many times the node has been degraded; a breaker seeds its local machine once per. */
+  /**
+   * The current (or last) degradation, numbered across the node's guards (0: never degraded): a
+   * breaker seeds its local machine once per, and one that moved to another master's guard (a
+   * failover) never takes that guard's number for the one it was seeded for.
+   */
   long degradations() {
-    return degradations.get();
+    return degradation;
   }
 
   /**
@@ -99,13 +136,21 @@ final class StoreGuard {
 
   /**
    * The registry-level meters' figures: the commands' counts (timed at the store boundary, {@link
-   * MeteredStore}) with the time this node has been degraded, the current degradation included.
+   * MeteredStore}) with the time the node's guards have been degraded, the current degradations
+   * included, summed over them (two masters down for a second each count two); degraded while any
+   * one is.
    */
-  StoreStats stats(MeteredStore.Counts commands) {
-    long since = downSince;
-    boolean isDown = down.get();
-    long current = isDown && since != 0 ? System.nanoTime() - since : 0;
-    return commands.stats(degradedNanos.get() + current, isDown);
+  static StoreStats stats(java.util.Collection<StoreGuard> guards, MeteredStore.Counts commands) {
+    long nanos = 0;
+    boolean anyDown = false;
+    long now = System.nanoTime();
+    for (StoreGuard g : guards) {
+      long since = g.downSince;
+      boolean isDown = g.down.get();
+      nanos += g.degradedNanos.get() + (isDown && since != 0 ? now - since : 0);
+      anyDown |= isDown;
+    }
+    return commands.stats(nanos, anyDown);
   }
 
   /** Why the node is (or was last) degraded. */
@@ -165,10 +210,10 @@ final class StoreGuard {
       reason = why;
       downSince = System.nanoTime();
       downAtMillis = clock.millis();
-      degradations.incrementAndGet();
+      degradation = degradationIds.incrementAndGet();
       down.set(true);
     }
-    onDown.run();
+    onDown.accept(this);
   }
 
   /** Marks Redis reachable again; true when it was down. */
@@ -191,7 +236,7 @@ final class StoreGuard {
    * The recovery check's PINGs ({@link #RECOVERY_PINGS}): each within the timeout, the median
    * within a fifth.
    */
-  static boolean answersQuickly(BreakerStore s, java.time.Duration timeout) {
+  static boolean answersQuickly(BreakerStore s, String shard, java.time.Duration timeout) {
     long limit = Math.max(timeout.toNanos() / 5, 2_000_000);
     long[] took = new long[RECOVERY_PINGS];
     for (int i = 0; i < RECOVERY_PINGS; i++) {
@@ -204,7 +249,7 @@ final class StoreGuard {
         }
       }
       long start = System.nanoTime();
-      BreakerStore.await(s.ping(), timeout); // each within the timeout, or the check fails
+      BreakerStore.await(s.ping(shard), timeout); // each within the timeout, or the check fails
       took[i] = System.nanoTime() - start;
     }
     java.util.Arrays.sort(took);

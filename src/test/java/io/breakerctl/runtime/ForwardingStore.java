@@ -95,6 +95,21 @@ class ForwardingStore implements BreakerStore {
   }
 
   @Override
+  public String shardOf(BreakerId id) {
+    return target.shardOf(id);
+  }
+
+  @Override
+  public CompletableFuture<String> ping(String shard) {
+    return target.ping(shard);
+  }
+
+  @Override
+  public void refreshShards(java.time.Duration limit) {
+    target.refreshShards(limit);
+  }
+
+  @Override
   public CompletableFuture<Long> alive(String node, Duration validFor) {
     return target.alive(node, validFor);
   }

@@ -27,7 +27,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@value #STATE}: one gauge per {@link State} with tag {@code state} ({@code CLOSED}, {@code
  *       OPEN}, {@code HALF_OPEN}, {@code FORCED_OPEN}, {@code FORCED_CLOSED}, {@code DISABLED},
  *       {@code METRICS_ONLY}); the one for the state the node acts on now is 1, the others 0;
- *   <li>{@value #DEGRADED}: 1 while Redis is unreachable and the node decides alone, else 0;
+ *   <li>{@value #DEGRADED}: 1 while the breaker's Redis master does not answer and the node decides
+ *       alone, else 0;
  *   <li>{@value #PENDING_SUCCESSES}: successes counted locally and not yet flushed to Redis;
  *   <li>{@value #POLICY_VERSION}: the version of the policy in force (0: the registry's defaults).
  * </ul>

@@ -12,7 +12,7 @@
  *   <tr><td>{@code breakerctl.breaker.state}</td><td>gauge</td><td>{@code state}</td>
  *       <td>1 for the state the node acts on now, 0 for the six others</td></tr>
  *   <tr><td>{@code breakerctl.breaker.degraded}</td><td>gauge</td><td></td>
- *       <td>1 while Redis is unreachable and the node decides alone</td></tr>
+ *       <td>1 while the breaker's Redis master does not answer and the node decides alone</td></tr>
  *   <tr><td>{@code breakerctl.breaker.pending.successes}</td><td>gauge</td><td></td>
  *       <td>successes not yet flushed to Redis (HYBRID batches them)</td></tr>
  *   <tr><td>{@code breakerctl.breaker.policy.version}</td><td>gauge</td><td></td>
@@ -48,7 +48,7 @@
  *       state, stamps, ping, warm_up): latency of those that answered, count of those that failed
  *       ({@code BreakerRegistryMetrics})</td></tr>
  *   <tr><td>{@code breakerctl.redis.degraded.seconds}</td><td>function counter</td>
- *       <td>{@code node} only</td><td>time the node has been degraded</td></tr>
+ *       <td>{@code node} only</td><td>time the node has been degraded (summed over its masters)</td></tr>
  * </table>
  *
  * <p>Gauges read {@link io.breakerctl.runtime.CircuitBreaker#view()} when the meter registry polls;
