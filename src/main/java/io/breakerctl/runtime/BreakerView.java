@@ -15,7 +15,8 @@ import io.breakerctl.runtime.model.State;
  * @param policy the policy in force on this node
  * @param policyId the policy id it came from (empty: the registry's defaults)
  * @param policyVersion its version (0: not a control-plane version)
- * @param degraded whether Redis is unreachable and the node decides alone
+ * @param degraded whether the Redis master holding the breaker does not answer (or refuses the
+ *     work) and the node decides alone
  * @param pendingSuccesses successes not yet flushed to Redis
  */
 public record BreakerView(
