@@ -40,16 +40,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>The scenarios of all four tests start together before the first test ({@link
  * #startEveryScenario}: eight scenarios, each on its own breaker id, node ids and child JVM), and
  * each test waits for its own two and judges them: the class takes about the time of its longest
- * test plus the JVM start-ups (37 s alone at load 11-12, with a busy core beside it too) instead of
- * the sum (97 s), almost all of which was waiting on hangs, windows, leases and start-ups. The
- * child JVMs start one at a time and no scenario starts calling before all are up ({@link
- * #everyScenarioSetUp}), so no lease, hang or window runs beside a JVM start-up. Nothing of one
- * scenario reaches another: the keys are the breaker's, node ids are the scenario's, the dependency
- * is each fleet's own, and a SIGSTOP or SIGKILL hits only that scenario's child. Each verdict is
- * the one it was when the tests ran in turn: counts of calls in flight and the events' own fields,
- * and the one bound on a delay (another node probes within 2.5 s of a SIGKILL, for a 1 s lease: 890
- * ms measured) leaves more than a second to the scheduler. Running one test alone ({@code
- * -Dit.test=SlowProbeIT#name}) still runs every scenario.
+ * test plus the JVM start-ups (37-38 s alone at load 11-12, also with a busy core beside it; 77 s
+ * at load 20-31 with a busy core) instead of the sum (97 s; 167 s with a busy core at load 17-23),
+ * almost all of which was waiting on hangs, windows, leases and start-ups. The child JVMs start one
+ * at a time and no scenario starts calling before all are up ({@link #everyScenarioSetUp}), so no
+ * lease, hang or window runs beside a JVM start-up. Nothing of one scenario reaches another: the
+ * keys are the breaker's, node ids are the scenario's, the dependency is each fleet's own, and a
+ * SIGSTOP or SIGKILL hits only that scenario's child. Each verdict is the one it was when the tests
+ * ran in turn: counts of calls in flight and the events' own fields, and the one bound on a delay
+ * (another node probes within 2.5 s of a SIGKILL, for a 1 s lease: 890 ms measured) leaves more
+ * than a second to the scheduler. Running one test alone ({@code -Dit.test=SlowProbeIT#name}) still
+ * runs every scenario.
  *
  * <p>What is asserted holds on any machine under any load: at most one probe in flight at the
  * dependency at any moment while the hang lasts shorter than {@code maxProbeSeconds} (counted by

@@ -13,11 +13,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * SLOW (about 1.5 minutes: the build in the clone and the demo; bounded at 6): the README's first
- * command on a fresh clone. Clones this repository's committed HEAD into a temporary directory and
- * runs {@code ./scripts/breakerctl demo} there with an empty {@code HOME} and XDG directories in
- * the temporary directory; it builds the jar in the clone (reusing the local Maven repository) and
- * must end with the fleet table. The only test of its kind: keep it that way.
+ * SLOW (about 1.5 minutes, 2-2.5 on a loaded machine: the build in the clone, its CDS archive and
+ * the demo; bounded at 6): the README's first command on a fresh clone. Clones this repository's
+ * committed HEAD into a temporary directory and runs {@code ./scripts/breakerctl demo} there with
+ * an empty {@code HOME} and XDG directories in the temporary directory; it builds the jar in the
+ * clone (reusing the local Maven repository) and must end with the fleet table. The only test of
+ * its kind: keep it that way.
  */
 class SandboxCleanCloneDemoIT {
 
