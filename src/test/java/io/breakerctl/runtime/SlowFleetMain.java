@@ -24,7 +24,8 @@ public final class SlowFleetMain {
     SlowFleet fleet =
         new SlowFleet(args[0], id, mode, n, args[4], SlowProbeIT.policy(Long.parseLong(args[10])));
     System.out.println("READY");
-    long startAt = StartSignal.await(args[5], Duration.ofSeconds(60));
+    // SlowProbeIT starts its children one at a time and starts them calling once all are up
+    long startAt = StartSignal.await(args[5], Duration.ofMinutes(4));
     long stopAt = startAt + Long.parseLong(args[6]);
     Fleet.sleep(startAt - System.currentTimeMillis());
     fleet.start(

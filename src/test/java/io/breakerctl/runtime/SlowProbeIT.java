@@ -21,6 +21,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Phaser;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,6 +36,21 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * that fails at once until the trip and then hangs before failing. Every test runs SHARED and
  * HYBRID side by side (each its own breaker, nodes and child JVM, on the one Redis), which halves
  * the wall time of these waits on hangs and leases and changes nothing either mode asserts.
+ *
+ * <p>The scenarios of all four tests start together before the first test ({@link
+ * #startEveryScenario}: eight scenarios, each on its own breaker id, node ids and child JVM), and
+ * each test waits for its own two and judges them: the class takes about the time of its longest
+ * test plus the JVM start-ups (37-38 s alone at load 11-12, also with a busy core beside it; 77 s
+ * at load 20-31 with a busy core) instead of the sum (97 s; 167 s with a busy core at load 17-23),
+ * almost all of which was waiting on hangs, windows, leases and start-ups. The child JVMs start one
+ * at a time and no scenario starts calling before all are up ({@link #everyScenarioSetUp}), so no
+ * lease, hang or window runs beside a JVM start-up. Nothing of one scenario reaches another: the
+ * keys are the breaker's, node ids are the scenario's, the dependency is each fleet's own, and a
+ * SIGSTOP or SIGKILL hits only that scenario's child. Each verdict is the one it was when the tests
+ * ran in turn: counts of calls in flight and the events' own fields, and the one bound on a delay
+ * (another node probes within 2.5 s of a SIGKILL, for a 1 s lease: 890 ms measured) leaves more
+ * than a second to the scheduler. Running one test alone ({@code -Dit.test=SlowProbeIT#name}) still
+ * runs every scenario.
  *
  * <p>What is asserted holds on any machine under any load: at most one probe in flight at the
  * dependency at any moment while the hang lasts shorter than {@code maxProbeSeconds} (counted by
@@ -64,12 +85,88 @@ class SlowProbeIT {
    */
   private static final List<Mode> MODES = List.of(Mode.SHARED, Mode.HYBRID);
 
+  /** Each test's scenarios (both modes), started by {@link #startEveryScenario}. */
+  private static final Map<String, SideBySide.Running> SCENARIOS = new ConcurrentHashMap<>();
+
+  /** The scenarios that have not yet finished their set-up (see {@link #everyScenarioSetUp}). */
+  private static final Phaser SET_UP = new Phaser(4 * MODES.size());
+
+  private static final ThreadLocal<Boolean> ARRIVED = ThreadLocal.withInitial(() -> false);
+
   /**
-   * The node id prefix of {@code role}'s nodes in {@code mode}'s scenario: node ids are the fleet's
-   * on the one Redis, so the two modes' nodes never share one.
+   * Starts the scenarios of every test at once (see the class comment); each test awaits its own.
    */
-  private static String prefix(String role, Mode mode) {
-    return role + "-" + mode.name().toLowerCase() + "-";
+  @BeforeAll
+  static void startEveryScenario() {
+    SCENARIOS.put("hang", start(SlowProbeIT::oneProbeAtATimeHoweverLongItRunsIn));
+    SCENARIOS.put("max-probe", start(SlowProbeIT::aHangingProbeReopensAtMaxProbeIn));
+    SCENARIOS.put("killed", start(SlowProbeIT::aKilledProbersSlotReturnsWithinOneLeaseIn));
+    SCENARIOS.put("frozen", start(SlowProbeIT::aFrozenProbersLateResultChangesNothingIn));
+  }
+
+  /**
+   * Starts {@code scenario} in both modes; one that fails before its set-up ends frees the rest.
+   */
+  private static SideBySide.Running start(SideBySide.Body<Mode> scenario) {
+    return SideBySide.startEach(
+        MODES,
+        mode -> {
+          try {
+            scenario.run(mode);
+          } finally {
+            if (!ARRIVED.get()) {
+              SET_UP.arriveAndDeregister();
+            }
+          }
+        });
+  }
+
+  /**
+   * Waits until every scenario has set up (its child JVM printed READY, its nodes here are built)
+   * before this one starts calling: JVMs starting on two loaded cores starve everything around them
+   * (a first try, all eight starting at once beside the calls, had the parent's nodes miss Redis
+   * for 15 s, degrade, and probe on their own, as designed), and no scenario's calls, leases or
+   * hangs may run beside a start-up. Bounded: a scenario that fails before its set-up ends
+   * deregisters ({@link #start}).
+   */
+  private static void everyScenarioSetUp() throws Exception {
+    ARRIVED.set(true);
+    SET_UP.awaitAdvanceInterruptibly(SET_UP.arrive(), 3, TimeUnit.MINUTES);
+  }
+
+  /**
+   * The child JVMs run C1 only: their start-up (class loading, Lettuce and Netty) costs less CPU,
+   * and eight of them start in turn; what they run afterwards is sleeps and a few calls.
+   */
+  private static final List<String> CHILD_JVM = List.of("-XX:TieredStopAtLevel=1");
+
+  /** One child JVM starts at a time (see {@link #startChild}). */
+  private static final Semaphore STARTING = new Semaphore(1);
+
+  /**
+   * Starts a {@link SlowFleetMain} child with {@code args} and waits until it printed READY (its
+   * nodes are built), one child at a time: a JVM starting beside seven others on two loaded cores
+   * starved the ones already up, whose nodes missed Redis for over a second, degraded and decided
+   * on their own (a prober degraded when its window ended probed locally, never under a lease).
+   */
+  private static ChildJvm startChild(String ready, String... args) throws InterruptedException {
+    STARTING.acquire();
+    try {
+      ChildJvm child = redis.manage(ChildJvm.start(CHILD_JVM, SlowFleetMain.class, args));
+      Poll.until(Duration.ofSeconds(60), ready, () -> child.stdout().contains("READY"));
+      return child;
+    } finally {
+      STARTING.release();
+    }
+  }
+
+  /**
+   * The node id prefix of {@code role}'s nodes in the scenario of breaker {@code id} in {@code
+   * mode}: node ids are the fleet's on the one Redis, so no two scenarios (both modes of all four
+   * tests run at once) share one.
+   */
+  private static String prefix(String role, BreakerId id, Mode mode) {
+    return role + "-" + id.dependency() + "-" + mode.name().toLowerCase() + "-";
   }
 
   /** Runs one node here and two in a child JVM, three callers each; answers every call. */
@@ -79,28 +176,24 @@ class SlowProbeIT {
     Path go = Files.createTempFile("breakerctl-slow-probe", ".go");
     Files.delete(go);
     ChildJvm child =
-        redis.manage(
-            ChildJvm.start(
-                SlowFleetMain.class,
-                redis.uri(),
-                id.toString(),
-                mode.name(),
-                "2",
-                prefix("child", mode),
-                "@" + go,
-                Long.toString(runMillis),
-                Long.toString(FAIL_FAST_MILLIS),
-                Long.toString(hangMillis),
-                "3",
-                Long.toString(maxProbeMillis)));
+        startChild(
+            "the child's nodes are built (READY)",
+            redis.uri(),
+            id.toString(),
+            mode.name(),
+            "2",
+            prefix("child", id, mode),
+            "@" + go,
+            Long.toString(runMillis),
+            Long.toString(FAIL_FAST_MILLIS),
+            Long.toString(hangMillis),
+            "3",
+            Long.toString(maxProbeMillis));
     List<SlowFleet.Call> calls = new ArrayList<>();
     SlowFleet here =
-        new SlowFleet(redis.uri(), id, mode, 1, prefix("parent", mode), policy(maxProbeMillis));
+        new SlowFleet(redis.uri(), id, mode, 1, prefix("parent", id, mode), policy(maxProbeMillis));
     try (here) {
-      Poll.until(
-          Duration.ofSeconds(60),
-          "the child's nodes are built (READY)",
-          () -> child.stdout().contains("READY"));
+      everyScenarioSetUp();
       long startAt = System.currentTimeMillis() + 500;
       StartSignal.write(go, startAt);
       Fleet.sleep(startAt - System.currentTimeMillis());
@@ -166,10 +259,10 @@ class SlowProbeIT {
   @Test
   @DisplayName("a 3.5 s hang with a 1 s lease: one probe in flight at a time, its failure reopens")
   void oneProbeAtATimeHoweverLongItRuns() throws Exception {
-    SideBySide.each(MODES, this::oneProbeAtATimeHoweverLongItRunsIn);
+    SCENARIOS.get("hang").await();
   }
 
-  private void oneProbeAtATimeHoweverLongItRunsIn(Mode mode) throws Exception {
+  private static void oneProbeAtATimeHoweverLongItRunsIn(Mode mode) throws Exception {
     BreakerId id = BreakerId.parse("slow-" + mode.name().toLowerCase() + ":hang");
     List<SlowFleet.Call> calls = run(id, mode, 7_000, 3_500, 30_000);
     List<BreakerEvent> events = events(id);
@@ -196,10 +289,10 @@ class SlowProbeIT {
   @Test
   @DisplayName("maxProbeSeconds 2 and a 10 s hang: reopened 2 s in, next probe after the backoff")
   void aHangingProbeReopensAtMaxProbe() throws Exception {
-    SideBySide.each(MODES, this::aHangingProbeReopensAtMaxProbeIn);
+    SCENARIOS.get("max-probe").await();
   }
 
-  private void aHangingProbeReopensAtMaxProbeIn(Mode mode) throws Exception {
+  private static void aHangingProbeReopensAtMaxProbeIn(Mode mode) throws Exception {
     BreakerId id = BreakerId.parse("slow-" + mode.name().toLowerCase() + ":max-probe");
     List<SlowFleet.Call> calls = run(id, mode, 6_500, 10_000, 2_000);
     long hungFrom = probesFrom(events(id));
@@ -236,42 +329,63 @@ class SlowProbeIT {
         .allSatisfy(p -> assertThat(p.start()).isGreaterThanOrEqualTo(until));
   }
 
+  /** A prober's child JVM, its node built; {@link #go} starts it calling. */
+  private record Prober(ChildJvm child, Path signal) {
+    void go() throws Exception {
+      StartSignal.write(signal, System.currentTimeMillis());
+    }
+  }
+
   /**
    * Starts a child JVM with one node and one caller whose dependency fails at once until the trip
-   * and then hangs each probe {@code hangMillis}, and starts it calling once its node is built.
+   * and then hangs each probe {@code hangMillis}; returns once its node is built ({@link Prober#go}
+   * starts it calling).
    */
-  private static ChildJvm prober(BreakerId id, Mode mode, long hangMillis) throws Exception {
+  private static Prober prober(BreakerId id, Mode mode, long hangMillis) throws Exception {
     Path go = Files.createTempFile("breakerctl-slow-prober", ".go");
     Files.delete(go);
     go.toFile().deleteOnExit(); // read by the child after this returns
     ChildJvm child =
-        redis.manage(
-            ChildJvm.start(
-                SlowFleetMain.class,
-                redis.uri(),
-                id.toString(),
-                mode.name(),
-                "1",
-                prefix("prober", mode),
-                "@" + go,
-                "60000",
-                // fail fast until the trip, not for a time: a child that starts calling late on a
-                // loaded machine would otherwise hang its first calls and never trip
-                Long.toString(SlowFleet.UNTIL_THE_TRIP),
-                Long.toString(hangMillis),
-                "1",
-                "30000"));
-    Poll.until(
-        Duration.ofSeconds(60),
-        "the child's node is built (READY)",
-        () -> child.stdout().contains("READY"));
-    StartSignal.write(go, System.currentTimeMillis());
-    return child;
+        startChild(
+            "the child's node is built (READY)",
+            redis.uri(),
+            id.toString(),
+            mode.name(),
+            "1",
+            prefix("prober", id, mode),
+            "@" + go,
+            "60000",
+            // fail fast until the trip, not for a time: a child that starts calling late on a
+            // loaded machine would otherwise hang its first calls and never trip
+            Long.toString(SlowFleet.UNTIL_THE_TRIP),
+            Long.toString(hangMillis),
+            "1",
+            "30000");
+    return new Prober(child, go);
   }
 
   /** The probe lease the child's node holds, once it holds one and renewed it at least once. */
-  private static String renewedLeaseOf(RedisBreakerStore store, BreakerId id, String owner) {
+  private static String renewedLeaseOf(
+      RedisBreakerStore store, BreakerId id, String owner, ChildJvm child) {
     String[] held = new String[1];
+    try {
+      pollRenewedLease(store, id, owner, held);
+    } catch (AssertionError e) {
+      throw new AssertionError(
+          e.getMessage()
+              + "; the child's stdout "
+              + child.stdout()
+              + ", stderr "
+              + child.stderr()
+              + ", events "
+              + events(id),
+          e);
+    }
+    return held[0];
+  }
+
+  private static void pollRenewedLease(
+      RedisBreakerStore store, BreakerId id, String owner, String[] held) {
     Poll.until(
         Duration.ofSeconds(30),
         "the child's node probes and renews its lease",
@@ -286,7 +400,6 @@ class SlowProbeIT {
           }
           return false;
         });
-    return held[0];
   }
 
   private static void signal(ChildJvm child, String sig) throws Exception {
@@ -300,17 +413,21 @@ class SlowProbeIT {
   @Test
   @DisplayName("the prober SIGKILLed mid-probe: another node probes within one lease")
   void aKilledProbersSlotReturnsWithinOneLease() throws Exception {
-    SideBySide.each(MODES, this::aKilledProbersSlotReturnsWithinOneLeaseIn);
+    SCENARIOS.get("killed").await();
   }
 
-  private void aKilledProbersSlotReturnsWithinOneLeaseIn(Mode mode) throws Exception {
+  private static void aKilledProbersSlotReturnsWithinOneLeaseIn(Mode mode) throws Exception {
     BreakerId id = BreakerId.parse("slow-" + mode.name().toLowerCase() + ":killed");
-    ChildJvm child = prober(id, mode, 60_000);
-    SlowFleet here = new SlowFleet(redis.uri(), id, mode, 1, prefix("other", mode), policy(30_000));
+    Prober prober = prober(id, mode, 60_000);
+    ChildJvm child = prober.child();
+    SlowFleet here =
+        new SlowFleet(redis.uri(), id, mode, 1, prefix("other", id, mode), policy(30_000));
     try (here;
         RedisBreakerStore store =
             RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      renewedLeaseOf(store, id, prefix("prober", mode) + "0");
+      everyScenarioSetUp();
+      prober.go();
+      renewedLeaseOf(store, id, prefix("prober", id, mode) + "0", child);
       // the other node calls (its dependency has recovered) while the prober's call hangs
       here.start(1, 0, -1, System.currentTimeMillis() + 30_000);
       Fleet.sleep(2_500); // more than two leases: the renewals keep the slot
@@ -332,17 +449,21 @@ class SlowProbeIT {
   @DisplayName(
       "the prober SIGSTOPped past its lease, then SIGCONT: its late result changes nothing")
   void aFrozenProbersLateResultChangesNothing() throws Exception {
-    SideBySide.each(MODES, this::aFrozenProbersLateResultChangesNothingIn);
+    SCENARIOS.get("frozen").await();
   }
 
-  private void aFrozenProbersLateResultChangesNothingIn(Mode mode) throws Exception {
+  private static void aFrozenProbersLateResultChangesNothingIn(Mode mode) throws Exception {
     BreakerId id = BreakerId.parse("slow-" + mode.name().toLowerCase() + ":frozen");
-    ChildJvm child = prober(id, mode, 2_500);
-    SlowFleet here = new SlowFleet(redis.uri(), id, mode, 1, prefix("other", mode), policy(30_000));
+    Prober prober = prober(id, mode, 2_500);
+    ChildJvm child = prober.child();
+    SlowFleet here =
+        new SlowFleet(redis.uri(), id, mode, 1, prefix("other", id, mode), policy(30_000));
     try (here;
         RedisBreakerStore store =
             RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      String lease = renewedLeaseOf(store, id, prefix("prober", mode) + "0");
+      everyScenarioSetUp();
+      prober.go();
+      String lease = renewedLeaseOf(store, id, prefix("prober", id, mode) + "0", child);
       signal(child, "STOP");
       try {
         here.start(1, 0, -1, System.currentTimeMillis() + 30_000);
