@@ -116,6 +116,11 @@ public final class RedisBreakerStore implements BreakerStore {
 
   private static final String[] NO_ARGS = {};
 
+  static {
+    // before this class creates a Lettuce client: Lettuce's loggers are made as its classes load
+    ReconnectLogLimit.install();
+  }
+
   private static final Delay RECONNECT_DELAY =
       Delay.equalJitter(Duration.ofMillis(200), Duration.ofSeconds(2), 100, TimeUnit.MILLISECONDS);
 
