@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * history forwarder pass against the promoted replica ({@code history sync}, the pass the fleet's
  * forwarder-lease holder runs every 5 s) puts it back, with its actor, reason, expiry and
  * correlation id, as a REASSERTED transition by the forwarder's actor; a second pass changes
- * nothing.
+ * nothing. {@code doctor} fails naming the lost override before the pass, passes after it.
  */
 @DisplayName("an override lost in a failover is put back by the history forwarder")
 class OverrideReassertIT {
@@ -96,6 +96,15 @@ class OverrideReassertIT {
       replica.call("REPLICAOF", "NO", "ONE");
       assertThat(replica.call("EXISTS", KEY)).as("lost with the master").isEqualTo(0L);
 
+      InProcessRun lost = run(replica, "doctor");
+      assertThat(lost.code()).as("doctor fails: " + lost.out()).isEqualTo(1);
+      assertThat(lost.out())
+          .containsPattern(
+              "fail +overrides +1 override\\(s\\) MongoDB holds live are missing in Redis:"
+                  + " ghost:unused FORCED_OPEN by default\\(tester@[^ ]+\\) \\(correlation id "
+                  + corr
+                  + "\\): Redis holds no keys");
+
       InProcessRun sync = run(replica, "history", "sync", "-o", "json");
       assertThat(sync.code()).as(sync.out() + sync.err()).isZero();
       assertThat(JSON.readTree(sync.out()).path("reasserted").toString())
@@ -110,6 +119,10 @@ class OverrideReassertIT {
       InProcessRun history = run(replica, "history", "ghost:unused", "-o", "json");
       assertThat(history.code()).as(history.err()).isZero();
       assertThat(history.out()).contains("\"cause\" : \"REASSERTED\"").contains("OVERRIDE_SET");
+
+      InProcessRun healed = run(replica, "doctor");
+      assertThat(healed.out())
+          .containsPattern("ok +overrides +every override MongoDB holds live is in Redis");
 
       InProcessRun again = run(replica, "history", "sync", "-o", "json");
       assertThat(again.code()).as(again.err()).isZero();

@@ -8,7 +8,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Epoch;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.ForwardState;
+import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.ReassertResult;
 import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
@@ -52,14 +52,15 @@ import org.bson.Document;
  * is. Reads the audit once a pass (operator actions: human scale) and one history document and one
  * HMGET per live override.
  */
-final class OverrideGuard {
+public final class OverrideGuard {
   private static final System.Logger LOG = System.getLogger(OverrideGuard.class.getName());
 
   private final ControlDatabase db;
   private final RedisBreakerStore redis;
   private final String actor;
 
-  OverrideGuard(ControlDatabase db, RedisBreakerStore redis, String actor) {
+  /** A guard on {@code redis} from {@code db}; {@code actor} names who puts overrides back. */
+  public OverrideGuard(ControlDatabase db, RedisBreakerStore redis, String actor) {
     this.db = db;
     this.redis = redis;
     this.actor = actor;
@@ -75,6 +76,51 @@ final class OverrideGuard {
    */
   List<BreakerId> reassertLost(String deployment, Instant now, List<String> failures) {
     List<BreakerId> put = new ArrayList<>();
+    for (Lost l : behind(deployment, now, failures)) {
+      try {
+        if (reassert(l)) {
+          put.add(l.id());
+        }
+      } catch (RuntimeException e) {
+        failures.add("override of " + l.id() + " not put back: " + e.getMessage());
+      }
+    }
+    return put;
+  }
+
+  /**
+   * An override MongoDB holds live that Redis is behind on.
+   *
+   * @param id the breaker
+   * @param audit its FORCE record
+   * @param event its transition's history document
+   * @param held what Redis holds of the breaker's keys: {@code no keys} or {@code an older state}
+   */
+  public record Lost(BreakerId id, AuditRecord audit, Document event, String held) {
+
+    /** "ghost:unused FORCED_OPEN by alice (correlation id ...): Redis holds no keys". */
+    public String describe() {
+      return id
+          + " "
+          + audit.after().get("override")
+          + " by "
+          + audit.actor()
+          + " (correlation id "
+          + audit.correlationId()
+          + "): Redis holds "
+          + held;
+    }
+  }
+
+  /**
+   * The overrides MongoDB holds live (the audit's latest FORCE per breaker, not expired, its
+   * transition in this deployment's history) that Redis is behind on: no keys, the same incarnation
+   * at a lower generation, or an older incarnation. Writes nothing ({@code doctor} reads it too).
+   *
+   * @param failures where a breaker that could not be read is reported
+   */
+  public List<Lost> behind(String deployment, Instant now, List<String> failures) {
+    List<Lost> out = new ArrayList<>();
     for (AuditRecord r : liveForces(now)) {
       BreakerId id;
       try {
@@ -83,14 +129,27 @@ final class OverrideGuard {
         continue; // not a breaker's record
       }
       try {
-        if (reassert(id, r, deployment)) {
-          put.add(id);
+        TransitionRef ref = r.transition().orElseThrow();
+        Document event =
+            db.call(
+                "read history " + ref.key(),
+                () -> db.collection(ControlDatabase.HISTORY).find(eq("_id", ref.key())).first());
+        if (event == null || !ofDeployment(event, deployment)) {
+          continue;
+        }
+        BreakerSnapshot held = RedisBreakerStore.await(redis.snapshot(id, 0));
+        if (!held.exists() || held.epoch().isEmpty()) {
+          out.add(new Lost(id, r, event, "no keys"));
+        } else if (Epoch.before(held.epoch(), ref.epoch())
+            || (held.epoch().equals(ref.epoch())
+                && held.number("generation") < generation(event))) {
+          out.add(new Lost(id, r, event, "an older state"));
         }
       } catch (RuntimeException e) {
         failures.add("override of " + id + " not checked: " + e.getMessage());
       }
     }
-    return put;
+    return out;
   }
 
   /** Per breaker, its latest FORCE or CLEAR, when that is a FORCE not expired at {@code now}. */
@@ -119,56 +178,37 @@ final class OverrideGuard {
     return live;
   }
 
-  private boolean reassert(BreakerId id, AuditRecord r, String deployment) {
+  /** Puts {@code l} back; {@code reassert.lua} decides again from what Redis holds now. */
+  private boolean reassert(Lost l) {
+    AuditRecord r = l.audit();
     TransitionRef ref = r.transition().orElseThrow();
-    Document event =
-        db.call(
-            "read history " + ref.key(),
-            () -> db.collection(ControlDatabase.HISTORY).find(eq("_id", ref.key())).first());
-    if (event == null || !ofDeployment(event, deployment)) {
-      return false;
-    }
-    ForwardState held = RedisBreakerStore.await(redis.forwardState(id));
-    if (!held.epoch().isEmpty()
-        && !held.epoch().equals(ref.epoch())
-        && !Epoch.before(held.epoch(), ref.epoch())) {
-      return false; // a newer incarnation: what it holds is newer than the audit
-    }
-    Document fields = event.get("fields", Document.class);
-    long generation = parseLong(fields == null ? null : fields.get("generation"));
     Object kind = r.after().get("override");
-    Optional<TransitionCause> cause = causeOf(event.getString("cause"));
     Reassertion request =
         new Reassertion(
             Reassertion.Mode.REASSERT,
             State.fromCode(String.valueOf(kind)),
             ref.epoch(),
-            generation,
+            generation(l.event()),
             r.expiresAt().map(Instant::toEpochMilli).orElse(0L),
             0,
-            cause.orElse(null),
+            causeOf(l.event().getString("cause")).orElse(null),
             -1,
             r.actor(),
             r.reason(),
             r.correlationId());
     ReassertResult done =
-        RedisBreakerStore.await(redis.reassert(id, actor + " (history forwarder)", request, null));
+        RedisBreakerStore.await(
+            redis.reassert(l.id(), actor + " (history forwarder)", request, null));
     if (done.written()) {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "put back the "
-              + kind
-              + " override of "
-              + id
-              + " that Redis lost (set by "
-              + r.actor()
-              + ", correlation id "
-              + r.correlationId()
-              + "): Redis held "
-              + (held.epoch().isEmpty() ? "no keys" : "an older state")
-              + " of it");
+      LOG.log(System.Logger.Level.WARNING, "put back the override Redis lost: " + l.describe());
     }
     return done.written();
+  }
+
+  /** The generation a history document's transition was written at (0 when unknown). */
+  private static long generation(Document event) {
+    Document fields = event.get("fields", Document.class);
+    return parseLong(fields == null ? null : fields.get("generation"));
   }
 
   /** Whether a history document belongs to {@code deployment} (none: to every deployment). */
