@@ -4,12 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.Poll;
+import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.MemoryMongo;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * history forwarder pass against the promoted replica ({@code history sync}, the pass the fleet's
  * forwarder-lease holder runs every 5 s) puts it back, with its actor, reason, expiry and
  * correlation id, as a REASSERTED transition by the forwarder's actor; a second pass changes
- * nothing. {@code doctor} fails naming the lost override before the pass, passes after it.
+ * nothing. {@code doctor} fails naming the lost override before the pass, passes after it. And on
+ * one server: an override whose keys were lost and recreated by a node's first call (a newer
+ * incarnation without it) is put back; a cleared one is not.
  */
 @DisplayName("an override lost in a failover is put back by the history forwarder")
 class OverrideReassertIT {
@@ -114,7 +122,7 @@ class OverrideReassertIT {
       assertThat(replica.call("HGET", KEY, "overrideReason")).isEqualTo("pre-empt the incident");
       assertThat(Long.parseLong(String.valueOf(replica.call("HGET", KEY, "overrideUntil"))))
           .as("the expiry the operator gave, not a new hour")
-          .isEqualTo(java.time.Instant.parse(row.path("until").asText()).toEpochMilli());
+          .isEqualTo(Instant.parse(row.path("until").asText()).toEpochMilli());
 
       InProcessRun history = run(replica, "history", "ghost:unused", "-o", "json");
       assertThat(history.code()).as(history.err()).isZero();
@@ -136,6 +144,33 @@ class OverrideReassertIT {
           .contains("node, default(tester@")
           .containsPattern("\\(history forwarder\\), at,")
           .contains("reassertedCause, OVERRIDE_SET");
+    }
+  }
+
+  @Test
+  @DisplayName("recreated without it: put back; cleared: left alone")
+  void recreatedAndCleared() throws Exception {
+    try (RedisServerProcess redis = RedisServerProcess.start(RedisBinary.embedded())) {
+      for (String id : new String[] {"gone:x", "kept:y"}) {
+        InProcessRun f = run(redis, "force", "open", id, "--new", "--reason", "drill", "--yes");
+        assertThat(f.code()).as(f.err()).isZero();
+      }
+      InProcessRun clear = run(redis, "force", "clear", "kept:y", "--reason", "over", "--yes");
+      assertThat(clear.code()).as(clear.err()).isZero();
+      // gone:x lost, then recreated by a node's first call: a new incarnation without the override
+      redis.call("DEL", "cb:{gone:x}", "cb:{gone:x}:ev", "cb:{gone:x}:unfwd");
+      try (RedisBreakerStore node =
+          RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisBreakerStore.await(
+            node.record(BreakerId.parse("gone:x"), Outcome.failure("n1", ""), Policy.DEFAULT));
+      }
+      assertThat(redis.call("HGET", "cb:{gone:x}", "override")).isNull();
+
+      InProcessRun sync = run(redis, "history", "sync", "-o", "json");
+      assertThat(sync.code()).as(sync.out() + sync.err()).isZero();
+      assertThat(JSON.readTree(sync.out()).path("reasserted").toString()).isEqualTo("[\"gone:x\"]");
+      assertThat(redis.call("HGET", "cb:{gone:x}", "override")).isEqualTo("FORCED_OPEN");
+      assertThat(redis.call("HGET", "cb:{kept:y}", "override")).as("cleared").isNull();
     }
   }
 }

@@ -44,13 +44,15 @@ import org.bson.Document;
  *
  * <p><b>When:</b> only when Redis is behind what MongoDB holds: the breaker has no keys (lost with
  * them), or holds the same incarnation at a lower generation or an older incarnation (the promoted
- * replica missed the override, an older RDB). {@code reassert.lua} decides atomically from what
- * Redis holds (CURRENT, ALREADY, ENDED by Redis time) and writes a {@code REASSERTED} event whose
- * {@code node} is this forwarder's actor with {@code (history forwarder)} and whose {@code
- * reassertedCause} is the lost event's cause: the timeline says who put it back. A newer
- * incarnation in Redis (recreated by a node, cleared there while MongoDB was down) is left as it
- * is. Reads the audit once a pass (operator actions: human scale) and one history document and one
- * HMGET per live override.
+ * replica missed the override, an older RDB), or a newer incarnation without any override whose
+ * events are all forwarded (recreated by a node's first call after the loss: a clear made there
+ * would be in the audit, which this pass read after forwarding). {@code reassert.lua} decides
+ * atomically from what Redis holds (CURRENT, ALREADY, ENDED by Redis time) and writes a {@code
+ * REASSERTED} event whose {@code node} is this forwarder's actor with {@code (history forwarder)}
+ * and whose {@code reassertedCause} is the lost event's cause: the timeline says who put it back. A
+ * newer incarnation in Redis (recreated by a node, cleared there while MongoDB was down) is left as
+ * it is. Reads the audit once a pass (operator actions: human scale) and one history document and
+ * one HMGET per live override.
  */
 public final class OverrideGuard {
   private static final System.Logger LOG = System.getLogger(OverrideGuard.class.getName());
@@ -144,6 +146,14 @@ public final class OverrideGuard {
             || (held.epoch().equals(ref.epoch())
                 && held.number("generation") < generation(event))) {
           out.add(new Lost(id, r, event, "an older state"));
+        } else if (!held.epoch().equals(ref.epoch())
+            && !held.fields().containsKey("override")
+            && held.fields()
+                .getOrDefault("lastEvent", "")
+                .equals(held.fields().getOrDefault("forwarded", ""))) {
+          // recreated after the loss (a node's first call on an empty replica) without it; a
+          // clear there would be in the audit by now: every event of the keys is forwarded
+          out.add(new Lost(id, r, event, "a newer incarnation without it"));
         }
       } catch (RuntimeException e) {
         failures.add("override of " + id + " not checked: " + e.getMessage());
