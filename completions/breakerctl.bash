@@ -1535,7 +1535,7 @@ function _picocli_breakerctl_force_open() {
 
   local commands=""
   local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--min-replicas' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -1548,6 +1548,9 @@ function _picocli_breakerctl_force_open() {
       return
       ;;
     '--reason')
+      return
+      ;;
+    '--min-replicas')
       return
       ;;
     '--for')
@@ -1607,7 +1610,7 @@ function _picocli_breakerctl_force_closed() {
 
   local commands=""
   local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--min-replicas' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -1620,6 +1623,9 @@ function _picocli_breakerctl_force_closed() {
       return
       ;;
     '--reason')
+      return
+      ;;
+    '--min-replicas')
       return
       ;;
     '--for')
@@ -1679,7 +1685,7 @@ function _picocli_breakerctl_force_disable() {
 
   local commands=""
   local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--min-replicas' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -1692,6 +1698,9 @@ function _picocli_breakerctl_force_disable() {
       return
       ;;
     '--reason')
+      return
+      ;;
+    '--min-replicas')
       return
       ;;
     '--for')
@@ -1751,7 +1760,7 @@ function _picocli_breakerctl_force_metricsonly() {
 
   local commands=""
   local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--min-replicas' '--for' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -1764,6 +1773,9 @@ function _picocli_breakerctl_force_metricsonly() {
       return
       ;;
     '--reason')
+      return
+      ;;
+    '--min-replicas')
       return
       ;;
     '--for')
@@ -1823,7 +1835,7 @@ function _picocli_breakerctl_force_clear() {
 
   local commands=""
   local flag_opts="'--new' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--caller' '--dependency' '--reason' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local arg_opts="'--caller' '--dependency' '--reason' '--min-replicas' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
@@ -1836,6 +1848,9 @@ function _picocli_breakerctl_force_clear() {
       return
       ;;
     '--reason')
+      return
+      ;;
+    '--min-replicas')
       return
       ;;
     '--context')
@@ -3165,12 +3180,15 @@ function _picocli_breakerctl_config_setcontext() {
 
   local commands=""
   local flag_opts="'--current' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
-  local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local arg_opts="'--min-replicas' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
+    '--min-replicas')
+      return
+      ;;
     '--context')
       return
       ;;

@@ -79,6 +79,13 @@ final class ConfigCheck {
           throw fail(at + "/timeout", what + "timeout: " + e.getMessage());
         }
       }
+      if (c.minReplicas != null) {
+        try {
+          Settings.parseMinReplicas(what + "minReplicas", c.minReplicas);
+        } catch (CliException e) {
+          throw fail(at + "/minReplicas", e.getMessage());
+        }
+      }
       if (c.prefix != null) {
         try {
           StoreConfig.checkPrefix(c.prefix);

@@ -64,7 +64,8 @@ public final class ConfigFile {
     "timeout",
     "redisUser",
     "redisPasswordFile",
-    "redisCaFile"
+    "redisCaFile",
+    "minReplicas"
   })
   public static final class Context {
     /** The context's name. */
@@ -90,6 +91,12 @@ public final class ConfigFile {
 
     /** PEM CA file for rediss://. */
     public String redisCaFile;
+
+    /**
+     * The replicas an override must reach before {@code force} succeeds (its {@code --min-replicas}
+     * default), e.g. 1.
+     */
+    public String minReplicas;
   }
 
   /** The context named {@code name}. */

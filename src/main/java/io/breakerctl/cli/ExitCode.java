@@ -44,6 +44,13 @@ public final class ExitCode {
   /** Internal error (a bug). */
   public static final int INTERNAL = 9;
 
+  /**
+   * {@code force --min-replicas N}: an override the master took but fewer than N of its replicas
+   * acknowledged within the wait (or whose replicas could not be counted): the override IS set, and
+   * can be lost in a failover.
+   */
+  public static final int FEW_REPLICAS = 10;
+
   private ExitCode() {}
 
   /** The table printed under "Exit codes:" in every command's help. */
@@ -86,6 +93,12 @@ public final class ExitCode {
     m.put("7", "Not found.");
     m.put("8", "Stdout could not be written (a full disk; a closed pipe ends quietly).");
     m.put("9", "Internal error (a bug: the message says so; -v shows the stack trace).");
+    m.put(
+        "10",
+        "force --min-replicas N (or the context's minReplicas): the override is set on the master"
+            + " but fewer than N of its replicas acknowledged it within the wait (or they could"
+            + " not be counted): it can be lost in a failover; the output says where it is. In a"
+            + " glob or batch the breaker with the fewest replicas decides.");
     return m;
   }
 }

@@ -23,6 +23,9 @@ import java.time.Duration;
  * @param configPath the config file consulted
  * @param mongoConfigured whether MongoDB was given (flag, environment or context), not only the
  *     default: commands that read Redis consult MongoDB on the side only then
+ * @param minReplicas the replicas an override must reach before {@code force} succeeds, when its
+ *     {@code --min-replicas} is not given ({@code BREAKERCTL_MIN_REPLICAS}, the context's {@code
+ *     minReplicas}; default 0: none required)
  */
 public record Settings(
     String context,
@@ -34,7 +37,8 @@ public record Settings(
     String redisPassword,
     Path redisCaFile,
     Path configPath,
-    boolean mongoConfigured) {
+    boolean mongoConfigured,
+    int minReplicas) {
 
   /** Default Redis. */
   public static final String DEFAULT_REDIS = "redis://127.0.0.1:6379";
@@ -44,6 +48,9 @@ public record Settings(
 
   /** Default prefix. */
   public static final String DEFAULT_PREFIX = "cb";
+
+  /** The most replicas {@code --min-replicas} may ask for. */
+  public static final int MAX_MIN_REPLICAS = 100;
 
   /** Default timeout. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
@@ -276,7 +283,42 @@ public record Settings(
         password,
         ca == null ? null : Path.of(ca),
         path,
-        first(flags.mongo(), mongoEnv, ctx.mongo) != null);
+        first(flags.mongo(), mongoEnv, ctx.mongo) != null,
+        minReplicas(env, ctx, contextName));
+  }
+
+  /** BREAKERCTL_MIN_REPLICAS, else the context's minReplicas, else 0. */
+  private static int minReplicas(Environment env, ConfigFile.Context ctx, String contextName) {
+    String envValue = env.get("BREAKERCTL_MIN_REPLICAS");
+    if (envValue != null) {
+      return parseMinReplicas("BREAKERCTL_MIN_REPLICAS", envValue);
+    }
+    return ctx.minReplicas == null
+        ? 0
+        : parseMinReplicas("the minReplicas of context '" + contextName + "'", ctx.minReplicas);
+  }
+
+  /**
+   * A replica count as {@code --min-replicas} takes it: 0 to {@link #MAX_MIN_REPLICAS}.
+   *
+   * @throws CliException (usage) naming {@code what} otherwise
+   */
+  public static int parseMinReplicas(String what, String value) {
+    try {
+      int n = Integer.parseInt(value.strip());
+      if (n >= 0 && n <= MAX_MIN_REPLICAS) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // named below
+    }
+    throw CliException.usage(
+        what
+            + " must be a whole number from 0 to "
+            + MAX_MIN_REPLICAS
+            + " but was '"
+            + Inputs.cut(value)
+            + "'");
   }
 
   private static String readSecret(Path file) {

@@ -144,7 +144,7 @@ public final class ForwarderBench {
           RedisBreakerStore.await(redis.snapshot(id, 0)).fields().getOrDefault("forwarded", "");
       RedisBreakerStore.await(redis.eventsAfter(id, fwd, HistoryForwarder.BATCH));
     }
-    return new SyncResult(listed.size(), 0, 0, List.of());
+    return new SyncResult(listed.size(), 0, 0, List.of(), List.of());
   }
 
   private interface Pass {

@@ -2,13 +2,11 @@ package io.breakerctl.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.testing.MemoryMongo;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,15 +34,7 @@ class DoctorReplicationIT {
     assertThat(alone.code()).as(alone.out() + alone.err()).isZero();
     assertThat(alone.out()).containsPattern("ok +replication +:\\d+ no replicas");
 
-    try (RedisServerProcess replica =
-        RedisServerProcess.builder(RedisBinary.embedded())
-            .args("--replicaof", RedisServerProcess.HOST, Integer.toString(redis.server().port()))
-            .start()) {
-      Poll.until(
-          Duration.ofSeconds(10),
-          "the replica is online",
-          () ->
-              String.valueOf(redis.server().call("INFO", "replication")).contains("state=online"));
+    try (RedisServerProcess replica = RedisServerProcess.replicaOf(redis.server())) {
       InProcessRun unguarded = doctor();
       assertThat(unguarded.code()).as("a warning does not fail: " + unguarded.out()).isZero();
       assertThat(unguarded.out())

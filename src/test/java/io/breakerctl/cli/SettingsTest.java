@@ -206,4 +206,34 @@ class SettingsTest {
           .hasMessageNotContaining("JsonToken");
     }
   }
+
+  @Test
+  @DisplayName("minReplicas: environment over context over 0; a bad value names where it came from")
+  void minReplicas() throws Exception {
+    assertThat(Settings.resolve(flags(null, null), env(Map.of())).minReplicas()).isZero();
+    Files.createDirectories(dir.resolve("breakerctl"));
+    Files.writeString(
+        dir.resolve("breakerctl/config.yaml"),
+        "apiVersion: breakerctl/v1\nkind: Config\ncurrent-context: prod\ncontexts:\n"
+            + "- name: prod\n  minReplicas: 2\n");
+    assertThat(Settings.resolve(flags(null, null), env(Map.of())).minReplicas()).isEqualTo(2);
+    assertThat(
+            Settings.resolve(flags(null, null), env(Map.of("BREAKERCTL_MIN_REPLICAS", "1")))
+                .minReplicas())
+        .isEqualTo(1);
+    assertThatThrownBy(
+            () -> Settings.resolve(flags(null, null), env(Map.of("BREAKERCTL_MIN_REPLICAS", "-1"))))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining(
+            "BREAKERCTL_MIN_REPLICAS must be a whole number from 0 to 100 but was '-1'");
+    Files.writeString(
+        dir.resolve("breakerctl/config.yaml"),
+        "- name: bad\n  minReplicas: many\n",
+        java.nio.file.StandardOpenOption.APPEND);
+    assertThatThrownBy(() -> Settings.resolve(flags(null, null), env(Map.of())))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining(
+            "line 8: context 'bad' minReplicas must be a whole number from 0 to 100 but was"
+                + " 'many'");
+  }
 }

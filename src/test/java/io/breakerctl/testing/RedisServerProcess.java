@@ -122,6 +122,25 @@ public final class RedisServerProcess implements AutoCloseable {
     return builder(binary).start();
   }
 
+  /**
+   * Starts a replica of {@code master} on the same binary and waits until the master sees it online
+   * (its first sync done).
+   */
+  public static RedisServerProcess replicaOf(RedisServerProcess master) {
+    RedisServerProcess replica =
+        builder(master.binary()).args("--replicaof", HOST, Integer.toString(master.port())).start();
+    try {
+      io.breakerctl.runtime.redis.Poll.until(
+          Duration.ofSeconds(10),
+          "the replica is online",
+          () -> String.valueOf(master.call("INFO", "replication")).contains("state=online"));
+      return replica;
+    } catch (RuntimeException | Error e) {
+      replica.close();
+      throw e;
+    }
+  }
+
   /** A builder for a server with extra arguments or a config file. */
   public static Builder builder(RedisBinary binary) {
     return new Builder(binary);

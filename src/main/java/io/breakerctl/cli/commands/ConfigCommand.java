@@ -30,8 +30,9 @@ import picocli.CommandLine.Spec;
     description = {
       "Manage named contexts in the config file ($BREAKERCTL_CONFIG, else"
           + " $XDG_CONFIG_HOME/breakerctl/config.yaml, else ~/.config/breakerctl/config.yaml).",
-      "A context holds redis, mongo, prefix, timeout, redisUser, redisPasswordFile and"
-          + " redisCaFile; secrets are never stored, only a password file's path."
+      "A context holds redis, mongo, prefix, timeout, redisUser, redisPasswordFile,"
+          + " redisCaFile and minReplicas (force's --min-replicas default); secrets are never"
+          + " stored, only a password file's path."
     },
     subcommands = {
       ConfigCommand.View.class,
@@ -113,6 +114,7 @@ public final class ConfigCommand implements Callable<Integer> {
         m.put("redisUser", s.redisUser());
         m.put("redisPassword", s.redisPassword() == null ? null : "(set)");
         m.put("redisCaFile", s.redisCaFile() == null ? null : s.redisCaFile().toString());
+        m.put("minReplicas", s.minReplicas());
         if (format == OutputFormat.NAME) {
           out.println(s.context() == null ? "" : s.context());
         } else if (format.isTable()) {

@@ -26,8 +26,9 @@ import picocli.CommandLine.Spec;
     name = "set-context",
     description = {
       "Create or update context NAME from the global flags given: --redis, --mongo, --prefix,"
-          + " --timeout, --redis-user, --redis-password-file, --redis-ca-file. A URI that"
-          + " carries a password, and a password or CA file that does not exist, are refused.",
+          + " --timeout, --redis-user, --redis-password-file, --redis-ca-file; and from its own"
+          + " --min-replicas. A URI that carries a password, and a password or CA file that does"
+          + " not exist, are refused.",
       "Example: breakerctl config set-context prod --redis rediss://redis.prod:6380"
           + " --redis-ca-file /etc/ssl/prod-ca.pem --current"
     })
@@ -39,6 +40,16 @@ public final class ConfigSetContext implements Callable<Integer> {
 
   @Option(names = "--current", description = "Also make it the current context.")
   boolean current;
+
+  @Option(
+      names = "--min-replicas",
+      paramLabel = "N",
+      description =
+          "The context's default for force --min-replicas: the replicas an override must reach"
+              + " (0-"
+              + Settings.MAX_MIN_REPLICAS
+              + "; 0: none required).")
+  String minReplicas;
 
   @Override
   public Integer call() {
@@ -74,6 +85,9 @@ public final class ConfigSetContext implements Callable<Integer> {
     }
     if (flags.timeout() != null && flags.timeout().isZero()) {
       throw CliException.usage("--timeout must be > 0");
+    }
+    if (minReplicas != null) {
+      c.minReplicas = Integer.toString(Settings.parseMinReplicas("--min-replicas", minReplicas));
     }
     c.redis = flags.redis() != null ? flags.redis() : c.redis;
     c.mongo = flags.mongo() != null ? flags.mongo() : c.mongo;

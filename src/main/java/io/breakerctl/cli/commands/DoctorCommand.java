@@ -10,6 +10,7 @@ import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.Deployments;
+import io.breakerctl.runtime.control.OverrideGuard;
 import io.breakerctl.runtime.control.PolicyDrift;
 import io.breakerctl.runtime.redis.FleetSelection;
 import io.breakerctl.runtime.redis.HistoryTotals;
@@ -46,7 +47,9 @@ import picocli.CommandLine.Spec;
           + " breaker's keys"
           + " and live nodes on the version MongoDB holds in force (a Redis that lost its data, a"
           + " warm that failed, a policy warmed that MongoDB no longer holds; `policy warm` puts"
-          + " back what MongoDB holds).",
+          + " back what MongoDB holds); overrides: every override the audit holds live that"
+          + " Redis lost (no keys, an older state: a failover to a replica that missed it; the"
+          + " history forwarder's next pass puts it back).",
       "history: where the breakers' history goes (forwarded, not kept, waiting with the oldest"
           + " event's age), the events their streams hold, what holds keys past the idle TTL"
           + " (OPEN, HALF_OPEN, OVERRIDE, UNFORWARDED) and the events that expired unforwarded"
@@ -197,6 +200,7 @@ public final class DoctorCommand implements Callable<Integer> {
       return; // nothing to compare
     }
     checkDeployment(root);
+    checkOverrides(root);
     List<PolicyDrift> drift;
     try {
       drift = root.services().policies(true).drift(settings.timeout());
@@ -211,14 +215,10 @@ public final class DoctorCommand implements Callable<Integer> {
           "every breaker's keys and live nodes hold the version MongoDB has in force");
       return;
     }
-    StringBuilder d = new StringBuilder();
-    d.append(drift.size()).append(" breaker(s) out of step with MongoDB: ");
-    for (int i = 0; i < Math.min(3, drift.size()); i++) {
-      d.append(i == 0 ? "" : "; ").append(drift.get(i).describe());
-    }
-    if (drift.size() > 3) {
-      d.append("; ").append(drift.size() - 3).append(" more");
-    }
+    StringBuilder d =
+        firstThree(
+            drift.size() + " breaker(s) out of step with MongoDB: ",
+            drift.stream().map(PolicyDrift::describe).toList());
     if (drift.stream().anyMatch(PolicyDrift::notWarmed)) {
       d.append(" (breakerctl policy warm puts back what MongoDB holds)");
     }
@@ -264,6 +264,53 @@ public final class DoctorCommand implements Callable<Integer> {
     } else {
       add("deployment", "ok", "no identity yet (no history forwarder or restore has run here)");
     }
+  }
+
+  /**
+   * The overrides MongoDB holds live that Redis lost (a failover to a replica that missed them):
+   * the history forwarder's next pass puts them back ({@link OverrideGuard}); until then this is
+   * how an operator learns it.
+   */
+  private void checkOverrides(BreakerCtl root) {
+    List<OverrideGuard.Lost> lost;
+    List<String> unread = new ArrayList<>();
+    try {
+      RedisBreakerStore redis = root.services().redis();
+      String deployment =
+          new Deployments(root.services().control()).identify(redis).id().orElse(null);
+      lost =
+          new OverrideGuard(root.services().control(), redis, "doctor")
+              .behind(deployment, root.env().clock().instant(), unread);
+    } catch (RuntimeException e) {
+      add("overrides", "warn", "could not compare with the audit: " + e.getMessage());
+      return;
+    }
+    if (!lost.isEmpty()) {
+      StringBuilder d =
+          firstThree(
+              lost.size() + " override(s) MongoDB holds live are missing in Redis: ",
+              lost.stream().map(OverrideGuard.Lost::describe).toList());
+      d.append(
+          " (lost in a failover? the history forwarder's next pass puts them back; `breakerctl"
+              + " history sync` now)");
+      add("overrides", "fail", d.toString());
+    } else if (!unread.isEmpty()) {
+      add("overrides", "warn", String.join("; ", unread));
+    } else {
+      add("overrides", "ok", "every override MongoDB holds live is in Redis");
+    }
+  }
+
+  /** {@code head}, then the first three of {@code items} and how many more. */
+  private static StringBuilder firstThree(String head, List<String> items) {
+    StringBuilder d = new StringBuilder(head);
+    for (int i = 0; i < Math.min(3, items.size()); i++) {
+      d.append(i == 0 ? "" : "; ").append(items.get(i));
+    }
+    if (items.size() > 3) {
+      d.append("; ").append(items.size() - 3).append(" more");
+    }
+    return d;
   }
 
   private void checkMongo(BreakerCtl root, Settings settings) {

@@ -9,8 +9,10 @@ import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Interruption;
 import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.ServiceFactory;
+import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.commands.ForceCommand.OverrideView;
+import io.breakerctl.cli.commands.ForceCommand.ReplicationView;
 import io.breakerctl.cli.commands.ForceCommand.Result;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
@@ -26,6 +28,7 @@ import io.breakerctl.runtime.redis.FleetReader;
 import io.breakerctl.runtime.redis.OverrideKind;
 import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.ReplicaAcks;
 import io.breakerctl.runtime.redis.StoreException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
 import java.io.IOException;
@@ -33,6 +36,8 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -82,6 +87,17 @@ abstract class ForceAction implements Callable<Integer> {
               + " refused as a likely typo (exit 7, naming the nearest known ids).")
   boolean allowNew;
 
+  @Option(
+      names = "--min-replicas",
+      paramLabel = "N",
+      description =
+          "Exit 10 when fewer than N replicas of a breaker's master acknowledged its change"
+              + " within the wait (WAIT, three quarters of --timeout; the override stays set and"
+              + " the output says where it is); default: BREAKERCTL_MIN_REPLICAS, the context's"
+              + " minReplicas, else 0. Every change prints where it is (on the master and 2/2"
+              + " replicas) either way.")
+  String minReplicas;
+
   @Mixin MutationOptions mutation;
 
   @Mixin OutputOptions output;
@@ -102,6 +118,10 @@ abstract class ForceAction implements Callable<Integer> {
     }
     BreakerCtl root = BreakerCtl.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
+    int min =
+        minReplicas == null
+            ? root.services().settings().minReplicas()
+            : Settings.parseMinReplicas("--min-replicas", minReplicas);
     String actor = WriteAccess.actor(root);
     BreakerSelector selector = new BreakerSelector(target, caller, dependency);
     ServiceFactory services = root.services();
@@ -152,7 +172,7 @@ abstract class ForceAction implements Callable<Integer> {
     ForceBatch batch =
         new ForceBatch(
             services.overrides(services.control()), request, spec.commandLine().getErr());
-    List<OverrideView> done = batch.apply(current);
+    List<OverrideView> done = replication(batch.apply(current), store);
     int code = print(done, root.style());
     if (kind() != OverrideKind.CLEAR && batch.count(Result.APPLIED) > 0) {
       // after the table; beside one document, on stderr
@@ -163,7 +183,9 @@ abstract class ForceAction implements Callable<Integer> {
     }
     StoreException failure = batch.failure();
     if (failure == null && !Interruption.requested()) {
-      return partial(code);
+      int c = partial(code);
+      int r = replicasShort(done, min);
+      return c != ExitCode.OK ? c : r;
     }
     PrintWriter err = spec.commandLine().getErr();
     if (done.size() == 1 && failure != null) {
@@ -191,6 +213,70 @@ abstract class ForceAction implements Callable<Integer> {
       return ExitCode.CANCELLED;
     }
     throw failure;
+  }
+
+  /**
+   * The rows with where each change is: the replicas of its master that acknowledged it, asked once
+   * per master after the batch ({@link RedisBreakerStore#replicaAcks}). Only rows this command
+   * wrote are asked: an unchanged breaker was not written (its replicas are not this command's to
+   * count), and a row whose answer was read back lost the connection that wrote it.
+   */
+  private static List<OverrideView> replication(List<OverrideView> rows, RedisBreakerStore store) {
+    List<BreakerId> written = new ArrayList<>();
+    for (OverrideView v : rows) {
+      if (written(v)) {
+        written.add(BreakerId.parse(v.id()));
+      }
+    }
+    if (written.isEmpty()) {
+      return rows;
+    }
+    Map<BreakerId, CompletableFuture<ReplicaAcks>> acks = store.replicaAcks(written);
+    List<OverrideView> out = new ArrayList<>(rows.size());
+    for (OverrideView v : rows) {
+      CompletableFuture<ReplicaAcks> a = written(v) ? acks.get(BreakerId.parse(v.id())) : null;
+      out.add(a == null ? v : v.with(ReplicationView.of(a.join())));
+    }
+    return out;
+  }
+
+  private static boolean written(OverrideView v) {
+    return Result.APPLIED.code().equals(v.result()) && v.readBack() == null;
+  }
+
+  /**
+   * {@link ExitCode#FEW_REPLICAS} when a change reached fewer than {@code min} replicas (the worst
+   * decides), saying so on stderr: the override is set on the master; else {@link ExitCode#OK}.
+   */
+  private int replicasShort(List<OverrideView> rows, int min) {
+    if (min == 0) {
+      return ExitCode.OK;
+    }
+    List<OverrideView> few =
+        rows.stream()
+            .filter(v -> v.replication() != null && v.replication().fewerThan(min))
+            .toList();
+    if (few.isEmpty()) {
+      return ExitCode.OK;
+    }
+    OverrideView worst =
+        Collections.min(
+            few, Comparator.comparing(OverrideView::replication, ReplicationView.FEWEST));
+    PrintWriter err = spec.commandLine().getErr();
+    err.println(
+        "error: fewer than "
+            + min
+            + " replica(s) acknowledged the change of "
+            + few.size()
+            + " breaker(s) (--min-replicas "
+            + min
+            + "); the change IS set, "
+            + worst.replication().where()
+            + (few.size() > 1 ? " at worst (" + worst.id() + ")" : " (" + worst.id() + ")")
+            + ", and a failover to a replica that missed it would lose it: check the replicas"
+            + " (breakerctl doctor) before relying on it");
+    err.flush();
+    return ExitCode.FEW_REPLICAS;
   }
 
   private List<BreakerId> select(
@@ -260,6 +346,7 @@ abstract class ForceAction implements Callable<Integer> {
                 true,
                 null,
                 "key " + store.location(s.id()) + ": " + s.problem().get(),
+                null,
                 null));
         continue;
       }
@@ -290,9 +377,28 @@ abstract class ForceAction implements Callable<Integer> {
               true,
               null,
               null,
+              null,
               null));
     }
     return plan;
+  }
+
+  /**
+   * After the table, where the changes are: {@code replicated: on the master and 2/2 replicas}; of
+   * several written, the one with the fewest replicas ({@code at worst}).
+   */
+  private static void replicationLine(List<OverrideView> views, PrintWriter out) {
+    List<ReplicationView> r =
+        views.stream().map(OverrideView::replication).filter(x -> x != null).toList();
+    if (r.isEmpty()) {
+      return;
+    }
+    ReplicationView worst = Collections.min(r, ReplicationView.FEWEST);
+    boolean same = r.stream().allMatch(worst::equals);
+    out.println(
+        "replicated: "
+            + worst.where()
+            + (r.size() == 1 ? "" : same ? " (each of " + r.size() + ")" : " (at worst)"));
   }
 
   private String describeChange() {
@@ -310,7 +416,7 @@ abstract class ForceAction implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (format.isTable()) {
-      Table t = new Table("ID", "BEFORE", "AFTER", "OUTCOME", "UNTIL", "CORRELATION");
+      Table t = new Table("ID", "BEFORE", "AFTER", "OUTCOME", "UNTIL", "CORRELATION", "REPLICAS");
       t.stateColumn(2).flexible(5);
       long now = style.clock().millis();
       for (OverrideView v : views) {
@@ -323,9 +429,11 @@ abstract class ForceAction implements Callable<Integer> {
             v.state(),
             v.outcome() + (v.dryRun() ? " (dry run)" : ""),
             v.until() == null ? "-" : style.time(Instant.parse(v.until()).toEpochMilli(), now),
-            v.correlationId().isEmpty() ? "-" : v.correlationId());
+            v.correlationId().isEmpty() ? "-" : v.correlationId(),
+            v.replication() == null ? "-" : v.replication().cell());
       }
       t.print(out, style, output.headers());
+      replicationLine(views, out);
     } else {
       try (Documents.ListWriter w = Documents.list(format, "OverrideList", out)) {
         views.forEach(v -> w.item(v, v.id()));

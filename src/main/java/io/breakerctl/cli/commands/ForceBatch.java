@@ -82,7 +82,8 @@ final class ForceBatch {
                 false,
                 (a.result().changed() ? Result.APPLIED : Result.UNCHANGED).code(),
                 null,
-                readBack ? WriteOutcome.APPLIED.name() : null));
+                readBack ? WriteOutcome.APPLIED.name() : null,
+                null));
       } catch (LostAnswerException ex) {
         // the answer was lost and read back: the row says what Redis showed
         String o = ex.outcome().name();
@@ -98,7 +99,8 @@ final class ForceBatch {
                 false,
                 Result.FAILED.code(),
                 ex.getMessage(),
-                o));
+                o,
+                null));
         failure = ex;
         stopped = true;
       } catch (StoreException ex) {
@@ -180,6 +182,7 @@ final class ForceBatch {
         false,
         result.code(),
         error,
+        null,
         null);
   }
 

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.runtime.redis.OverrideKind;
+import io.breakerctl.runtime.redis.ReplicaAcks;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -77,6 +79,9 @@ public final class ForceCommand implements Callable<Integer> {
    * @param readBack when the override script's answer was lost (a timeout, a failed connection):
    *     what reading Redis back by the correlation id found, APPLIED, NOT_APPLIED or UNKNOWN; null
    *     otherwise
+   * @param replication where the change is, for a breaker this command wrote: how many of its
+   *     master's replicas acknowledged it ({@code WAIT}); null for a row not written (unchanged,
+   *     failed, not attempted, a dry run) or whose answer was read back
    */
   @JsonPropertyOrder({
     "id",
@@ -89,7 +94,8 @@ public final class ForceCommand implements Callable<Integer> {
     "dryRun",
     "result",
     "error",
-    "readBack"
+    "readBack",
+    "replication"
   })
   public record OverrideView(
       String id,
@@ -102,7 +108,68 @@ public final class ForceCommand implements Callable<Integer> {
       boolean dryRun,
       @JsonInclude(JsonInclude.Include.NON_NULL) String result,
       @JsonInclude(JsonInclude.Include.NON_NULL) String error,
-      @JsonInclude(JsonInclude.Include.NON_NULL) String readBack) {}
+      @JsonInclude(JsonInclude.Include.NON_NULL) String readBack,
+      @JsonInclude(JsonInclude.Include.NON_NULL) ReplicationView replication) {
+
+    /** This row with {@code replication}. */
+    OverrideView with(ReplicationView r) {
+      return new OverrideView(
+          id,
+          previous,
+          state,
+          outcome,
+          until,
+          correlationId,
+          auditStored,
+          dryRun,
+          result,
+          error,
+          readBack,
+          r);
+    }
+  }
+
+  /**
+   * Where a written override is ({@link OverrideView#replication}).
+   *
+   * @param acknowledged replicas of the breaker's master that acknowledged the write within the
+   *     wait ({@code WAIT}); null when they could not be counted
+   * @param connected replicas connected to that master when asked; null when unknown
+   * @param where the same in words, as the table prints it: {@code on the master and 2/2 replicas},
+   *     {@code on the master only (no replica connected)}, {@code on the master; replicas unknown
+   *     (...)}
+   */
+  @JsonPropertyOrder({"acknowledged", "connected", "where"})
+  public record ReplicationView(
+      @JsonInclude(JsonInclude.Include.NON_NULL) Integer acknowledged,
+      @JsonInclude(JsonInclude.Include.NON_NULL) Integer connected,
+      String where) {
+
+    /** The view of a store's answer. */
+    static ReplicationView of(ReplicaAcks a) {
+      return a.known()
+          ? new ReplicationView(a.acknowledged(), a.connected(), a.describe())
+          : new ReplicationView(null, null, a.describe());
+    }
+
+    /** The fewest replicas first: unknown, then by acknowledged, then by more connected. */
+    static final Comparator<ReplicationView> FEWEST =
+        Comparator.comparing((ReplicationView r) -> r.acknowledged == null ? -1 : r.acknowledged)
+            .thenComparing(r -> r.connected == null ? 0 : -r.connected);
+
+    /** Whether fewer than {@code min} replicas are known to hold it. */
+    boolean fewerThan(int min) {
+      return acknowledged == null || acknowledged < min;
+    }
+
+    /** The table's cell: {@code 2/2}, {@code none} (no replica connected), {@code ?}. */
+    String cell() {
+      if (acknowledged == null) {
+        return "?";
+      }
+      return connected == 0 ? "none" : acknowledged + "/" + connected;
+    }
+  }
 
   /**
    * The command that undoes a force, as its output names it: {@code breakerctl force clear ID

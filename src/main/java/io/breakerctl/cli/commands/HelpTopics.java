@@ -25,6 +25,9 @@ public final class HelpTopics {
     m.put("BREAKERCTL_REDIS_PASSWORD_FILE", "File holding the Redis password.");
     m.put("BREAKERCTL_REDIS_CA_FILE", "PEM CA certificates trusted for rediss://.");
     m.put(
+        "BREAKERCTL_MIN_REPLICAS",
+        "Default of force --min-replicas: the replicas an override must reach (default 0).");
+    m.put(
         "BREAKERCTL_CONFIG",
         "The config file (default $XDG_CONFIG_HOME/breakerctl/config.yaml, else"
             + " ~/.config/breakerctl/config.yaml).");

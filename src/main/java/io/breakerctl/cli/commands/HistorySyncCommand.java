@@ -28,7 +28,10 @@ import picocli.CommandLine.Spec;
           + " MongoDB history (idempotent; safe next to the fleet's elected forwarder), store the"
           + " audit of overrides made while MongoDB was down (from the streams, and from this"
           + " CLI's local audit spool under $XDG_STATE_HOME/breakerctl/audit-spool), then prune one"
-          + " batch older than the retention (90 days). Exit 6 when a breaker could not be"
+          + " batch older than the retention (90 days); and put back every override MongoDB holds"
+          + " live that Redis lost (a failover to a replica that missed it: a REASSERTED"
+          + " transition by this actor), as the fleet's forwarder does every pass. Exit 6 when a"
+          + " breaker could not be"
           + " forwarded or the spool not delivered (retried next pass)."
     })
 public final class HistorySyncCommand implements Callable<Integer> {
@@ -41,16 +44,23 @@ public final class HistorySyncCommand implements Callable<Integer> {
    * @param audits audit records stored from override events
    * @param spooledAudits audit records delivered from this CLI's local spool
    * @param failures what could not be done (retried next pass)
+   * @param reasserted breakers whose override, live in MongoDB and lost by Redis, was put back
    */
   @com.fasterxml.jackson.annotation.JsonPropertyOrder({
     "breakers",
     "events",
     "audits",
     "spooledAudits",
-    "failures"
+    "failures",
+    "reasserted"
   })
   public record Report(
-      int breakers, int events, int audits, int spooledAudits, List<String> failures) {}
+      int breakers,
+      int events,
+      int audits,
+      int spooledAudits,
+      List<String> failures,
+      List<String> reasserted) {}
 
   @Spec CommandSpec spec;
 
@@ -76,7 +86,13 @@ public final class HistorySyncCommand implements Callable<Integer> {
     List<String> failures = new java.util.ArrayList<>(spoolFailures);
     failures.addAll(forwarded.failures());
     Report r =
-        new Report(forwarded.breakers(), forwarded.events(), forwarded.audits(), spooled, failures);
+        new Report(
+            forwarded.breakers(),
+            forwarded.events(),
+            forwarded.audits(),
+            spooled,
+            failures,
+            forwarded.reasserted());
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
     if (format.isTable()) {
@@ -91,6 +107,13 @@ public final class HistorySyncCommand implements Callable<Integer> {
               + (r.spooledAudits() > 0
                   ? ", and " + r.spooledAudits() + " audit record(s) from the local spool"
                   : ""));
+      if (!r.reasserted().isEmpty()) {
+        out.println(
+            "put back the override(s) Redis lost of "
+                + r.reasserted().size()
+                + " breaker(s): "
+                + String.join(", ", r.reasserted()));
+      }
       out.flush();
     } else {
       Documents.single(format, "SyncResult", r, out);

@@ -55,6 +55,9 @@ import org.bson.Document;
  * marker, those written by scripts older than the marker or by a caller that passed no marker key.
  * The runtime keeps one forwarder per store, so its passes are marker passes; {@code breakerctl
  * history sync} runs one full sweep. README, Performance, has the commands per pass.
+ *
+ * <p>Every pass ends by putting back the overrides MongoDB holds live that Redis lost (a failover
+ * to a replica that missed them), whether or not a node uses the breaker: {@link OverrideGuard}.
  */
 public final class HistoryForwarder {
 
@@ -171,12 +174,24 @@ public final class HistoryForwarder {
         }
       }
     }
+    List<String> reasserted = new ArrayList<>();
+    try {
+      for (BreakerId id :
+          new OverrideGuard(db, redis, actor).reassertLost(deployment, clock.instant(), failures)) {
+        reasserted.add(id.toString());
+        // its REASSERTED event goes to history now: the timeline says who put it back
+        int[] n = forward(id, RedisBreakerStore.await(redis.forwardState(id)));
+        events += n[0];
+      }
+    } catch (RuntimeException e) {
+      failures.add("overrides in force: " + e.getMessage());
+    }
     try {
       new HistoryRetention(db).pruneBatch(clock.instant().minus(retention));
     } catch (RuntimeException e) {
       failures.add("retention: " + e.getMessage());
     }
-    return new SyncResult(ids.size(), events, audits, failures);
+    return new SyncResult(ids.size(), events, audits, failures, reasserted);
   }
 
   /**
@@ -190,7 +205,7 @@ public final class HistoryForwarder {
       identify();
     }
     int[] n = forward(id, RedisBreakerStore.await(redis.forwardState(id)));
-    return new SyncResult(1, n[0], n[1], List.of());
+    return new SyncResult(1, n[0], n[1], List.of(), List.of());
   }
 
   /**

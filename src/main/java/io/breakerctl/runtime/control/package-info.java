@@ -91,6 +91,13 @@
  * stores it from the stream later, upserting by correlation id, so a record the CLI did store is
  * never duplicated; Redis keeps unforwarded events until the forwarder acknowledges them.
  *
+ * <h2>Overrides Redis lost</h2>
+ *
+ * <p>An override a master acknowledged can be lost in a failover to a replica that missed it. Every
+ * pass of the history forwarder ends with {@code OverrideGuard}: the overrides the audit holds live
+ * are put back, through {@code reassert.lua}, where Redis is behind them (no keys, an older state),
+ * whether or not any node uses the breaker; the {@code REASSERTED} transition names the forwarder.
+ *
  * <h2>Reading history</h2>
  *
  * <p>{@link io.breakerctl.runtime.control.Timeline} merges every source into one ordered, stably

@@ -52,6 +52,8 @@ import io.lettuce.core.resource.Delay;
 import io.netty.resolver.DefaultAddressResolverGroup;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -113,6 +115,11 @@ public final class RedisBreakerStore implements BreakerStore {
   }
 
   private static final String[] NO_ARGS = {};
+
+  static {
+    // before this class creates a Lettuce client: Lettuce's loggers are made as its classes load
+    ReconnectLogLimit.install();
+  }
 
   private static final Delay RECONNECT_DELAY =
       Delay.equalJitter(Duration.ofMillis(200), Duration.ofSeconds(2), 100, TimeUnit.MILLISECONDS);
@@ -1484,6 +1491,77 @@ public final class RedisBreakerStore implements BreakerStore {
     return guard(
         "read Redis TIME",
         t.thenApply(l -> Long.parseLong(l.get(0)) * 1000 + Long.parseLong(l.get(1)) / 1000));
+  }
+
+  /**
+   * Asks the master of each of {@code ids} how many of its replicas acknowledged the writes this
+   * store made to it: {@code INFO replication} ({@code connected_slaves}) then {@code WAIT
+   * connected ms} on the connection that carried the writes (Redis counts a connection's own last
+   * write: the one connection on a standalone server or behind Sentinel; on a Cluster the node
+   * connection by host and port that Lettuce routes a slot's writes through). One question per
+   * master, whatever the number of breakers: a {@code WAIT} blocks its connection, so breakers on
+   * one master share its answer. {@code WAIT} gives the replicas three quarters of the command
+   * timeout, so a stalled replica costs at most that once per master (the masters are asked at
+   * once). Call it after the writes completed; a write whose answer was lost and read back ({@link
+   * #awaitWrite}) closed the connection: its replicas cannot be counted.
+   *
+   * @return per breaker, its master's answer; a refused command ({@code NOPERM} for {@code WAIT})
+   *     or an unavailable master completes with {@link ReplicaAcks#unknown}, never exceptionally
+   */
+  public Map<BreakerId, CompletableFuture<ReplicaAcks>> replicaAcks(Collection<BreakerId> ids) {
+    long waitMillis = Math.max(1, timeout.toMillis() * 3 / 4);
+    Map<String, CompletableFuture<ReplicaAcks>> byMaster = new HashMap<>();
+    Map<BreakerId, CompletableFuture<ReplicaAcks>> out = new LinkedHashMap<>();
+    for (BreakerId id : ids) {
+      CompletableFuture<ReplicaAcks> acks;
+      if (cluster == null) {
+        acks = byMaster.computeIfAbsent("", m -> replicaAcks(commands, waitMillis));
+      } else {
+        RedisClusterNode node =
+            cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(keys.hash(id)));
+        if (node == null) {
+          acks = CompletableFuture.completedFuture(ReplicaAcks.unknown("no master owns its slot"));
+        } else {
+          RedisURI u = node.getUri();
+          acks =
+              byMaster.computeIfAbsent(
+                  u.getHost() + ":" + u.getPort(),
+                  m ->
+                      cluster
+                          .getConnectionAsync(u.getHost(), u.getPort())
+                          .thenCompose(c -> replicaAcks(c.async(), waitMillis))
+                          .exceptionally(
+                              e -> ReplicaAcks.unknown(StoreErrors.translate(m, e).getMessage())));
+        }
+      }
+      out.put(id, acks);
+    }
+    return out;
+  }
+
+  private static CompletableFuture<ReplicaAcks> replicaAcks(
+      RedisClusterAsyncCommands<String, String> on, long waitMillis) {
+    return guard("INFO replication", on.info("replication"))
+        .thenCompose(
+            info -> {
+              int connected = connectedReplicas(info);
+              if (connected == 0) {
+                return CompletableFuture.completedFuture(new ReplicaAcks(0, 0, ""));
+              }
+              return guard("WAIT", on.waitForReplication(connected, waitMillis))
+                  .thenApply(n -> new ReplicaAcks(n.intValue(), connected, ""));
+            })
+        .exceptionally(e -> ReplicaAcks.unknown(StoreErrors.translate("WAIT", e).getMessage()));
+  }
+
+  /** {@code connected_slaves} of an {@code INFO replication} answer (0 when absent). */
+  static int connectedReplicas(String info) {
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith("connected_slaves:")) {
+        return Integer.parseInt(line.substring("connected_slaves:".length()).strip());
+      }
+    }
+    return 0;
   }
 
   private static List<BreakerEvent> toEvents(
