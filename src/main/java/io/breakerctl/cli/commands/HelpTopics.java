@@ -38,6 +38,9 @@ public final class HelpTopics {
     m.put("NO_COLOR", "When set, no colour (colour is only ever used on a terminal).");
     m.put("COLUMNS", "Width tables are fitted to on a terminal.");
     m.put("BREAKERCTL_JAVA_OPTS", "Extra JVM flags for the launcher scripts.");
+    m.put(
+        "BREAKERCTL_RECONNECT_LOG_LIMIT",
+        "Lettuce reconnect log lines kept per logger and window: N or N/DURATION (default 5/1m), off: all.");
     m.put("JAVA_HOME", "The java the launcher scripts run (default: java on PATH).");
     return m;
   }
