@@ -4,6 +4,7 @@ import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.model.Policy;
+import io.lettuce.core.RedisClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,6 +29,7 @@ public final class ExporterNodesMain implements AutoCloseable {
           .maxOpen(Duration.ofSeconds(2))
           .build();
 
+  private final RedisClient client;
   private final List<BreakerRegistry> registries = new ArrayList<>();
   private final List<CircuitBreaker> nodes = new ArrayList<>();
   private final Path marker;
@@ -36,10 +38,13 @@ public final class ExporterNodesMain implements AutoCloseable {
 
   private ExporterNodesMain(String uri, String id, int n, String prefix, Path marker) {
     this.marker = marker;
+    // one Lettuce client (its threads) for the JVM's nodes, each with its own connections and
+    // store: building ten clients costs seconds of CPU on a loaded machine
+    this.client = RedisClient.create(uri);
     for (int i = 0; i < n; i++) {
       BreakerRegistry r =
           BreakerRegistry.builder()
-              .redisUri(uri)
+              .redisClient(client)
               .nodeId(prefix + i)
               .mode(Mode.HYBRID)
               .defaults(POLICY)
@@ -93,6 +98,7 @@ public final class ExporterNodesMain implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     registries.forEach(BreakerRegistry::close);
+    client.shutdown();
   }
 
   /** Runs the nodes until the process is killed. */
