@@ -79,7 +79,21 @@ final class Exposition {
 
   /** The document in the text format ({@code openMetrics} false) or in OpenMetrics. */
   String render(boolean openMetrics) {
-    StringBuilder out = new StringBuilder();
+    java.io.StringWriter out = new java.io.StringWriter();
+    try {
+      write(out, openMetrics);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return out.toString();
+  }
+
+  /**
+   * Writes the document to {@code out}, each family's samples copied in 8 KB pieces: a scrape of
+   * many breakers is never copied whole into one more string or byte array.
+   */
+  void write(java.io.Writer out, boolean openMetrics) throws java.io.IOException {
+    char[] piece = new char[8192];
     for (Family f : families.values()) {
       String name = f.name();
       String type = f.type().name().toLowerCase(java.util.Locale.ROOT);
@@ -90,16 +104,22 @@ final class Exposition {
       } else if (f.type() == Type.INFO) {
         type = "gauge";
       }
-      out.append("# HELP ").append(name).append(' ');
-      escapeHelp(out, f.help(), openMetrics);
-      out.append('\n');
-      out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
-      out.append(f.samples());
+      StringBuilder head = new StringBuilder();
+      head.append("# HELP ").append(name).append(' ');
+      escapeHelp(head, f.help(), openMetrics);
+      head.append('\n');
+      head.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+      out.write(head.toString());
+      StringBuilder samples = f.samples();
+      for (int at = 0; at < samples.length(); at += piece.length) {
+        int end = Math.min(samples.length(), at + piece.length);
+        samples.getChars(at, end, piece, 0);
+        out.write(piece, 0, end - at);
+      }
     }
     if (openMetrics) {
-      out.append("# EOF\n");
+      out.write("# EOF\n");
     }
-    return out.toString();
   }
 
   /** A label value: backslash, double quote and line feed escaped (both formats). */

@@ -110,9 +110,18 @@ public final class FleetExporter implements AutoCloseable {
         return;
       }
       boolean open = Exposition.wantsOpenMetrics(x.getRequestHeaders().getFirst("Accept"));
-      byte[] body = scrape().render(open).getBytes(StandardCharsets.UTF_8);
+      Exposition e = scrape();
       x.getResponseHeaders().set("Content-Type", open ? Exposition.OPENMETRICS : Exposition.TEXT);
-      send(x, 200, body);
+      if (x.getRequestMethod().equals("HEAD")) {
+        x.sendResponseHeaders(200, -1);
+        return;
+      }
+      x.sendResponseHeaders(200, 0); // chunked: written as it is encoded, never copied whole
+      try (java.io.Writer w =
+          new java.io.BufferedWriter(
+              new java.io.OutputStreamWriter(x.getResponseBody(), StandardCharsets.UTF_8), 65536)) {
+        e.write(w, open);
+      }
     }
   }
 
