@@ -463,11 +463,13 @@ class ExporterIT {
   @DisplayName(
       "faults: no read permission, a SIGSTOPped Redis, a killed one: up 0 and the error, never a hang")
   void faults() throws Exception {
-    // a user that may connect but not read: NOPERM, said in the scrape
+    // a user that may connect but not read: NOPERM, said in the scrape; with --cache 1h the
+    // first read answers every later scrape (one read however many scrapes)
     redis
         .server()
         .call("ACL", "SETUSER", "noread", "on", ">noread-pw", "~*", "&*", "-@all", "+@connection");
-    Exporter denied = Exporter.start(env("noread", "noread-pw"), "--scrape-timeout", "2s");
+    Exporter denied =
+        Exporter.start(env("noread", "noread-pw"), "--scrape-timeout", "2s", "--cache", "1h");
     try {
       Map<String, Double> s = denied.scrape();
       assertThat(s).containsEntry("breakerctl_up", 0.0);
@@ -475,6 +477,10 @@ class ExporterIT {
           .anyMatch(
               k -> k.startsWith("breakerctl_last_error_info{error=\"") && k.contains("NOPERM"));
       assertThat(s.keySet()).noneMatch(k -> k.startsWith("breakerctl_fleet_breaker_state"));
+      assertThat(s).containsEntry("breakerctl_fleet_reads_total", 1.0);
+      for (int i = 0; i < 3; i++) {
+        assertThat(denied.scrape()).as("cached").isEqualTo(s);
+      }
     } finally {
       assertThat(denied.stop()).isEqualTo(ExitCode.CANCELLED);
     }

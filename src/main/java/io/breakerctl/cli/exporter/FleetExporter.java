@@ -83,9 +83,9 @@ public final class FleetExporter implements AutoCloseable {
     this.timeout = timeout;
     this.ttlNanos = cacheTtl.toNanos();
     this.batch = batch;
+    this.server = HttpServer.create(listen, 64); // first: an address it cannot bind leaks nothing
     this.reader = Executors.newSingleThreadExecutor(daemon("breakerctl-exporter-read"));
     this.http = Executors.newFixedThreadPool(4, daemon("breakerctl-exporter-http"));
-    this.server = HttpServer.create(listen, 64);
     server.createContext("/metrics", this::metrics);
     server.createContext("/", this::root);
     server.setExecutor(http);
