@@ -26,10 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The shipped monitoring files (src/main/resources/io/breakerctl/monitoring): the alert rules pass
  * {@code promtool check rules} and their unit tests ({@code promtool test rules}: every alert fires
  * on its synthetic series and stays silent on a healthy breaker and a healthy fleet), skipped when
- * promtool is not on PATH; the dashboard is valid JSON whose every metric is documented (the
- * exporter's families, the README's node meters in their Prometheus spelling); the README and
- * {@code exporter --help} name every exporter family. {@link ExporterIT} checks the same queries
- * against a live scrape and a real Prometheus.
+ * promtool is not on PATH, and every dashboard query parses (promtool, as recording rules); the
+ * dashboard is valid JSON whose every metric is documented (the exporter's families, the README's
+ * node meters in their Prometheus spelling); the README and {@code exporter --help} name every
+ * exporter family. {@link ExporterIT} checks the same queries against a live scrape and a real
+ * Prometheus.
  */
 @DisplayName("shipped alert rules and dashboard")
 class MonitoringFilesTest {
@@ -163,6 +164,23 @@ class MonitoringFilesTest {
               "alertname: " + alerts.group(1) + "\\n        exp_alerts:\\n          - ");
     }
     assertThat(count).isEqualTo(9);
+
+    // every dashboard query parses: promtool checks each as the expression of a recording rule
+    // (Grafana's variables replaced as the IT does; ExporterIT also runs them on a Prometheus)
+    StringBuilder rules = new StringBuilder("groups:\n  - name: dashboard\n    rules:\n");
+    List<String> queries = dashboardQueries();
+    for (int i = 0; i < queries.size(); i++) {
+      String q = queries.get(i).replace("$__rate_interval", "5m").replace("$breaker", ".*");
+      rules
+          .append("      - record: dashboard:query_")
+          .append(i)
+          .append("\n        expr: '")
+          .append(q.replace("'", "''"))
+          .append("'\n");
+    }
+    Files.writeString(dir.resolve("dashboard-queries.yml"), rules);
+    assertThat(run(dir, promtool.get().toString(), "check", "rules", "dashboard-queries.yml"))
+        .contains("SUCCESS: " + queries.size() + " rules found");
   }
 
   private static String run(Path dir, String... command) throws Exception {
