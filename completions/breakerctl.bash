@@ -162,6 +162,7 @@ function _complete_breakerctl() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} replay" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} note" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} wait" ];    then _picocli_breakerctl; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} exporter" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} fallback" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} doctor" ];    then _picocli_breakerctl; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} config" ];    then _picocli_breakerctl; return $?; fi
@@ -211,85 +212,87 @@ function _complete_breakerctl() {
   local cmds5=(replay)
   local cmds6=(note)
   local cmds7=(wait)
-  local cmds8=(fallback)
-  local cmds9=(doctor)
-  local cmds10=(config)
-  local cmds11=(sandbox)
-  local cmds12=(demo)
-  local cmds13=(console)
-  local cmds14=(top)
-  local cmds15=(version)
-  local cmds16=(help)
-  local cmds17=(completion)
-  local cmds18=(force open)
-  local cmds19=(force closed)
-  local cmds20=(force disable)
-  local cmds21=(force metrics-only)
-  local cmds22=(force clear)
-  local cmds23=(policy validate)
-  local cmds24=(policy apply)
-  local cmds25=(policy get)
-  local cmds26=(policy list)
-  local cmds27=(policy history)
-  local cmds28=(policy diff)
-  local cmds29=(policy rollback)
-  local cmds30=(policy warm)
-  local cmds31=(history sync)
-  local cmds32=(history prune)
-  local cmds33=(replay restore)
-  local cmds34=(fallback list)
-  local cmds35=(fallback show)
-  local cmds36=(fallback approve)
-  local cmds37=(fallback revoke)
-  local cmds38=(fallback deferred)
-  local cmds39=(config view)
-  local cmds40=(config current-context)
-  local cmds41=(config get-contexts)
-  local cmds42=(config use-context)
-  local cmds43=(config set-context)
-  local cmds44=(sandbox up)
-  local cmds45=(sandbox down)
-  local cmds46=(sandbox status)
+  local cmds8=(exporter)
+  local cmds9=(fallback)
+  local cmds10=(doctor)
+  local cmds11=(config)
+  local cmds12=(sandbox)
+  local cmds13=(demo)
+  local cmds14=(console)
+  local cmds15=(top)
+  local cmds16=(version)
+  local cmds17=(help)
+  local cmds18=(completion)
+  local cmds19=(force open)
+  local cmds20=(force closed)
+  local cmds21=(force disable)
+  local cmds22=(force metrics-only)
+  local cmds23=(force clear)
+  local cmds24=(policy validate)
+  local cmds25=(policy apply)
+  local cmds26=(policy get)
+  local cmds27=(policy list)
+  local cmds28=(policy history)
+  local cmds29=(policy diff)
+  local cmds30=(policy rollback)
+  local cmds31=(policy warm)
+  local cmds32=(history sync)
+  local cmds33=(history prune)
+  local cmds34=(replay restore)
+  local cmds35=(fallback list)
+  local cmds36=(fallback show)
+  local cmds37=(fallback approve)
+  local cmds38=(fallback revoke)
+  local cmds39=(fallback deferred)
+  local cmds40=(config view)
+  local cmds41=(config current-context)
+  local cmds42=(config get-contexts)
+  local cmds43=(config use-context)
+  local cmds44=(config set-context)
+  local cmds45=(sandbox up)
+  local cmds46=(sandbox down)
+  local cmds47=(sandbox status)
 
-  if CompWordsContainsArray "${cmds46[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
-  if CompWordsContainsArray "${cmds45[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
-  if CompWordsContainsArray "${cmds44[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
-  if CompWordsContainsArray "${cmds43[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
-  if CompWordsContainsArray "${cmds42[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
-  if CompWordsContainsArray "${cmds41[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
-  if CompWordsContainsArray "${cmds40[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
-  if CompWordsContainsArray "${cmds39[@]}"; then _picocli_breakerctl_config_view; return $?; fi
-  if CompWordsContainsArray "${cmds38[@]}"; then _picocli_breakerctl_fallback_deferred; return $?; fi
-  if CompWordsContainsArray "${cmds37[@]}"; then _picocli_breakerctl_fallback_revoke; return $?; fi
-  if CompWordsContainsArray "${cmds36[@]}"; then _picocli_breakerctl_fallback_approve; return $?; fi
-  if CompWordsContainsArray "${cmds35[@]}"; then _picocli_breakerctl_fallback_show; return $?; fi
-  if CompWordsContainsArray "${cmds34[@]}"; then _picocli_breakerctl_fallback_list; return $?; fi
-  if CompWordsContainsArray "${cmds33[@]}"; then _picocli_breakerctl_replay_restore; return $?; fi
-  if CompWordsContainsArray "${cmds32[@]}"; then _picocli_breakerctl_history_prune; return $?; fi
-  if CompWordsContainsArray "${cmds31[@]}"; then _picocli_breakerctl_history_sync; return $?; fi
-  if CompWordsContainsArray "${cmds30[@]}"; then _picocli_breakerctl_policy_warm; return $?; fi
-  if CompWordsContainsArray "${cmds29[@]}"; then _picocli_breakerctl_policy_rollback; return $?; fi
-  if CompWordsContainsArray "${cmds28[@]}"; then _picocli_breakerctl_policy_diff; return $?; fi
-  if CompWordsContainsArray "${cmds27[@]}"; then _picocli_breakerctl_policy_history; return $?; fi
-  if CompWordsContainsArray "${cmds26[@]}"; then _picocli_breakerctl_policy_list; return $?; fi
-  if CompWordsContainsArray "${cmds25[@]}"; then _picocli_breakerctl_policy_get; return $?; fi
-  if CompWordsContainsArray "${cmds24[@]}"; then _picocli_breakerctl_policy_apply; return $?; fi
-  if CompWordsContainsArray "${cmds23[@]}"; then _picocli_breakerctl_policy_validate; return $?; fi
-  if CompWordsContainsArray "${cmds22[@]}"; then _picocli_breakerctl_force_clear; return $?; fi
-  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_breakerctl_force_metricsonly; return $?; fi
-  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_breakerctl_force_disable; return $?; fi
-  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_breakerctl_force_closed; return $?; fi
-  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_breakerctl_force_open; return $?; fi
-  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_breakerctl_completion; return $?; fi
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_breakerctl_help; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_breakerctl_version; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_breakerctl_top; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_breakerctl_console; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_breakerctl_demo; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_breakerctl_sandbox; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_breakerctl_config; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_breakerctl_doctor; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_breakerctl_fallback; return $?; fi
+  if CompWordsContainsArray "${cmds47[@]}"; then _picocli_breakerctl_sandbox_status; return $?; fi
+  if CompWordsContainsArray "${cmds46[@]}"; then _picocli_breakerctl_sandbox_down; return $?; fi
+  if CompWordsContainsArray "${cmds45[@]}"; then _picocli_breakerctl_sandbox_up; return $?; fi
+  if CompWordsContainsArray "${cmds44[@]}"; then _picocli_breakerctl_config_setcontext; return $?; fi
+  if CompWordsContainsArray "${cmds43[@]}"; then _picocli_breakerctl_config_usecontext; return $?; fi
+  if CompWordsContainsArray "${cmds42[@]}"; then _picocli_breakerctl_config_getcontexts; return $?; fi
+  if CompWordsContainsArray "${cmds41[@]}"; then _picocli_breakerctl_config_currentcontext; return $?; fi
+  if CompWordsContainsArray "${cmds40[@]}"; then _picocli_breakerctl_config_view; return $?; fi
+  if CompWordsContainsArray "${cmds39[@]}"; then _picocli_breakerctl_fallback_deferred; return $?; fi
+  if CompWordsContainsArray "${cmds38[@]}"; then _picocli_breakerctl_fallback_revoke; return $?; fi
+  if CompWordsContainsArray "${cmds37[@]}"; then _picocli_breakerctl_fallback_approve; return $?; fi
+  if CompWordsContainsArray "${cmds36[@]}"; then _picocli_breakerctl_fallback_show; return $?; fi
+  if CompWordsContainsArray "${cmds35[@]}"; then _picocli_breakerctl_fallback_list; return $?; fi
+  if CompWordsContainsArray "${cmds34[@]}"; then _picocli_breakerctl_replay_restore; return $?; fi
+  if CompWordsContainsArray "${cmds33[@]}"; then _picocli_breakerctl_history_prune; return $?; fi
+  if CompWordsContainsArray "${cmds32[@]}"; then _picocli_breakerctl_history_sync; return $?; fi
+  if CompWordsContainsArray "${cmds31[@]}"; then _picocli_breakerctl_policy_warm; return $?; fi
+  if CompWordsContainsArray "${cmds30[@]}"; then _picocli_breakerctl_policy_rollback; return $?; fi
+  if CompWordsContainsArray "${cmds29[@]}"; then _picocli_breakerctl_policy_diff; return $?; fi
+  if CompWordsContainsArray "${cmds28[@]}"; then _picocli_breakerctl_policy_history; return $?; fi
+  if CompWordsContainsArray "${cmds27[@]}"; then _picocli_breakerctl_policy_list; return $?; fi
+  if CompWordsContainsArray "${cmds26[@]}"; then _picocli_breakerctl_policy_get; return $?; fi
+  if CompWordsContainsArray "${cmds25[@]}"; then _picocli_breakerctl_policy_apply; return $?; fi
+  if CompWordsContainsArray "${cmds24[@]}"; then _picocli_breakerctl_policy_validate; return $?; fi
+  if CompWordsContainsArray "${cmds23[@]}"; then _picocli_breakerctl_force_clear; return $?; fi
+  if CompWordsContainsArray "${cmds22[@]}"; then _picocli_breakerctl_force_metricsonly; return $?; fi
+  if CompWordsContainsArray "${cmds21[@]}"; then _picocli_breakerctl_force_disable; return $?; fi
+  if CompWordsContainsArray "${cmds20[@]}"; then _picocli_breakerctl_force_closed; return $?; fi
+  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_breakerctl_force_open; return $?; fi
+  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_breakerctl_completion; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_breakerctl_help; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_breakerctl_version; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_breakerctl_top; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_breakerctl_console; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_breakerctl_demo; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_breakerctl_sandbox; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_breakerctl_config; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_breakerctl_doctor; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_breakerctl_fallback; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_breakerctl_exporter; return $?; fi
   if CompWordsContainsArray "${cmds7[@]}"; then _picocli_breakerctl_wait; return $?; fi
   if CompWordsContainsArray "${cmds6[@]}"; then _picocli_breakerctl_note; return $?; fi
   if CompWordsContainsArray "${cmds5[@]}"; then _picocli_breakerctl_replay; return $?; fi
@@ -309,7 +312,7 @@ function _picocli_breakerctl() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="status describe force policy history replay note wait fallback doctor config sandbox demo console top version help completion"
+  local commands="status describe force policy history replay note wait exporter fallback doctor config sandbox demo console top version help completion"
   local flag_opts="'--no-color' '-v' '--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
@@ -901,6 +904,75 @@ function _picocli_breakerctl_wait() {
     COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
   else
     local positionals=$(_breakerctl_live breaker-ids "${curr_word}")
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `exporter` subcommand.
+function _picocli_breakerctl_exporter() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local arg_opts="'--listen' '--scrape-timeout' '--cache' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
+  local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--listen')
+      return
+      ;;
+    '--scrape-timeout')
+      return
+      ;;
+    '--cache')
+      return
+      ;;
+    '--context')
+      return
+      ;;
+    '--redis')
+      return
+      ;;
+    '--mongo')
+      return
+      ;;
+    '--prefix')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+    '--redis-user')
+      return
+      ;;
+    '--redis-password-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--redis-ca-file')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '-o'|'--output')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${FORMAT_option_args[@]}" ) )
+      return $?
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
     local IFS=$'\n'
     COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
   fi

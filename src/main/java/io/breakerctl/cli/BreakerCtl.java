@@ -6,6 +6,7 @@ import io.breakerctl.cli.commands.ConfigCommand;
 import io.breakerctl.cli.commands.DemoCommand;
 import io.breakerctl.cli.commands.DescribeCommand;
 import io.breakerctl.cli.commands.DoctorCommand;
+import io.breakerctl.cli.commands.ExporterCommand;
 import io.breakerctl.cli.commands.FallbackCommand;
 import io.breakerctl.cli.commands.ForceCommand;
 import io.breakerctl.cli.commands.HelpCommand;
@@ -70,6 +71,7 @@ public final class BreakerCtl implements Callable<Integer> {
           ReplayCommand.class,
           NoteCommand.class,
           WaitCommand.class,
+          ExporterCommand.class,
           FallbackCommand.class,
           DoctorCommand.class,
           ConfigCommand.class,

@@ -125,7 +125,7 @@ public final class StatusBench {
     }
   }
 
-  private static void fill(RedisServerProcess redis, int n) throws Exception {
+  static void fill(RedisServerProcess redis, int n) throws Exception {
     RedisClient client = RedisClient.create(redis.uri());
     try (StatefulRedisConnection<String, String> c = client.connect()) {
       RedisAsyncCommands<String, String> a = c.async();
