@@ -9,6 +9,7 @@ import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.runtime.StoreHotSnapshots;
 import io.breakerctl.runtime.control.BusinessKeys;
 import io.breakerctl.runtime.control.FallbackCatalog;
 import io.breakerctl.runtime.control.FallbackSnapshot;
@@ -107,9 +108,13 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
             + ")",
         "snapshot",
         List.of(breaker + " " + hash.substring(0, 16)));
+    // the hot copy in Redis follows the review: an approval warms it, a revocation removes it
     FallbackSnapshots snapshots =
         new FallbackSnapshots(
-            root.services().control(), keys, PayloadKeys.none(), root.env().clock());
+                root.services().control(), keys, PayloadKeys.none(), root.env().clock())
+            .withHotCopies(
+                StoreHotSnapshots.on(
+                    root.services().redis(), root.services().settings().timeout()));
     boolean done =
         target() == SnapshotStatus.APPROVED
             ? snapshots.approve(breaker, businessKey, actor, reason)

@@ -31,9 +31,13 @@ public final class DeferredRequests {
   private final PayloadCipher cipher;
   private final Clock clock;
 
-  /** Deferred requests on {@code db}, payloads sealed with {@code keys}. */
+  /**
+   * Deferred requests on {@code db}, payloads sealed with {@code keys}; guards {@code db} ({@link
+   * ControlDatabase#guard()}): while MongoDB is known to be down, {@link #defer} and {@link #find}
+   * fail at once with {@link ControlUnavailableException} instead of waiting the timeout per call.
+   */
   public DeferredRequests(ControlDatabase db, PayloadKeys keys, Clock clock) {
-    this.db = db;
+    this.db = db.guard();
     this.cipher = new PayloadCipher(keys);
     this.clock = clock;
   }
@@ -57,6 +61,8 @@ public final class DeferredRequests {
   /**
    * The request with this tracking id.
    *
+   * @throws ControlUnavailableException when MongoDB is down (at once while its guard holds it for
+   *     down)
    * @throws PayloadCipher.PayloadException when its payload does not decrypt
    */
   public Optional<DeferredRequest> find(String trackingId) {

@@ -72,18 +72,7 @@ class FallbackIT {
       PayloadKeys.of(
           Map.of("k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII)),
           "k1");
-  private static final SnapshotCodec<String> TEXT =
-      new SnapshotCodec<>() {
-        @Override
-        public byte[] encode(String value) {
-          return value.getBytes(StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public String decode(byte[] bytes) {
-          return new String(bytes, StandardCharsets.UTF_8);
-        }
-      };
+  private static final SnapshotCodec<String> TEXT = SnapshotCodec.utf8();
 
   static TestMongo mongo;
   ControlDatabase db;
@@ -114,6 +103,11 @@ class FallbackIT {
   }
 
   private BreakerRegistry node(String name, FallbackPolicy fallback) {
+    return node(redis, name, fallback);
+  }
+
+  /** A HYBRID node on {@code redis} whose breakers' policy names {@code fallback}. */
+  static BreakerRegistry node(RedisExtension redis, String name, FallbackPolicy fallback) {
     return redis.manage(
         BreakerRegistry.builder()
             .redisUri(redis.uri())
