@@ -41,6 +41,34 @@ public record FallbackSnapshot(
         payload == null ? "" : payload.get("keyId", ""));
   }
 
+  /**
+   * What makes {@code d} unreadable as a snapshot, for a {@code MALFORMED} answer: the first field
+   * missing, of another type or with an unknown value, named without its value.
+   */
+  static String problem(Document d) {
+    for (String f : new String[] {"breakerId", "keyHash", "status"}) {
+      if (!(d.get(f) instanceof String)) {
+        return "field '" + f + "' missing or not a string";
+      }
+    }
+    for (String f : new String[] {"capturedAt", "expiresAt"}) {
+      if (!(d.get(f) instanceof java.util.Date)) {
+        return "field '" + f + "' missing or not a date";
+      }
+    }
+    try {
+      SnapshotStatus.valueOf(d.getString("status"));
+    } catch (IllegalArgumentException e) {
+      return "field 'status' holds no known status (PENDING, APPROVED, REVOKED)";
+    }
+    try {
+      BreakerId.parse(d.getString("breakerId"));
+    } catch (RuntimeException e) {
+      return "field 'breakerId' is not a breaker id";
+    }
+    return "a field of another type";
+  }
+
   /** The id of the snapshot document. */
   static String documentId(BreakerId id, String keyHash) {
     return id + "|" + keyHash;

@@ -197,6 +197,11 @@ public final class FallbackSnapshots {
     return read;
   }
 
+  private static SnapshotRead malformed(String problem) {
+    return new SnapshotRead(
+        SnapshotRead.Outcome.MALFORMED, Optional.empty(), Optional.empty(), problem);
+  }
+
   private static final SnapshotRead NOT_FOUND =
       new SnapshotRead(SnapshotRead.Outcome.NOT_FOUND, Optional.empty(), Optional.empty());
 
@@ -241,9 +246,24 @@ public final class FallbackSnapshots {
     }
   }
 
-  /** Whether the document {@code d} may be served, with its payload when it may. */
+  /**
+   * Whether the document {@code d} may be served, with its payload when it may. A document that
+   * does not read as a snapshot is {@link SnapshotRead.Outcome#MALFORMED}, naming the field and
+   * never its value (it may be payload).
+   */
   private SnapshotRead judge(Document d, String docId) {
-    FallbackSnapshot s = FallbackSnapshot.fromDocument(d);
+    FallbackSnapshot s;
+    SealedPayload sealed;
+    try {
+      s = FallbackSnapshot.fromDocument(d);
+    } catch (RuntimeException e) {
+      return malformed(FallbackSnapshot.problem(d));
+    }
+    try {
+      sealed = SealedPayload.fromDocument(d.get("payload", Document.class));
+    } catch (RuntimeException e) {
+      return malformed("payload");
+    }
     SnapshotRead.Outcome refused =
         switch (s.status()) {
           case PENDING -> SnapshotRead.Outcome.PENDING;
@@ -255,8 +275,7 @@ public final class FallbackSnapshots {
       return new SnapshotRead(refused, Optional.empty(), Optional.of(s));
     }
     try {
-      byte[] payload =
-          cipher.open(SealedPayload.fromDocument(d.get("payload", Document.class)), docId);
+      byte[] payload = cipher.open(sealed, docId);
       return new SnapshotRead(SnapshotRead.Outcome.SERVED, Optional.of(payload), Optional.of(s));
     } catch (PayloadCipher.PayloadException e) {
       return new SnapshotRead(SnapshotRead.Outcome.UNDECRYPTABLE, Optional.empty(), Optional.of(s));

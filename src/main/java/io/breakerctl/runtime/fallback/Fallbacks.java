@@ -227,6 +227,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     if (value.isEmpty()) {
       throw unserved(
           FallbackPolicy.STATIC_DEFAULT,
+          Unserved.NOT_REGISTERED,
           trigger,
           state,
           reason,
@@ -268,7 +269,7 @@ public final class Fallbacks<T> implements AutoCloseable {
               describe(registered));
         }
         if (original == null) {
-          throw new ControlledFailureException(breaker.id(), state, reason, trigger, "", null);
+          throw refuse(trigger, state, reason, "", null);
         }
         throw original;
       }
@@ -282,6 +283,7 @@ public final class Fallbacks<T> implements AutoCloseable {
         if (deferred == null || payload == null) {
           throw unserved(
               kind,
+              deferred == null ? Unserved.NOT_CONFIGURED : Unserved.NO_PAYLOAD,
               trigger,
               state,
               reason,
@@ -293,7 +295,13 @@ public final class Fallbacks<T> implements AutoCloseable {
           tracking = deferred.defer(breaker.id(), payload);
         } catch (ControlException e) {
           throw unserved(
-              kind, trigger, state, reason, "request not deferred: " + e.getMessage(), original);
+              kind,
+              controlReason(e),
+              trigger,
+              state,
+              reason,
+              "request not deferred: " + e.getMessage(),
+              original);
         }
         breaker.observer().deferredStored();
         return answer(
@@ -314,6 +322,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     if (snapshots == null || key == null) {
       throw unserved(
           FallbackPolicy.CACHED,
+          snapshots == null ? Unserved.NOT_CONFIGURED : Unserved.NO_BUSINESS_KEY,
           trigger,
           state,
           reason,
@@ -326,6 +335,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     } catch (ControlException e) {
       throw unserved(
           FallbackPolicy.CACHED,
+          controlReason(e),
           trigger,
           state,
           reason,
@@ -335,15 +345,34 @@ public final class Fallbacks<T> implements AutoCloseable {
     if (read.outcome() != SnapshotRead.Outcome.SERVED) {
       throw unserved(
           FallbackPolicy.CACHED,
+          Unserved.valueOf(read.outcome().name()),
           trigger,
           state,
           reason,
-          "no snapshot served (" + read.outcome() + ")",
+          "no snapshot served ("
+              + read.outcome()
+              + (read.problem().isEmpty() ? "" : ": " + read.problem())
+              + ")",
           original);
     }
     FallbackSnapshot s = read.snapshot().orElseThrow();
     Duration age = Duration.between(s.capturedAt(), clock.instant());
-    T value = codec.decode(read.payload().orElseThrow());
+    T value;
+    try {
+      value = codec.decode(read.payload().orElseThrow());
+    } catch (RuntimeException e) {
+      // the codec's message may quote the payload: named by its type only, and not kept as cause
+      throw unserved(
+          FallbackPolicy.CACHED,
+          Unserved.UNDECODABLE,
+          trigger,
+          state,
+          reason,
+          "no snapshot served (UNDECODABLE: the payload decrypted but the codec threw "
+              + e.getClass().getSimpleName()
+              + "; its content is not shown)",
+          original);
+    }
     return answer(
         FallbackPolicy.CACHED,
         new FallbackResult<>(
@@ -367,18 +396,28 @@ public final class Fallbacks<T> implements AutoCloseable {
   /** A fallback of {@code kind} that could not serve: reported, then a controlled failure. */
   private ControlledFailureException unserved(
       FallbackPolicy kind,
+      Unserved why,
       FallbackTrigger trigger,
       State state,
       String reason,
-      String why,
+      String detail,
       Exception cause) {
-    breaker.observer().fallbackUnavailable(kind);
-    return refuse(trigger, state, reason, why, cause);
+    breaker.observer().fallbackUnavailable(kind, why.code());
+    return new ControlledFailureException(
+        breaker.id(), state, reason, trigger, detail, cause, Optional.of(why));
   }
 
   private ControlledFailureException refuse(
       FallbackTrigger trigger, State state, String reason, String unserved, Exception cause) {
-    return new ControlledFailureException(breaker.id(), state, reason, trigger, unserved, cause);
+    return new ControlledFailureException(
+        breaker.id(), state, reason, trigger, unserved, cause, Optional.empty());
+  }
+
+  /** MongoDB (with no hot copy) unavailable, or answering with an error. */
+  private static Unserved controlReason(ControlException e) {
+    return e instanceof io.breakerctl.runtime.control.ControlUnavailableException
+        ? Unserved.CONTROL_UNAVAILABLE
+        : Unserved.CONTROL_ERROR;
   }
 
   private static ThreadPoolExecutor captureExecutor(CircuitBreaker breaker) {

@@ -29,6 +29,7 @@ import io.breakerctl.runtime.fallback.FallbackTrigger;
 import io.breakerctl.runtime.fallback.Fallbacks;
 import io.breakerctl.runtime.fallback.Served;
 import io.breakerctl.runtime.fallback.SnapshotCodec;
+import io.breakerctl.runtime.fallback.Unserved;
 import io.breakerctl.runtime.metrics.BreakerMetrics;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.FallbackPolicy;
@@ -208,6 +209,108 @@ class FallbackIT {
               assertThat(e.state()).isEqualTo(State.FORCED_OPEN);
               assertThat(e.getCause()).isInstanceOf(CallNotPermittedException.class);
             });
+  }
+
+  @Test
+  @DisplayName(
+      "every corrupt snapshot is a counted controlled failure with a reason and no payload content")
+  void corruptSnapshotsAreControlledFailures() throws Exception {
+    BreakerRegistry r = node("corrupt-node", FallbackPolicy.CACHED);
+    BreakerId id = id("corrupt");
+    CircuitBreaker cb = r.breaker(id);
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    closeLater(BreakerMetrics.bind(r, cb, meters));
+    FallbackSnapshots writer = new FallbackSnapshots(db, SALT, KEYS, Clock.systemUTC());
+    for (String k : List.of("undecodable", "lower-case", "no-captured-at", "tampered")) {
+      writer.capture(
+          id,
+          k,
+          TEXT.encode("secret-" + k),
+          "test",
+          Duration.ofMinutes(5),
+          SnapshotApproval.AUTOMATIC);
+    }
+    var docs = db.collection(ControlDatabase.SNAPSHOTS);
+    var byHash =
+        (java.util.function.Function<String, org.bson.conversions.Bson>)
+            k -> com.mongodb.client.model.Filters.eq("keyHash", SALT.hash(k));
+    docs.updateOne(
+        byHash.apply("lower-case"), com.mongodb.client.model.Updates.set("status", "approved"));
+    docs.updateOne(
+        byHash.apply("no-captured-at"), com.mongodb.client.model.Updates.unset("capturedAt"));
+    org.bson.Document tampered = docs.find(byHash.apply("tampered")).first();
+    byte[] data =
+        tampered
+            .get("payload", org.bson.Document.class)
+            .get("data", org.bson.types.Binary.class)
+            .getData();
+    data[0] ^= 0x01;
+    docs.updateOne(
+        byHash.apply("tampered"),
+        com.mongodb.client.model.Updates.set("payload.data", new org.bson.types.Binary(data)));
+    // a codec whose error quotes the payload, as codecs do
+    SnapshotCodec<String> quoting =
+        new SnapshotCodec<>() {
+          @Override
+          public byte[] encode(String value) {
+            return TEXT.encode(value);
+          }
+
+          @Override
+          public String decode(byte[] bytes) {
+            String text = TEXT.decode(bytes);
+            if (text.equals("secret-undecodable")) {
+              throw new IllegalArgumentException("cannot parse '" + text + "'");
+            }
+            return text;
+          }
+        };
+    // a node that has none of them in its cache reads them from MongoDB
+    Fallbacks<String> reader =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .cached(
+                    new FallbackSnapshots(db, SALT, KEYS, Clock.systemUTC()),
+                    quoting,
+                    Duration.ofMinutes(5),
+                    SnapshotApproval.AUTOMATIC)
+                .build());
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+
+    Map<String, Unserved> expected =
+        Map.of(
+            "undecodable", Unserved.UNDECODABLE,
+            "lower-case", Unserved.MALFORMED,
+            "no-captured-at", Unserved.MALFORMED,
+            "tampered", Unserved.UNDECRYPTABLE);
+    for (var e : expected.entrySet()) {
+      assertThatThrownBy(() -> reader.call(e.getKey(), () -> "never called"))
+          .as(e.getKey())
+          .isInstanceOfSatisfying(
+              ControlledFailureException.class,
+              x -> {
+                assertThat(x.unserved()).contains(e.getValue());
+                assertThat(x.getMessage()).contains(id.toString()).doesNotContain("secret-");
+                for (Throwable t = x; t != null; t = t.getCause()) {
+                  assertThat(t.getMessage()).doesNotContain("secret-");
+                }
+              });
+    }
+    assertThatThrownBy(() -> reader.call("lower-case", () -> "never called"))
+        .hasMessageContaining("MALFORMED: field 'status'");
+    assertThatThrownBy(() -> reader.call("no-captured-at", () -> "never called"))
+        .hasMessageContaining("MALFORMED: field 'capturedAt'");
+    for (var reason : List.of("undecodable", "malformed", "undecryptable")) {
+      assertThat(
+              meters
+                  .get(BreakerMetrics.FALLBACK_UNAVAILABLE)
+                  .tags("kind", "cached", "reason", reason)
+                  .counter()
+                  .count())
+          .as(reason)
+          .isEqualTo(reason.equals("malformed") ? 4 : 1);
+    }
   }
 
   @Test
