@@ -67,7 +67,7 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
 
   abstract SnapshotStatus target();
 
-  abstract boolean applies(SnapshotStatus current);
+  abstract boolean applies(FallbackSnapshot current);
 
   @Override
   public Integer call() throws IOException {
@@ -83,7 +83,7 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
             .orElseThrow(
                 () -> CliException.notFound("no snapshot of " + breaker + " for that key"));
     String verb = target() == SnapshotStatus.APPROVED ? "approve" : "revoke";
-    if (!applies(s.status())) {
+    if (!applies(s)) {
       throw CliException.conflict(
           "cannot " + verb + " the snapshot of " + breaker + ": it is " + s.status());
     }
@@ -163,8 +163,9 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
     }
 
     @Override
-    boolean applies(SnapshotStatus current) {
-      return current == SnapshotStatus.PENDING;
+    boolean applies(FallbackSnapshot current) {
+      // a pending snapshot, or the pending candidate captured beside an approved one
+      return current.status() == SnapshotStatus.PENDING || current.candidate().isPresent();
     }
   }
 
@@ -178,8 +179,8 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
     }
 
     @Override
-    boolean applies(SnapshotStatus current) {
-      return current != SnapshotStatus.REVOKED;
+    boolean applies(FallbackSnapshot current) {
+      return current.status() != SnapshotStatus.REVOKED;
     }
   }
 }

@@ -17,6 +17,8 @@ import org.bson.Document;
  * @param expiresAt when it stops being served
  * @param status pending, approved or revoked
  * @param keyId the id of the key its payload is encrypted under (empty when stored unencrypted)
+ * @param candidate when a fresh capture waits for an operator's approval beside this snapshot, when
+ *     it was captured ({@code fallback approve} puts it in this one's place)
  */
 public record FallbackSnapshot(
     BreakerId breakerId,
@@ -26,7 +28,8 @@ public record FallbackSnapshot(
     String approvedBy,
     Instant expiresAt,
     SnapshotStatus status,
-    String keyId) {
+    String keyId,
+    java.util.Optional<Instant> candidate) {
 
   static FallbackSnapshot fromDocument(Document d) {
     Document payload = d.get("payload", Document.class);
@@ -38,7 +41,9 @@ public record FallbackSnapshot(
         d.get("approvedBy", ""),
         d.getDate("expiresAt").toInstant(),
         SnapshotStatus.valueOf(d.getString("status")),
-        payload == null ? "" : payload.get("keyId", ""));
+        payload == null ? "" : payload.get("keyId", ""),
+        java.util.Optional.ofNullable(d.get("candidate", Document.class))
+            .map(c -> c.getDate("capturedAt").toInstant()));
   }
 
   /**

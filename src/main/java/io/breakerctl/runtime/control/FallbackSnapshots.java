@@ -102,7 +102,13 @@ public final class FallbackSnapshots {
   }
 
   /**
-   * Captures (or replaces) the value for a breaker and business key.
+   * Captures the value for a breaker and business key. Automatically approved, it replaces the
+   * snapshot (a newer approved one). Left for an operator, it never replaces an approved, unexpired
+   * snapshot: it becomes the pending {@code candidate} beside it (replacing an older candidate),
+   * and the approved one keeps serving until it expires or an operator approves the candidate
+   * ({@link #approve}); with no such snapshot it is stored as the pending snapshot. (How captures
+   * are approved is the {@code Fallbacks.Builder.cached} argument of the code that captures, not a
+   * policy field.)
    *
    * @param source where the value came from
    * @param ttl how long it may be served
@@ -136,17 +142,75 @@ public final class FallbackSnapshots {
             .append("expiresAt", Date.from(now.plus(ttl)))
             .append("status", (auto ? SnapshotStatus.APPROVED : SnapshotStatus.PENDING).name())
             .append("payload", cipher.seal(payload, docId).toDocument());
-    db.call(
-        "store snapshot of " + id,
-        () ->
-            db.collection(ControlDatabase.SNAPSHOTS)
-                .replaceOne(eq("_id", docId), doc, new ReplaceOptions().upsert(true)));
+    if (auto) {
+      db.call(
+          "store snapshot of " + id,
+          () ->
+              db.collection(ControlDatabase.SNAPSHOTS)
+                  .replaceOne(eq("_id", docId), doc, new ReplaceOptions().upsert(true)));
+    } else {
+      Optional<FallbackSnapshot> kept = captureCandidate(id, docId, doc, now);
+      if (kept.isPresent()) {
+        return kept.get();
+      }
+    }
     if (auto) {
       warm(id, hash, docId, doc);
     } else {
       drop(id, hash, docId);
     }
     return FallbackSnapshot.fromDocument(doc);
+  }
+
+  /**
+   * Stores an operator-approved capture: as the candidate beside an approved, unexpired snapshot
+   * (which is returned, unchanged but for the candidate), else as the pending snapshot (empty). A
+   * snapshot approved between the two writes makes the second one's upsert collide on the id, and
+   * the capture becomes its candidate after all.
+   */
+  private Optional<FallbackSnapshot> captureCandidate(
+      BreakerId id, String docId, Document pending, Instant now) {
+    Document candidate =
+        new Document("source", pending.get("source"))
+            .append("capturedAt", pending.get("capturedAt"))
+            .append("expiresAt", pending.get("expiresAt"))
+            .append("payload", pending.get("payload"));
+    var servable =
+        and(
+            eq("_id", docId),
+            eq("status", SnapshotStatus.APPROVED.name()),
+            com.mongodb.client.model.Filters.gt("expiresAt", Date.from(now)));
+    for (int attempt = 0; attempt < 2; attempt++) {
+      Document beside =
+          db.call(
+              "store snapshot candidate of " + id,
+              () ->
+                  db.collection(ControlDatabase.SNAPSHOTS)
+                      .findOneAndUpdate(
+                          servable,
+                          Updates.set("candidate", candidate),
+                          new com.mongodb.client.model.FindOneAndUpdateOptions()
+                              .returnDocument(com.mongodb.client.model.ReturnDocument.AFTER)));
+      if (beside != null) {
+        return Optional.of(FallbackSnapshot.fromDocument(beside));
+      }
+      try {
+        db.call(
+            "store snapshot of " + id,
+            () ->
+                db.collection(ControlDatabase.SNAPSHOTS)
+                    .replaceOne(
+                        and(eq("_id", docId), com.mongodb.client.model.Filters.nor(servable)),
+                        pending,
+                        new ReplaceOptions().upsert(true)));
+        return Optional.empty();
+      } catch (ControlException e) {
+        if (!ControlDatabase.isDuplicateKey(e)) {
+          throw e;
+        }
+      }
+    }
+    throw new ControlException("store snapshot of " + id + ": it changed twice meanwhile");
   }
 
   /**
@@ -288,7 +352,31 @@ public final class FallbackSnapshots {
    * @return false when there is no pending snapshot for the key
    */
   public boolean approve(BreakerId id, String businessKey, String actor, String reason) {
-    return review(id, businessKey, actor, reason, SnapshotStatus.PENDING, SnapshotStatus.APPROVED);
+    String docId = FallbackSnapshot.documentId(id, businessKeys.hash(businessKey));
+    Document d =
+        db.call(
+            "read snapshot of " + id,
+            () -> db.collection(ControlDatabase.SNAPSHOTS).find(eq("_id", docId)).first());
+    Document candidate = d == null ? null : d.get("candidate", Document.class);
+    if (candidate == null) {
+      return review(
+          id, businessKey, actor, reason, SnapshotStatus.PENDING, SnapshotStatus.APPROVED);
+    }
+    // the candidate replaces the snapshot beside it, if nobody moved either meanwhile
+    var filter =
+        and(
+            eq("_id", docId),
+            eq("status", d.getString("status")),
+            eq("candidate.capturedAt", candidate.get("capturedAt")));
+    var promote =
+        Updates.combine(
+            Updates.set("source", candidate.get("source")),
+            Updates.set("capturedAt", candidate.get("capturedAt")),
+            Updates.set("expiresAt", candidate.get("expiresAt")),
+            Updates.set("payload", candidate.get("payload")),
+            Updates.unset("candidate"),
+            Updates.unset("revokedBy"));
+    return review(id, businessKey, actor, reason, filter, promote, SnapshotStatus.APPROVED);
   }
 
   /**
@@ -310,16 +398,30 @@ public final class FallbackSnapshots {
     if (actor == null || actor.isBlank()) {
       throw new IllegalArgumentException("snapshot reviewer must not be empty");
     }
-    String hash = businessKeys.hash(businessKey);
-    String docId = FallbackSnapshot.documentId(id, hash);
+    String docId = FallbackSnapshot.documentId(id, businessKeys.hash(businessKey));
     var filter =
         from == null
             ? and(eq("_id", docId), ne("status", to.name()))
             : and(eq("_id", docId), eq("status", from.name()));
+    return review(id, businessKey, actor, reason, filter, Updates.combine(), to);
+  }
+
+  /** Moves a snapshot to {@code to} where {@code filter} matches, with {@code more} changes. */
+  private boolean review(
+      BreakerId id,
+      String businessKey,
+      String actor,
+      String reason,
+      org.bson.conversions.Bson filter,
+      org.bson.conversions.Bson more,
+      SnapshotStatus to) {
+    String hash = businessKeys.hash(businessKey);
+    String docId = FallbackSnapshot.documentId(id, hash);
     var update =
-        to == SnapshotStatus.APPROVED
-            ? Updates.combine(Updates.set("status", to.name()), Updates.set("approvedBy", actor))
-            : Updates.combine(Updates.set("status", to.name()), Updates.set("revokedBy", actor));
+        Updates.combine(
+            more,
+            Updates.set("status", to.name()),
+            Updates.set(to == SnapshotStatus.APPROVED ? "approvedBy" : "revokedBy", actor));
     long changed =
         db.call(
             "review snapshot of " + id,

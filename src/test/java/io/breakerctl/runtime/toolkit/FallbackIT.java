@@ -14,11 +14,14 @@ import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.DeferredRequest;
 import io.breakerctl.runtime.control.DeferredRequests;
 import io.breakerctl.runtime.control.DeferredStatus;
+import io.breakerctl.runtime.control.FallbackCatalog;
+import io.breakerctl.runtime.control.FallbackSnapshot;
 import io.breakerctl.runtime.control.FallbackSnapshots;
 import io.breakerctl.runtime.control.PayloadKeys;
 import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.control.SnapshotApproval;
 import io.breakerctl.runtime.control.SnapshotRead;
+import io.breakerctl.runtime.control.SnapshotStatus;
 import io.breakerctl.runtime.control.TestMongo;
 import io.breakerctl.runtime.control.policy.PolicyParser;
 import io.breakerctl.runtime.control.policy.PolicySet;
@@ -209,6 +212,64 @@ class FallbackIT {
               assertThat(e.state()).isEqualTo(State.FORCED_OPEN);
               assertThat(e.getCause()).isInstanceOf(CallNotPermittedException.class);
             });
+  }
+
+  @Test
+  @DisplayName(
+      "an approved snapshot survives a fresh capture (the candidate beside it) and is served when"
+          + " the breaker opens; approving the candidate puts it in its place")
+  void approvalsStick() throws Exception {
+    BreakerRegistry r = node("approval-node", FallbackPolicy.CACHED);
+    BreakerId id = id("approved");
+    CircuitBreaker cb = r.breaker(id);
+    FallbackSnapshots snapshots =
+        new FallbackSnapshots(db, SALT, KEYS, Clock.systemUTC()).withHotCopies(r.hotSnapshots());
+    FallbackCatalog catalog = new FallbackCatalog(db);
+    String hash = SALT.hash("member-1");
+    Fallbacks<String> members =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .cached(snapshots, TEXT, Duration.ofMinutes(5), SnapshotApproval.OPERATOR)
+                .build());
+
+    members.call("member-1", () -> "gold");
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the first capture waits for approval",
+        () ->
+            catalog
+                .snapshot(id, hash)
+                .map(s -> s.status() == SnapshotStatus.PENDING)
+                .orElse(false));
+    assertThat(snapshots.approve(id, "member-1", "alice", "checked")).isTrue();
+    members.call("member-1", () -> "platinum"); // a fresh answer while closed
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the fresh answer is captured as the candidate",
+        () -> catalog.snapshot(id, hash).orElseThrow().candidate().isPresent());
+    FallbackSnapshot beside = catalog.snapshot(id, hash).orElseThrow();
+    assertThat(beside.status()).isEqualTo(SnapshotStatus.APPROVED);
+    assertThat(beside.approvedBy()).isEqualTo("alice");
+
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+    FallbackResult<String> served = members.call("member-1", () -> "never called");
+    assertThat(served.served()).isEqualTo(Served.CACHED);
+    assertThat(served.value()).isEqualTo("gold");
+    // another node (no node cache) reads the same through Redis
+    assertThat(
+            new FallbackSnapshots(db, SALT, KEYS, Clock.systemUTC())
+                .withHotCopies(r.hotSnapshots())
+                .serve(id, "member-1")
+                .payload())
+        .hasValueSatisfying(p -> assertThat(TEXT.decode(p)).isEqualTo("gold"));
+
+    assertThat(snapshots.approve(id, "member-1", "bob", "the newer one")).isTrue();
+    assertThat(members.call("member-1", () -> "never called").value()).isEqualTo("platinum");
+    FallbackSnapshot promoted = catalog.snapshot(id, hash).orElseThrow();
+    assertThat(promoted.candidate()).isEmpty();
+    assertThat(promoted.approvedBy()).isEqualTo("bob");
+    assertThat(snapshots.approve(id, "member-1", "bob", "nothing pending")).isFalse();
   }
 
   @Test
