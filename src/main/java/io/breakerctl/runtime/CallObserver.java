@@ -50,6 +50,9 @@ public interface CallObserver {
   /** A call through a fallback chain answered; {@code degraded} when a fallback answered it. */
   default void response(boolean degraded) {}
 
+  /** A deferred request no replay can read was quarantined (FAILED with the reason). */
+  default void deferredQuarantined() {}
+
   /** A deferred request was stored. */
   default void deferredStored() {}
 

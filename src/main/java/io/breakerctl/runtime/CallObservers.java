@@ -84,6 +84,13 @@ final class CallObservers {
     }
 
     @Override
+    public void deferredQuarantined() {
+      for (CallObserver o : all) {
+        o.deferredQuarantined();
+      }
+    }
+
+    @Override
     public void response(boolean degraded) {
       for (CallObserver o : all) {
         o.response(degraded);

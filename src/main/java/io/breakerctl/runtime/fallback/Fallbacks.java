@@ -43,9 +43,10 @@ import java.util.function.Supplier;
  *       name this node has not registered is a controlled failure naming the breaker and the name
  *       (logged once, counted as {@code fallbackUnavailable}), never a null;
  *   <li>{@code DEFERRED}: for {@link #submit}, the request's payload is stored in the control plane
- *       and the caller gets its tracking id ({@link Served#DEFERRED}); after the breaker closes,
- *       one node runs it with the {@link DeferredWork} under a lease and records the result, read
- *       back with {@link #deferred};
+ *       and the caller gets its tracking id ({@link Served#DEFERRED}), the idempotency key every
+ *       run of the request gets ({@link DeferredWork#run(byte[], String)}); whenever the breaker
+ *       admits calls, one node runs it with the {@link DeferredWork} under a lease and records the
+ *       result, read back with {@link #deferred} (at least once: see {@link DeferredReplayer});
  *   <li>{@code CONTROLLED_FAILURE}: a {@link ControlledFailureException} naming the breaker, its
  *       state and the reason;
  *   <li>{@code NONE}: the rejection or the failure itself.
@@ -173,10 +174,21 @@ public final class Fallbacks<T> implements AutoCloseable {
           "fallbacks of " + breaker.id() + " have no deferred work: set Builder.deferred");
     }
     Objects.requireNonNull(payload, "payload");
-    return run(businessKey, payload, () -> work.run(payload));
+    // one tracking id for the request from the start: the idempotency key of its first run and of
+    // every replay, and the id it is deferred under
+    Submitted request = new Submitted(payload, UUID.randomUUID().toString());
+    return run(businessKey, request, () -> work.run(payload, request.tracking()));
   }
 
-  /** The deferred request with this tracking id: status, attempts, the recorded result. */
+  /** A submitted request: its payload and tracking id. */
+  private record Submitted(byte[] payload, String tracking) {}
+
+  /**
+   * The deferred request with this tracking id: status, attempts, the recorded result.
+   *
+   * @throws io.breakerctl.runtime.control.ControlUnavailableException when MongoDB is down: at once
+   *     while its guard holds it for down, without a driver exception inside
+   */
   public Optional<DeferredRequest> deferred(String trackingId) {
     if (deferred == null) {
       return Optional.empty();
@@ -184,7 +196,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     return deferred.find(trackingId);
   }
 
-  private FallbackResult<T> run(String key, byte[] payload, Callable<T> call) throws Exception {
+  private FallbackResult<T> run(String key, Submitted payload, Callable<T> call) throws Exception {
     T value;
     try {
       value = retry == null ? breaker.callChecked(call) : retry.call(a -> call.call());
@@ -252,7 +264,7 @@ public final class Fallbacks<T> implements AutoCloseable {
       State state,
       String reason,
       String key,
-      byte[] payload,
+      Submitted payload,
       Exception original)
       throws Exception {
     Policy policy = breaker.view().policy();
@@ -292,7 +304,7 @@ public final class Fallbacks<T> implements AutoCloseable {
         }
         String tracking;
         try {
-          tracking = deferred.defer(breaker.id(), payload);
+          tracking = deferred.defer(breaker.id(), payload.tracking(), payload.payload());
         } catch (ControlException e) {
           throw unserved(
               kind,

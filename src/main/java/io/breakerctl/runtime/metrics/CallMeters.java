@@ -38,6 +38,7 @@ final class CallMeters implements CallObserver {
   private final Counter deferredStored;
   private final Counter deferredDone;
   private final Counter deferredFailed;
+  private final Counter deferredQuarantined;
   private final AtomicLong deferredPending = new AtomicLong();
 
   CallMeters(MeterRegistry registry, Tags tags, List<Meter> meters) {
@@ -117,6 +118,13 @@ final class CallMeters implements CallObserver {
             BreakerMetrics.DEFERRED_FINISHED,
             "deferred requests finished",
             tags.and("result", "failed"));
+    deferredQuarantined =
+        counter(
+            registry,
+            meters,
+            BreakerMetrics.DEFERRED_FINISHED,
+            "deferred requests finished",
+            tags.and("result", "quarantined"));
     add(
         meters,
         Gauge.builder(BreakerMetrics.DEFERRED_PENDING, deferredPending, AtomicLong::get)
@@ -204,6 +212,11 @@ final class CallMeters implements CallObserver {
   @Override
   public void deferredStored() {
     deferredStored.increment();
+  }
+
+  @Override
+  public void deferredQuarantined() {
+    deferredQuarantined.increment();
   }
 
   @Override

@@ -684,6 +684,130 @@ class FallbackIT {
 
   @Test
   @DisplayName(
+      "a poisoned deferred request among three is quarantined (FAILED with its reason, counted);"
+          + " the two others are replayed under FORCED_CLOSED with their tracking ids as keys")
+  void poisonedDeferredRequestIsQuarantined() throws Exception {
+    BreakerRegistry r = node("poison-node", FallbackPolicy.DEFERRED);
+    BreakerId id = id("poison");
+    CircuitBreaker cb = r.breaker(id);
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    closeLater(BreakerMetrics.bind(r, cb, meters));
+    List<String> keys = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Fallbacks<String> transfers =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .deferred(
+                    new DeferredRequests(db, KEYS, Clock.systemUTC()),
+                    DeferredWork.keyed(
+                        (payload, key) -> {
+                          keys.add(key);
+                          return "sent " + new String(payload, StandardCharsets.UTF_8);
+                        }))
+                .replayInterval(Duration.ofMillis(100))
+                .build());
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+    List<String> tracking = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      tracking.add(
+          transfers.submit(null, ("transfer-" + i).getBytes(StandardCharsets.UTF_8)).trackingId());
+    }
+    // the oldest one's ciphertext altered
+    var docs = db.collection(ControlDatabase.DEFERRED);
+    var oldest = com.mongodb.client.model.Filters.eq("_id", tracking.get(0));
+    byte[] data =
+        docs.find(oldest)
+            .first()
+            .get("payload", org.bson.Document.class)
+            .get("data", org.bson.types.Binary.class)
+            .getData();
+    data[0] ^= 0x01;
+    docs.updateOne(
+        oldest,
+        com.mongodb.client.model.Updates.set("payload.data", new org.bson.types.Binary(data)));
+
+    override(r, id, OverrideKind.FORCED_CLOSED); // calls flow: deferred requests replay
+    Poll.until(
+        Duration.ofSeconds(10),
+        "the two good requests are done",
+        () ->
+            tracking.subList(1, 3).stream()
+                .allMatch(
+                    t -> transfers.deferred(t).orElseThrow().status() == DeferredStatus.DONE));
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the poisoned one is quarantined",
+        () -> "FAILED".equals(docs.find(oldest).first().getString("status")));
+    org.bson.Document bad = docs.find(oldest).first();
+    assertThat(bad.getString("result"))
+        .startsWith("quarantined: ")
+        .contains("does not decrypt")
+        .doesNotContain("transfer-");
+    assertThat(bad.getInteger("attempts")).isZero();
+    assertThat(keys).containsExactlyInAnyOrderElementsOf(tracking.subList(1, 3));
+    for (String t : tracking.subList(1, 3)) {
+      assertThat(transfers.deferred(t).orElseThrow().attempts()).isEqualTo(1);
+    }
+    assertThat(
+            meters
+                .get(BreakerMetrics.DEFERRED_FINISHED)
+                .tag("result", "quarantined")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(meters.get(BreakerMetrics.DEFERRED_FINISHED).tag("result", "done").counter().count())
+        .isEqualTo(2);
+  }
+
+  @Test
+  @DisplayName(
+      "a replayer frozen after the side effect: another runs the request again under the same"
+          + " tracking id, and the record says 2 attempts")
+  void secondExecutionIsRecorded() throws Exception {
+    BreakerRegistry r = node("halt-node", FallbackPolicy.DEFERRED);
+    BreakerId id = id("halt");
+    CircuitBreaker cb = r.breaker(id);
+    List<String> ledger = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+    DeferredWork<String> work =
+        DeferredWork.keyed(
+            (payload, key) -> {
+              ledger.add(key); // the side effect
+              if (ledger.size() == 1) {
+                never.await(); // the first runner freezes before it records the end
+              }
+              return "sent";
+            });
+    List<Fallbacks<String>> replayers = new ArrayList<>();
+    for (String owner : List.of("node-a", "node-b")) {
+      replayers.add(
+          closeLater(
+              Fallbacks.<String>builder(cb)
+                  .deferred(new DeferredRequests(db, KEYS, Clock.systemUTC()), work)
+                  .owner(owner)
+                  .lease(Duration.ofMillis(800))
+                  .replayInterval(Duration.ofMillis(100))
+                  .build()));
+    }
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+    String t =
+        replayers.get(0).submit(null, "transfer".getBytes(StandardCharsets.UTF_8)).trackingId();
+    override(r, id, OverrideKind.CLEAR);
+    try {
+      Poll.until(
+          Duration.ofSeconds(10),
+          "the request is done by the second runner",
+          () -> replayers.get(1).deferred(t).orElseThrow().status() == DeferredStatus.DONE);
+      assertThat(ledger).containsExactly(t, t);
+      assertThat(replayers.get(1).deferred(t).orElseThrow().attempts()).isEqualTo(2);
+    } finally {
+      never.countDown();
+    }
+  }
+
+  @Test
+  @DisplayName(
       "the deferred-pending gauge is the fleet's count from the control plane, uncapped: 150, then"
           + " 0")
   void deferredPendingGaugeIsFleetWide() throws Exception {
