@@ -70,14 +70,23 @@ public final class DeferredRequests {
    *
    * @throws ControlUnavailableException when MongoDB is down (at once while its guard holds it for
    *     down)
-   * @throws PayloadCipher.PayloadException when its payload does not decrypt
+   *     <p>A status query: a request whose payload does not decrypt (a quarantined one) is returned
+   *     with an empty payload, its status and result as recorded.
    */
   public Optional<DeferredRequest> find(String trackingId) {
     Document d =
         db.call(
             "read deferred " + trackingId,
             () -> db.collection(ControlDatabase.DEFERRED).find(eq("_id", trackingId)).first());
-    return Optional.ofNullable(d).map(this::fromDocument);
+    if (d == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(fromDocument(d));
+    } catch (PayloadCipher.PayloadException e) {
+      DeferredRequest r = fromDocument(d.append("payload", null), new byte[0]);
+      return Optional.of(r);
+    }
   }
 
   /**
@@ -316,10 +325,16 @@ public final class DeferredRequests {
 
   private DeferredRequest fromDocument(Document d) {
     String tracking = d.getString("_id");
+    return fromDocument(
+        d, cipher.open(SealedPayload.fromDocument(d.get("payload", Document.class)), tracking));
+  }
+
+  private static DeferredRequest fromDocument(Document d, byte[] payload) {
+    String tracking = d.getString("_id");
     return new DeferredRequest(
         tracking,
         BreakerId.parse(d.getString("breakerId")),
-        cipher.open(SealedPayload.fromDocument(d.get("payload", Document.class)), tracking),
+        payload,
         DeferredStatus.valueOf(d.getString("status")),
         d.getInteger("attempts", 0),
         d.get("result", ""),

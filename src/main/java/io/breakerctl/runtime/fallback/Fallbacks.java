@@ -79,6 +79,15 @@ public final class Fallbacks<T> implements AutoCloseable {
   /** The fallback kinds code registered here (static defaults, cached answers, deferred work). */
   private final java.util.Set<FallbackPolicy> registered;
 
+  /** The kinds a call site accepts through {@link #call} and through {@link #submit}. */
+  private final java.util.Set<FallbackPolicy> accepts;
+
+  private final java.util.Set<FallbackPolicy> submitAccepts;
+
+  /** Kinds refused at a call site, logged once each. */
+  private final java.util.Set<FallbackPolicy> refusedReported =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private final java.util.concurrent.atomic.AtomicBoolean idleReported =
       new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -95,6 +104,8 @@ public final class Fallbacks<T> implements AutoCloseable {
     this.work = b.work;
     this.clock = b.clock;
     this.retry = b.retry;
+    this.accepts = b.accepts;
+    this.submitAccepts = b.submitAccepts;
     this.captures = snapshots == null ? null : captureExecutor(breaker);
     this.replayer =
         deferred == null || work == null
@@ -158,7 +169,17 @@ public final class Fallbacks<T> implements AutoCloseable {
    * @throws ControlledFailureException when the policy says so or the fallback cannot serve
    */
   public FallbackResult<T> call(String businessKey, Callable<T> call) throws Exception {
-    return run(businessKey, null, call);
+    return call(businessKey, call, accepts);
+  }
+
+  /**
+   * As {@link #call(String, Callable)}, accepting only the fallback kinds in {@code accepts} for
+   * this call (see {@link Builder#accepts}).
+   */
+  public FallbackResult<T> call(
+      String businessKey, Callable<T> call, java.util.Set<FallbackPolicy> accepts)
+      throws Exception {
+    return run(businessKey, null, call, accepts, true);
   }
 
   /**
@@ -166,9 +187,20 @@ public final class Fallbacks<T> implements AutoCloseable {
    * (and failure, when configured) answers with the policy's fallback, a DEFERRED policy storing
    * the payload to run after recovery.
    *
+   * <p>A submit is a write: it is never answered by a static default or cached data unless the
+   * builder's {@link Builder#submitAccepts} says so (default: DEFERRED and CONTROLLED_FAILURE
+   * only), and {@link Builder#onFailure} never applies to it (a write that failed may have had its
+   * effect: the caller gets the failure).
+   *
    * @throws IllegalStateException when no deferred work is registered
    */
   public FallbackResult<T> submit(String businessKey, byte[] payload) throws Exception {
+    return submit(businessKey, payload, submitAccepts);
+  }
+
+  /** As {@link #submit(String, byte[])}, accepting only the fallback kinds in {@code accepts}. */
+  public FallbackResult<T> submit(
+      String businessKey, byte[] payload, java.util.Set<FallbackPolicy> accepts) throws Exception {
     if (work == null) {
       throw new IllegalStateException(
           "fallbacks of " + breaker.id() + " have no deferred work: set Builder.deferred");
@@ -177,7 +209,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     // one tracking id for the request from the start: the idempotency key of its first run and of
     // every replay, and the id it is deferred under
     Submitted request = new Submitted(payload, UUID.randomUUID().toString());
-    return run(businessKey, request, () -> work.run(payload, request.tracking()));
+    return run(businessKey, request, () -> work.run(payload, request.tracking()), accepts, false);
   }
 
   /** A submitted request: its payload and tracking id. */
@@ -196,22 +228,31 @@ public final class Fallbacks<T> implements AutoCloseable {
     return deferred.find(trackingId);
   }
 
-  private FallbackResult<T> run(String key, Submitted payload, Callable<T> call) throws Exception {
+  private FallbackResult<T> run(
+      String key,
+      Submitted payload,
+      Callable<T> call,
+      java.util.Set<FallbackPolicy> accepts,
+      boolean idempotent)
+      throws Exception {
+    boolean onFailure = this.onFailure && idempotent;
     T value;
     try {
       value = retry == null ? breaker.callChecked(call) : retry.call(a -> call.call());
     } catch (CallNotPermittedException e) {
-      return fallback(FallbackTrigger.REJECTED, e.state(), e.reason().code(), key, payload, e);
+      return fallback(
+          FallbackTrigger.REJECTED, e.state(), e.reason().code(), key, payload, e, accepts);
     } catch (Exception e) {
       CallOutcome o = breaker.classifier().classify(e);
       if (!onFailure || !o.failure()) {
         throw e;
       }
-      return fallback(FallbackTrigger.FAILED, breaker.view().state(), o.code(), key, payload, e);
+      return fallback(
+          FallbackTrigger.FAILED, breaker.view().state(), o.code(), key, payload, e, accepts);
     }
     if (onFailure && breaker.classifier().classifyResult(value).failure()) {
       return fallback(
-          FallbackTrigger.FAILED, breaker.view().state(), "failure", key, payload, null);
+          FallbackTrigger.FAILED, breaker.view().state(), "failure", key, payload, null, accepts);
     }
     if (captures != null && key != null && policy() == FallbackPolicy.CACHED) {
       captures.execute(() -> capture(key, value));
@@ -265,10 +306,31 @@ public final class Fallbacks<T> implements AutoCloseable {
       String reason,
       String key,
       Submitted payload,
-      Exception original)
+      Exception original,
+      java.util.Set<FallbackPolicy> accepts)
       throws Exception {
     Policy policy = breaker.view().policy();
     FallbackPolicy kind = policy.fallbackPolicy();
+    if (kind != FallbackPolicy.NONE
+        && kind != FallbackPolicy.CONTROLLED_FAILURE
+        && !accepts.contains(kind)) {
+      String why =
+          "the call site does not accept a "
+              + kind
+              + " answer (accepts: "
+              + (accepts.isEmpty() ? "none" : describe(accepts))
+              + ")";
+      if (refusedReported.add(kind)) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "breakerctl breaker {0}: the policy names {1}, but {2}; such calls get a"
+                + " ControlledFailureException (logged once)",
+            breaker.id(),
+            kind,
+            why);
+      }
+      throw unserved(kind, Unserved.NOT_ACCEPTED, trigger, state, reason, why, original);
+    }
     switch (kind) {
       case NONE -> {
         if (!registered.isEmpty() && idleReported.compareAndSet(false, true)) {
@@ -480,13 +542,47 @@ public final class Fallbacks<T> implements AutoCloseable {
     private int maxAttempts = 3;
     private Clock clock = Clock.systemUTC();
     private Retry retry;
+    private java.util.Set<FallbackPolicy> accepts =
+        java.util.Collections.unmodifiableSet(java.util.EnumSet.allOf(FallbackPolicy.class));
+    private java.util.Set<FallbackPolicy> submitAccepts =
+        java.util.Collections.unmodifiableSet(
+            java.util.EnumSet.of(FallbackPolicy.DEFERRED, FallbackPolicy.CONTROLLED_FAILURE));
 
     private Builder(CircuitBreaker breaker) {
       this.breaker = Objects.requireNonNull(breaker, "breaker");
       this.source = breaker.id().toString();
     }
 
-    /** Whether a failed call (not only a rejected one) gets the fallback (default false). */
+    /**
+     * The fallback kinds that may answer a {@link Fallbacks#call} (default: all). A policy naming
+     * another kind gets a controlled failure at this call site ({@link Unserved#NOT_ACCEPTED},
+     * counted in {@code fallback.unavailable}, logged once per kind), never that kind's answer.
+     * CONTROLLED_FAILURE and NONE are always acceptable.
+     */
+    public Builder<T> accepts(FallbackPolicy... kinds) {
+      this.accepts = kinds(kinds);
+      return this;
+    }
+
+    /**
+     * The fallback kinds that may answer a {@link Fallbacks#submit}, a write (default: DEFERRED and
+     * CONTROLLED_FAILURE only: a write is never answered by a static default or cached data).
+     */
+    public Builder<T> submitAccepts(FallbackPolicy... kinds) {
+      this.submitAccepts = kinds(kinds);
+      return this;
+    }
+
+    private static java.util.Set<FallbackPolicy> kinds(FallbackPolicy... kinds) {
+      java.util.Set<FallbackPolicy> set = java.util.EnumSet.noneOf(FallbackPolicy.class);
+      set.addAll(java.util.Arrays.asList(kinds));
+      return java.util.Collections.unmodifiableSet(set);
+    }
+
+    /**
+     * Whether a failed call (not only a rejected one) gets the fallback (default false). Never for
+     * a {@link Fallbacks#submit}: a write that failed may have had its effect.
+     */
     public Builder<T> onFailure(boolean enabled) {
       this.onFailure = enabled;
       return this;

@@ -29,6 +29,10 @@ public enum Unserved {
   MALFORMED,
   /** The payload decrypted but the codec could not decode it. */
   UNDECODABLE,
+  /**
+   * The call site does not accept the kind the policy names ({@code Fallbacks.Builder.accepts}).
+   */
+  NOT_ACCEPTED,
   /** The static default the policy names is not registered on this node. */
   NOT_REGISTERED,
   /** MongoDB unavailable (and no hot copy could answer). */

@@ -604,6 +604,66 @@ class FallbackIT {
     }
   }
 
+  @Test
+  @DisplayName(
+      "a write is never answered by a default: after a policy switch to STATIC_DEFAULT a submit is"
+          + " a counted controlled failure, the deferred request is not lost; onFailure skips writes")
+  void writesAreNeverDefaulted() throws Exception {
+    BreakerRegistry r = node("write-node", FallbackPolicy.DEFERRED);
+    BreakerId id = id("writes");
+    CircuitBreaker cb = r.breaker(id);
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    closeLater(BreakerMetrics.bind(r, cb, meters));
+    AtomicInteger runs = new AtomicInteger();
+    Fallbacks<String> transfers =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .staticDefault(() -> "OK")
+                .onFailure(true)
+                .deferred(
+                    new DeferredRequests(db, KEYS, Clock.systemUTC()),
+                    payload -> {
+                      runs.incrementAndGet();
+                      throw new IllegalStateException("payment gateway 503 after debit");
+                    })
+                .build());
+    // a failed write while closed: the failure, not OK
+    assertThatThrownBy(() -> transfers.submit(null, "t-0".getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("503");
+    PolicyControl control = new PolicyControl(db, RegistryInternals.store(r), Clock.systemUTC());
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+    FallbackResult<String> deferredOne =
+        transfers.submit(null, "t-1".getBytes(StandardCharsets.UTF_8));
+    assertThat(deferredOne.served()).isEqualTo(Served.DEFERRED);
+
+    apply(control, id, null); // fallbackPolicy: STATIC_DEFAULT
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the node adopts STATIC_DEFAULT",
+        () -> cb.view().policy().fallbackPolicy() == FallbackPolicy.STATIC_DEFAULT);
+    assertThatThrownBy(() -> transfers.submit(null, "t-2".getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOfSatisfying(
+            ControlledFailureException.class,
+            e -> {
+              assertThat(e.unserved()).contains(Unserved.NOT_ACCEPTED);
+              assertThat(e.getMessage()).contains("does not accept a STATIC_DEFAULT answer");
+            });
+    // a read at the same breaker still gets the default
+    assertThat(transfers.call(null, () -> "never called").value()).isEqualTo("OK");
+    assertThat(transfers.deferred(deferredOne.trackingId()).orElseThrow().status())
+        .isEqualTo(DeferredStatus.PENDING);
+    assertThat(
+            meters
+                .get(BreakerMetrics.FALLBACK_UNAVAILABLE)
+                .tags("kind", "static_default", "reason", "not_accepted")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(runs).hasValue(1); // the first write, run once
+  }
+
   private static void apply(PolicyControl control, BreakerId id, String staticDefault) {
     String yaml =
         "apiVersion: breakerctl/v1\nkind: Policy\nmetadata:\n  id: "
@@ -744,6 +804,9 @@ class FallbackIT {
         .contains("does not decrypt")
         .doesNotContain("transfer-");
     assertThat(bad.getInteger("attempts")).isZero();
+    DeferredRequest asked = transfers.deferred(tracking.get(0)).orElseThrow();
+    assertThat(asked.status()).isEqualTo(DeferredStatus.FAILED);
+    assertThat(asked.result()).startsWith("quarantined: ");
     assertThat(keys).containsExactlyInAnyOrderElementsOf(tracking.subList(1, 3));
     for (String t : tracking.subList(1, 3)) {
       assertThat(transfers.deferred(t).orElseThrow().attempts()).isEqualTo(1);
