@@ -42,6 +42,11 @@ public final class DeferredRequests {
     this.clock = clock;
   }
 
+  /** Whether payloads are encrypted at rest (keys are configured). */
+  public boolean encrypts() {
+    return cipher.encrypts();
+  }
+
   /** Queues a request; returns its tracking id. */
   public String defer(BreakerId id, byte[] payload) {
     return defer(id, UUID.randomUUID().toString(), payload);

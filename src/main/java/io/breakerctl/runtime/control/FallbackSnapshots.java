@@ -92,6 +92,11 @@ public final class FallbackSnapshots {
     this.hot = hot;
   }
 
+  /** Whether payloads are encrypted at rest (keys are configured). */
+  public boolean encrypts() {
+    return cipher.encrypts();
+  }
+
   /**
    * The same snapshots with hot copies in {@code hot} (a registry's {@link
    * io.breakerctl.runtime.BreakerRegistry#hotSnapshots()}) and a node cache of their own.

@@ -130,6 +130,15 @@ public final class Fallbacks<T> implements AutoCloseable {
       kinds.add(FallbackPolicy.DEFERRED);
     }
     this.registered = java.util.Collections.unmodifiableSet(kinds);
+    if ((snapshots != null && !snapshots.encrypts())
+        || (deferred != null && !deferred.encrypts())) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "breakerctl breaker {0}: fallback payloads (snapshots, deferred requests) are stored in"
+              + " clear: no keys configured (PayloadKeys; BREAKERCTL_FALLBACK_KEYS is read only"
+              + " when passed in, PayloadKeys.fromEnvironment(System.getenv()))",
+          breaker.id());
+    }
     breaker.fallbacksRegistered(registered);
     if (!registered.isEmpty() && policy() == FallbackPolicy.NONE) {
       LOG.log(

@@ -161,6 +161,34 @@ class FallbackSnapshotsIT {
   }
 
   @Test
+  @DisplayName(
+      "a node with keys refuses a snapshot and a deferred payload stored in clear, unless it"
+          + " accepts plaintext for a migration")
+  void plaintextRefusedByANodeWithKeys() {
+    snapshots(PayloadKeys.none())
+        .capture(
+            ID,
+            "member-1",
+            bytes("gold"),
+            "src",
+            Duration.ofMinutes(5),
+            SnapshotApproval.AUTOMATIC);
+
+    assertThat(snapshots(KEY1).serve(ID, "member-1").outcome())
+        .isEqualTo(SnapshotRead.Outcome.UNDECRYPTABLE);
+    assertThat(snapshots(KEY1.acceptingPlaintext()).serve(ID, "member-1").payload())
+        .hasValueSatisfying(p -> assertThat(p).isEqualTo(bytes("gold")));
+
+    String clear = new DeferredRequests(db, PayloadKeys.none(), clock).defer(ID, bytes("t-1"));
+    java.util.List<String> unreadable = new java.util.ArrayList<>();
+    assertThat(
+            new DeferredRequests(db, KEY1, clock)
+                .pending(ID, 10, (tracking, why) -> unreadable.add(tracking + ": " + why)))
+        .isEmpty();
+    assertThat(unreadable).singleElement().asString().startsWith(clear).contains("in clear");
+  }
+
+  @Test
   @DisplayName("a payload written under key 1 reads after rotating to key 2; new writes use key 2")
   void rotation() {
     snapshots(KEY1)
