@@ -9,6 +9,7 @@ import static com.mongodb.client.model.Filters.or;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 import io.breakerctl.runtime.model.BreakerId;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -295,7 +296,7 @@ public final class DeferredRequests {
         Updates.combine(
             Updates.set("status", next.name()),
             Updates.set("attempts", counted),
-            Updates.set("result", result == null ? "" : result),
+            Updates.set("result", sealResult(trackingId, result == null ? "" : result)),
             Updates.set("updatedAt", Date.from(clock.instant())));
     Bson settled =
         owner == null
@@ -334,7 +335,7 @@ public final class DeferredRequests {
         d, cipher.open(SealedPayload.fromDocument(d.get("payload", Document.class)), tracking));
   }
 
-  private static DeferredRequest fromDocument(Document d, byte[] payload) {
+  private DeferredRequest fromDocument(Document d, byte[] payload) {
     String tracking = d.getString("_id");
     return new DeferredRequest(
         tracking,
@@ -342,7 +343,30 @@ public final class DeferredRequests {
         payload,
         DeferredStatus.valueOf(d.getString("status")),
         d.getInteger("attempts", 0),
-        d.get("result", ""),
+        openResult(tracking, d.get("result")),
         d.getDate("createdAt").toInstant());
+  }
+
+  /**
+   * The work's result or error as stored: sealed like the payload when keys are configured (bound
+   * to the request: {@code <tracking>|result}), since an error text can quote the request.
+   */
+  private Object sealResult(String tracking, String result) {
+    return cipher.encrypts()
+        ? cipher.seal(result.getBytes(StandardCharsets.UTF_8), tracking + "|result").toDocument()
+        : result;
+  }
+
+  private String openResult(String tracking, Object stored) {
+    if (stored instanceof Document sealed) {
+      try {
+        return new String(
+            cipher.open(SealedPayload.fromDocument(sealed), tracking + "|result"),
+            StandardCharsets.UTF_8);
+      } catch (PayloadCipher.PayloadException e) {
+        return "(result does not decrypt: " + e.getMessage() + ")";
+      }
+    }
+    return stored instanceof String s ? s : "";
   }
 }

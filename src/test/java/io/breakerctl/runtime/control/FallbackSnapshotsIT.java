@@ -189,6 +189,23 @@ class FallbackSnapshotsIT {
   }
 
   @Test
+  @DisplayName("a deferred request's result and error are stored encrypted like its payload")
+  void deferredResultsEncrypted() {
+    DeferredRequests q = new DeferredRequests(db, KEY1, clock);
+    String t = q.defer(ID, bytes("order-7"));
+    assertThat(q.attempt(t, false, "rejected order-7 for card 4111", 3)).isTrue();
+
+    org.bson.Document raw =
+        db.collection(ControlDatabase.DEFERRED)
+            .find(com.mongodb.client.model.Filters.eq("_id", t))
+            .first();
+    assertThat(raw.get("result")).isInstanceOf(org.bson.Document.class);
+    assertThat(raw.toJson()).doesNotContain("4111").doesNotContain("order-7");
+    assertThat(q.find(t).orElseThrow().result()).isEqualTo("rejected order-7 for card 4111");
+    assertThat(new FallbackCatalog(db).deferred(t).orElseThrow().result()).isEqualTo("(encrypted)");
+  }
+
+  @Test
   @DisplayName("a payload written under key 1 reads after rotating to key 2; new writes use key 2")
   void rotation() {
     snapshots(KEY1)
