@@ -111,7 +111,7 @@ public final class FallbackBench {
       try (Fallbacks<String> up = fallbacks(cb, db, salt, aes, clock, registry)) {
         print("cached, from Redis (first read of each key)", cached(up, keys, keys));
         print("cached, from the node cache", cached(up, calls, keys));
-        print("controlled failure (no snapshot: MongoDB asked)", failures(up, calls));
+        print("controlled failure (no snapshot: MongoDB asked once a second)", failures(up, calls));
       }
       mongo.stop();
       System.out.printf("%-58s %10s %10s%n", "MongoDB stopped", "p50 us", "p99 us");
