@@ -395,6 +395,7 @@ public final class Fallbacks<T> implements AutoCloseable {
       }
       default -> {
         breaker.observer().fallback(kind, -1);
+        breaker.observer().response(true); // a controlled failure is a degraded answer
         throw refuse(trigger, state, reason, "", original);
       }
     }
@@ -486,6 +487,7 @@ public final class Fallbacks<T> implements AutoCloseable {
       String detail,
       Exception cause) {
     breaker.observer().fallbackUnavailable(kind, why.code());
+    breaker.observer().response(true); // a controlled failure is a degraded answer
     return new ControlledFailureException(
         breaker.id(), state, reason, trigger, detail, cause, Optional.of(why));
   }

@@ -372,6 +372,9 @@ class FallbackIT {
           .as(reason)
           .isEqualTo(reason.equals("malformed") ? 4 : 1);
     }
+    // each controlled failure is a degraded answer: 6 of them, no fresh answer
+    assertThat(meters.get(BreakerMetrics.RESPONSES).tag("degraded", "true").counter().count())
+        .isEqualTo(6);
   }
 
   @Test
