@@ -159,6 +159,19 @@ public interface BreakerStore extends AutoCloseable {
   default void refreshShards(java.time.Duration limit) {}
 
   /**
+   * Hot fallback data of a breaker: the value under {@code field} (an approved snapshot's copy,
+   * {@code io.breakerctl.runtime.control.HotSnapshots}), or null. One key of the breaker's hash
+   * tag, so it works on Redis Cluster.
+   */
+  CompletableFuture<String> hotGet(BreakerId id, String field);
+
+  /** Stores hot fallback data under {@code field}, expiring after {@code ttl}. */
+  CompletableFuture<Void> hotPut(BreakerId id, String field, String value, java.time.Duration ttl);
+
+  /** Removes hot fallback data. */
+  CompletableFuture<Void> hotDelete(BreakerId id, String field);
+
+  /**
    * This node's liveness for the fleet view ({@code alive.lua}): readers count its per-breaker
    * reports for {@code validFor} from now; {@link java.time.Duration#ZERO} takes it out at once
    * (the node closes). Completes with the store's time in ms.

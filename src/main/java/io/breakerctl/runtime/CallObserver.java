@@ -39,8 +39,19 @@ public interface CallObserver {
    */
   default void fallbackUnavailable(FallbackPolicy kind) {}
 
+  /**
+   * As {@link #fallbackUnavailable(FallbackPolicy)}, with why: a fixed code ({@code not_found},
+   * {@code malformed}, {@code control_unavailable}, ...). By default reports the kind alone.
+   */
+  default void fallbackUnavailable(FallbackPolicy kind, String reason) {
+    fallbackUnavailable(kind);
+  }
+
   /** A call through a fallback chain answered; {@code degraded} when a fallback answered it. */
   default void response(boolean degraded) {}
+
+  /** A deferred request no replay can read was quarantined (FAILED with the reason). */
+  default void deferredQuarantined() {}
 
   /** A deferred request was stored. */
   default void deferredStored() {}

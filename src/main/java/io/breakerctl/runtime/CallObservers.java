@@ -77,6 +77,20 @@ final class CallObservers {
     }
 
     @Override
+    public void fallbackUnavailable(FallbackPolicy kind, String reason) {
+      for (CallObserver o : all) {
+        o.fallbackUnavailable(kind, reason);
+      }
+    }
+
+    @Override
+    public void deferredQuarantined() {
+      for (CallObserver o : all) {
+        o.deferredQuarantined();
+      }
+    }
+
+    @Override
     public void response(boolean degraded) {
       for (CallObserver o : all) {
         o.response(degraded);

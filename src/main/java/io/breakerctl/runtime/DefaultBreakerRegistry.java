@@ -295,6 +295,15 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   @Override
+  public io.breakerctl.runtime.control.HotSnapshots hotSnapshots() {
+    if (cfg.mode() == Mode.LOCAL) {
+      return io.breakerctl.runtime.control.HotSnapshots.NONE;
+    }
+    return new StoreHotSnapshots(
+        () -> store, guard::up, guard::failure, guard::success, cfg.commandTimeout());
+  }
+
+  @Override
   public StoreStats storeStats() {
     return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : StoreGuard.stats(guards.values(), commands);
   }

@@ -580,6 +580,40 @@ public final class InProcessBreakerStore implements BreakerStore {
     return run("ping", () -> "PONG");
   }
 
+  /** Hot fallback data: value and expiry (store ms) by breaker and field. */
+  private final Map<String, Map.Entry<String, Long>> hot = new ConcurrentHashMap<>();
+
+  @Override
+  public CompletableFuture<String> hotGet(BreakerId id, String field) {
+    return run(
+        "hot get",
+        () -> {
+          Map.Entry<String, Long> e = hot.get(id + "|" + field);
+          return e == null || e.getValue() <= clock.millis() ? null : e.getKey();
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> hotPut(
+      BreakerId id, String field, String value, java.time.Duration ttl) {
+    return run(
+        "hot put",
+        () -> {
+          hot.put(id + "|" + field, Map.entry(value, clock.millis() + ttl.toMillis()));
+          return null;
+        });
+  }
+
+  @Override
+  public CompletableFuture<Void> hotDelete(BreakerId id, String field) {
+    return run(
+        "hot delete",
+        () -> {
+          hot.remove(id + "|" + field);
+          return null;
+        });
+  }
+
   /** Until when (store ms) each node counts as alive; what {@link #alive} wrote. */
   private final Map<String, Long> alive = new ConcurrentHashMap<>();
 

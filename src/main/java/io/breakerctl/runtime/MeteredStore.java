@@ -144,6 +144,22 @@ final class MeteredStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<String> hotGet(BreakerId id, String field) {
+    return timed(StoreCommand.FALLBACK_DATA, () -> delegate.hotGet(id, field));
+  }
+
+  @Override
+  public CompletableFuture<Void> hotPut(
+      BreakerId id, String field, String value, java.time.Duration ttl) {
+    return timed(StoreCommand.FALLBACK_DATA, () -> delegate.hotPut(id, field, value, ttl));
+  }
+
+  @Override
+  public CompletableFuture<Void> hotDelete(BreakerId id, String field) {
+    return timed(StoreCommand.FALLBACK_DATA, () -> delegate.hotDelete(id, field));
+  }
+
+  @Override
   public CompletableFuture<Long> alive(String node, java.time.Duration validFor) {
     return timed(StoreCommand.ALIVE, () -> delegate.alive(node, validFor));
   }

@@ -34,7 +34,9 @@ public enum StoreCommand {
   /** {@code alive.lua}: the node's liveness for the fleet view, once per heartbeat interval. */
   ALIVE,
   /** The scripts' client path run once at connect. */
-  WARM_UP;
+  WARM_UP,
+  /** Hot fallback data: an approved snapshot's copy read, written or removed. */
+  FALLBACK_DATA;
 
   private final String code = name().toLowerCase(Locale.ROOT);
 

@@ -110,6 +110,21 @@ class ForwardingStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<String> hotGet(BreakerId id, String field) {
+    return target.hotGet(id, field);
+  }
+
+  @Override
+  public CompletableFuture<Void> hotPut(BreakerId id, String field, String value, Duration ttl) {
+    return target.hotPut(id, field, value, ttl);
+  }
+
+  @Override
+  public CompletableFuture<Void> hotDelete(BreakerId id, String field) {
+    return target.hotDelete(id, field);
+  }
+
+  @Override
   public CompletableFuture<Long> alive(String node, Duration validFor) {
     return target.alive(node, validFor);
   }

@@ -9,6 +9,7 @@ import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.runtime.StoreHotSnapshots;
 import io.breakerctl.runtime.control.BusinessKeys;
 import io.breakerctl.runtime.control.FallbackCatalog;
 import io.breakerctl.runtime.control.FallbackSnapshot;
@@ -66,7 +67,7 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
 
   abstract SnapshotStatus target();
 
-  abstract boolean applies(SnapshotStatus current);
+  abstract boolean applies(FallbackSnapshot current);
 
   @Override
   public Integer call() throws IOException {
@@ -82,7 +83,7 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
             .orElseThrow(
                 () -> CliException.notFound("no snapshot of " + breaker + " for that key"));
     String verb = target() == SnapshotStatus.APPROVED ? "approve" : "revoke";
-    if (!applies(s.status())) {
+    if (!applies(s)) {
       throw CliException.conflict(
           "cannot " + verb + " the snapshot of " + breaker + ": it is " + s.status());
     }
@@ -107,9 +108,13 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
             + ")",
         "snapshot",
         List.of(breaker + " " + hash.substring(0, 16)));
+    // the hot copy in Redis follows the review: an approval warms it, a revocation removes it
     FallbackSnapshots snapshots =
         new FallbackSnapshots(
-            root.services().control(), keys, PayloadKeys.none(), root.env().clock());
+                root.services().control(), keys, PayloadKeys.none(), root.env().clock())
+            .withHotCopies(
+                StoreHotSnapshots.on(
+                    root.services().redis(), root.services().settings().timeout()));
     boolean done =
         target() == SnapshotStatus.APPROVED
             ? snapshots.approve(breaker, businessKey, actor, reason)
@@ -158,8 +163,9 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
     }
 
     @Override
-    boolean applies(SnapshotStatus current) {
-      return current == SnapshotStatus.PENDING;
+    boolean applies(FallbackSnapshot current) {
+      // a pending snapshot, or the pending candidate captured beside an approved one
+      return current.status() == SnapshotStatus.PENDING || current.candidate().isPresent();
     }
   }
 
@@ -173,8 +179,8 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
     }
 
     @Override
-    boolean applies(SnapshotStatus current) {
-      return current != SnapshotStatus.REVOKED;
+    boolean applies(FallbackSnapshot current) {
+      return current.status() != SnapshotStatus.REVOKED;
     }
   }
 }

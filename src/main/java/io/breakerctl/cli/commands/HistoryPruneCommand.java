@@ -59,7 +59,7 @@ public final class HistoryPruneCommand implements Callable<Integer> {
         spec.commandLine().getErr(),
         "Remove everything older than " + Style.rfc3339(cut.toEpochMilli()),
         "collection(s)",
-        List.of("history", "audit", "notes", "gaps"));
+        List.of("history", "audit", "notes", "gaps", "snapshots", "deferred"));
     HistoryRetention.Pruned p = new HistoryRetention(root.services().control()).prune(cut);
     PrintWriter out = spec.commandLine().getOut();
     OutputFormat format = output.format();
@@ -73,7 +73,11 @@ public final class HistoryPruneCommand implements Callable<Integer> {
               + p.notes()
               + " note(s), "
               + p.gaps()
-              + " gap record(s); kept the newest transition of "
+              + " gap record(s), "
+              + p.snapshots()
+              + " fallback snapshot(s), "
+              + p.deferred()
+              + " deferred request(s); kept the newest transition of "
               + p.kept()
               + " breaker(s)");
       out.flush();

@@ -78,6 +78,23 @@ public final class ControlDatabase implements AutoCloseable {
 
   private volatile long downAt;
 
+  private volatile String downWhy = "";
+
+  /**
+   * The guard of a long-running process ({@link #guard()}): the outage that makes every call fail
+   * at once, or null while MongoDB answers.
+   */
+  private volatile Outage outage;
+
+  private volatile boolean guarded;
+
+  /** Calls that reached the driver and found MongoDB unavailable (each one waited). */
+  private final java.util.concurrent.atomic.AtomicLong waits =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** Whether the driver has been connected to a server at least once (the listener's baseline). */
+  private volatile boolean everConnected;
+
   private ControlDatabase(
       MongoClient client, boolean owned, MongoDatabase database, ControlConfig config) {
     this.client = client;
@@ -104,17 +121,33 @@ public final class ControlDatabase implements AutoCloseable {
           "bad MongoDB URI '" + Redaction.uri(config.uri()) + "': " + Redaction.uri(e.getMessage()),
           Redaction.hasSecret(config.uri()) ? null : e);
     }
+    ControlDatabase[] self = new ControlDatabase[1];
+    com.mongodb.event.ClusterListener watch =
+        new com.mongodb.event.ClusterListener() {
+          @Override
+          public void clusterDescriptionChanged(
+              com.mongodb.event.ClusterDescriptionChangedEvent e) {
+            ControlDatabase d = self[0];
+            if (d != null) {
+              d.clusterChanged(e.getNewDescription());
+            }
+          }
+        };
     MongoClientSettings settings =
         MongoClientSettings.builder()
             .applyConnectionString(uri)
-            .applyToClusterSettings(b -> b.serverSelectionTimeout(ms, TimeUnit.MILLISECONDS))
+            .applyToClusterSettings(
+                b -> b.serverSelectionTimeout(ms, TimeUnit.MILLISECONDS).addClusterListener(watch))
             .applyToSocketSettings(
                 b ->
                     b.connectTimeout((int) ms, TimeUnit.MILLISECONDS)
                         .readTimeout((int) ms, TimeUnit.MILLISECONDS))
             .build();
     MongoClient client = MongoClients.create(settings);
-    return new ControlDatabase(client, true, client.getDatabase(config.database()), config);
+    ControlDatabase db =
+        new ControlDatabase(client, true, client.getDatabase(config.database()), config);
+    self[0] = db;
+    return db;
   }
 
   /**
@@ -153,6 +186,101 @@ public final class ControlDatabase implements AutoCloseable {
     failFast = true;
     return this;
   }
+
+  /**
+   * Guards this database as the registry guards the coordinator ({@code StoreGuard}), for a
+   * long-running process whose calls read it (fallback snapshots, deferred requests): once an
+   * operation finds MongoDB unavailable (no server answered in time, a socket failed), or the
+   * driver's monitor loses the server it was connected to, every operation fails at once with
+   * {@link ControlUnavailableException} (no driver exception as its cause, the driver not asked)
+   * until a background check, a {@code ping} bounded by the timeout every 250 ms backing off to 2
+   * s, sees MongoDB answer. So at most the operations already in flight when it went away wait the
+   * timeout; none after. Idempotent; the checker is a daemon thread that ends with {@link
+   * #close()}.
+   */
+  public ControlDatabase guard() {
+    guarded = true;
+    return this;
+  }
+
+  /** Whether the guard holds MongoDB for unavailable (operations fail at once). */
+  public boolean unavailable() {
+    return outage != null;
+  }
+
+  /**
+   * How many operations reached the driver and found MongoDB unavailable, each after waiting up to
+   * the timeout: with the guard, about one per outage, not one per call.
+   */
+  public long unavailableWaits() {
+    return waits.get();
+  }
+
+  /** An outage the guard holds: why, since when (wall clock), and its recovery check. */
+  private record Outage(String why, java.time.Instant since) {}
+
+  private static final long FIRST_CHECK_MILLIS = 250;
+  private static final long MAX_CHECK_MILLIS = 2_000;
+
+  private volatile java.util.concurrent.ScheduledExecutorService checker;
+
+  /** Trips the guard (when guarded and not already tripped) and schedules the recovery check. */
+  private void trip(String why) {
+    if (!guarded) {
+      return;
+    }
+    synchronized (this) {
+      if (outage != null || closed) {
+        return;
+      }
+      outage = new Outage(why, java.time.Instant.now());
+      if (checker == null) {
+        checker =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                r -> {
+                  Thread t = new Thread(r, "breakerctl-control-check");
+                  t.setDaemon(true);
+                  return t;
+                });
+      }
+      checker.schedule(() -> check(FIRST_CHECK_MILLIS), FIRST_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** The recovery check: one ping; the guard opens when it answers, else it runs again later. */
+  private void check(long delay) {
+    if (closed) {
+      return;
+    }
+    try {
+      client.getDatabase("admin").runCommand(new Document("ping", 1));
+      outage = null;
+    } catch (RuntimeException e) {
+      long next = Math.min(delay * 2, MAX_CHECK_MILLIS);
+      synchronized (this) {
+        if (!closed) {
+          checker.schedule(() -> check(next), next, TimeUnit.MILLISECONDS);
+        }
+      }
+    }
+  }
+
+  /**
+   * The driver's view of the deployment changed: a server it was connected to is gone (the
+   * monitor's connection broke), so the guard trips before any operation has to wait for it.
+   */
+  private void clusterChanged(com.mongodb.connection.ClusterDescription d) {
+    boolean connected =
+        d.getServerDescriptions().stream()
+            .anyMatch(s -> s.getState() == com.mongodb.connection.ServerConnectionState.CONNECTED);
+    if (connected) {
+      everConnected = true;
+    } else if (everConnected) {
+      trip("the driver lost its connection to the server");
+    }
+  }
+
+  private volatile boolean closed;
 
   /** The configuration in use. */
   public ControlConfig config() {
@@ -284,6 +412,19 @@ public final class ControlDatabase implements AutoCloseable {
    * @throws ControlException for any other failure
    */
   public <T> T call(String action, Supplier<T> op) {
+    Outage o = outage;
+    if (o != null) {
+      throw new ControlUnavailableException(
+          action
+              + ": MongoDB at "
+              + redacted()
+              + " is unavailable since "
+              + o.since()
+              + " ("
+              + o.why()
+              + "); not asked until a background check sees it answer",
+          null);
+    }
     ControlUnavailableException known = down;
     if (failFast && known != null && System.nanoTime() - downAt < config.timeout().toNanos()) {
       throw new ControlUnavailableException(
@@ -291,18 +432,14 @@ public final class ControlDatabase implements AutoCloseable {
               + ": MongoDB at "
               + redacted()
               + " is unavailable: "
-              + describe(known.getCause())
+              + downWhy
               + " (found a moment ago, not asked again)",
           known.getCause());
     }
     try {
       return op.get();
     } catch (MongoTimeoutException | MongoSocketException e) {
-      down =
-          new ControlUnavailableException(
-              action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
-      downAt = System.nanoTime();
-      throw down;
+      throw wentDown(action, e);
     } catch (MongoSecurityException e) {
       throw new ControlPermissionException(action + ": MongoDB refused the credentials", e);
     } catch (MongoException e) {
@@ -312,14 +449,28 @@ public final class ControlDatabase implements AutoCloseable {
             action + ": MongoDB refused it (Unauthorized): " + describe(e), e);
       }
       if (e.getCause() instanceof MongoSocketException) {
-        down =
-            new ControlUnavailableException(
-                action + ": MongoDB at " + redacted() + " is unavailable: " + describe(e), e);
-        downAt = System.nanoTime();
-        throw down;
+        throw wentDown(action, e);
       }
       throw new ControlException(action + ": " + describe(e), e);
     }
+  }
+
+  /**
+   * An operation found MongoDB unavailable: remembered for {@link #failFast}, the guard tripped,
+   * and the exception to throw (the driver's failure in one line; guarded, not kept as the cause,
+   * so no driver exception and no dump of its cluster view reaches a call site).
+   */
+  private ControlUnavailableException wentDown(String action, MongoException e) {
+    waits.incrementAndGet();
+    String why = describe(e);
+    ControlUnavailableException x =
+        new ControlUnavailableException(
+            action + ": MongoDB at " + redacted() + " is unavailable: " + why, guarded ? null : e);
+    downWhy = why;
+    down = x;
+    downAt = System.nanoTime();
+    trip(why);
+    return x;
   }
 
   /**
@@ -368,6 +519,12 @@ public final class ControlDatabase implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      closed = true;
+      if (checker != null) {
+        checker.shutdownNow();
+      }
+    }
     if (owned) {
       client.close();
     }

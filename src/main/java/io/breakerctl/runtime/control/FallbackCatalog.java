@@ -124,7 +124,8 @@ public final class FallbackCatalog {
         BreakerId.parse(d.getString("breakerId")),
         DeferredStatus.valueOf(d.getString("status")),
         d.get("attempts") instanceof Number n ? n.intValue() : 0,
-        d.get("result", ""),
+        // sealed when keys are configured: read back through DeferredRequests with the keys
+        d.get("result") instanceof Document ? "(encrypted)" : d.get("result", ""),
         d.getDate("createdAt").toInstant());
   }
 }

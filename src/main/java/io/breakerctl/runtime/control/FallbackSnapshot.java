@@ -17,6 +17,8 @@ import org.bson.Document;
  * @param expiresAt when it stops being served
  * @param status pending, approved or revoked
  * @param keyId the id of the key its payload is encrypted under (empty when stored unencrypted)
+ * @param candidate when a fresh capture waits for an operator's approval beside this snapshot, when
+ *     it was captured ({@code fallback approve} puts it in this one's place)
  */
 public record FallbackSnapshot(
     BreakerId breakerId,
@@ -26,7 +28,8 @@ public record FallbackSnapshot(
     String approvedBy,
     Instant expiresAt,
     SnapshotStatus status,
-    String keyId) {
+    String keyId,
+    java.util.Optional<Instant> candidate) {
 
   static FallbackSnapshot fromDocument(Document d) {
     Document payload = d.get("payload", Document.class);
@@ -38,7 +41,37 @@ public record FallbackSnapshot(
         d.get("approvedBy", ""),
         d.getDate("expiresAt").toInstant(),
         SnapshotStatus.valueOf(d.getString("status")),
-        payload == null ? "" : payload.get("keyId", ""));
+        payload == null ? "" : payload.get("keyId", ""),
+        java.util.Optional.ofNullable(d.get("candidate", Document.class))
+            .map(c -> c.getDate("capturedAt").toInstant()));
+  }
+
+  /**
+   * What makes {@code d} unreadable as a snapshot, for a {@code MALFORMED} answer: the first field
+   * missing, of another type or with an unknown value, named without its value.
+   */
+  static String problem(Document d) {
+    for (String f : new String[] {"breakerId", "keyHash", "status"}) {
+      if (!(d.get(f) instanceof String)) {
+        return "field '" + f + "' missing or not a string";
+      }
+    }
+    for (String f : new String[] {"capturedAt", "expiresAt"}) {
+      if (!(d.get(f) instanceof java.util.Date)) {
+        return "field '" + f + "' missing or not a date";
+      }
+    }
+    try {
+      SnapshotStatus.valueOf(d.getString("status"));
+    } catch (IllegalArgumentException e) {
+      return "field 'status' holds no known status (PENDING, APPROVED, REVOKED)";
+    }
+    try {
+      BreakerId.parse(d.getString("breakerId"));
+    } catch (RuntimeException e) {
+      return "field 'breakerId' is not a breaker id";
+    }
+    return "a field of another type";
   }
 
   /** The id of the snapshot document. */

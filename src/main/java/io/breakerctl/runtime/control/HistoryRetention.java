@@ -17,11 +17,12 @@ import java.util.Map;
 import org.bson.Document;
 
 /**
- * Prunes history, audit records, notes and gaps older than a cut-off, in bounded batches, keeping
- * each breaker's newest transition (replay and restore start from it). The forwarder prunes one
- * batch per collection per pass with the configured age ({@link #DEFAULT_MAX_AGE} by default);
- * operators call {@link #prune(Instant)}. TTL indexes are not relied on: this is what removes old
- * documents.
+ * Prunes history, audit records, notes, gaps, fallback snapshots that expired (or were revoked)
+ * before a cut-off and deferred requests finished (DONE, FAILED, quarantined) before it, in bounded
+ * batches, keeping each breaker's newest transition (replay and restore start from it). The
+ * forwarder prunes one batch per collection per pass with the configured age ({@link
+ * #DEFAULT_MAX_AGE} by default); operators call {@link #prune(Instant)}. TTL indexes are not relied
+ * on: this is what removes old documents.
  */
 public final class HistoryRetention {
 
@@ -59,16 +60,29 @@ public final class HistoryRetention {
    * @param audit audit records removed
    * @param notes notes removed
    * @param gaps gap records removed
+   * @param snapshots fallback snapshots removed (expired before the cut-off, or revoked and
+   *     captured before it)
+   * @param deferred deferred requests removed (finished before the cut-off; pending ones stay)
    * @param kept breakers whose newest transition was kept among old ones
    * @param done whether nothing older than the cut-off is left to remove
    */
-  public record Pruned(long history, long audit, long notes, long gaps, long kept, boolean done) {
+  public record Pruned(
+      long history,
+      long audit,
+      long notes,
+      long gaps,
+      long snapshots,
+      long deferred,
+      long kept,
+      boolean done) {
     Pruned plus(Pruned o) {
       return new Pruned(
           history + o.history,
           audit + o.audit,
           notes + o.notes,
           gaps + o.gaps,
+          snapshots + o.snapshots,
+          deferred + o.deferred,
           Math.max(kept, o.kept),
           o.done);
     }
@@ -81,7 +95,7 @@ public final class HistoryRetention {
    * @throws ControlUnavailableException when MongoDB is down (batches already done stay done)
    */
   public Pruned prune(Instant before) {
-    Pruned total = new Pruned(0, 0, 0, 0, 0, false);
+    Pruned total = new Pruned(0, 0, 0, 0, 0, 0, 0, false);
     Map<String, Object> newest = new HashMap<>();
     while (!total.done()) {
       total = total.plus(batch(before, newest));
@@ -100,8 +114,26 @@ public final class HistoryRetention {
     long audit = pruneOlder(ControlDatabase.AUDIT, "at", cut);
     long notes = pruneOlder(ControlDatabase.NOTES, "at", cut);
     long gaps = pruneOlder(ControlDatabase.GAPS, "at", cut);
-    boolean done = history[1] == 1 && audit < batch && notes < batch && gaps < batch;
-    return new Pruned(history[0], audit, notes, gaps, newest.size(), done);
+    long snapshots =
+        prune(
+            ControlDatabase.SNAPSHOTS,
+            com.mongodb.client.model.Filters.or(
+                lt("expiresAt", cut),
+                and(eq("status", SnapshotStatus.REVOKED.name()), lt("capturedAt", cut))));
+    long deferred =
+        prune(
+            ControlDatabase.DEFERRED,
+            and(
+                in("status", DeferredStatus.DONE.name(), DeferredStatus.FAILED.name()),
+                lt("updatedAt", cut)));
+    boolean done =
+        history[1] == 1
+            && audit < batch
+            && notes < batch
+            && gaps < batch
+            && snapshots < batch
+            && deferred < batch;
+    return new Pruned(history[0], audit, notes, gaps, snapshots, deferred, newest.size(), done);
   }
 
   /**
@@ -165,13 +197,18 @@ public final class HistoryRetention {
   }
 
   private long pruneOlder(String collection, String field, Date cut) {
+    return prune(collection, lt(field, cut));
+  }
+
+  /** Deletes up to one batch of the documents {@code filter} selects. */
+  private long prune(String collection, org.bson.conversions.Bson filter) {
     return db.call(
         "prune " + collection,
         () -> {
           List<Object> ids = new ArrayList<>();
           for (Document d :
               db.collection(collection)
-                  .find(lt(field, cut))
+                  .find(filter)
                   .projection(Projections.include("_id"))
                   .limit(batch)) {
             ids.add(d.get("_id"));

@@ -53,6 +53,11 @@ public final class PayloadCipher {
    */
   public byte[] open(SealedPayload p, String context) {
     if (p.keyId().isEmpty()) {
+      if (!keys.readsPlaintext()) {
+        throw new PayloadException(
+            "payload stored in clear, and this node has keys: refused (PayloadKeys"
+                + ".acceptingPlaintext() reads it during a migration)");
+      }
       return p.data().clone();
     }
     SecretKey key =
@@ -67,6 +72,11 @@ public final class PayloadCipher {
       throw new PayloadException(
           "payload under key '" + p.keyId() + "' does not decrypt (altered or wrong key)", e);
     }
+  }
+
+  /** Whether payloads are encrypted (keys are configured). */
+  public boolean encrypts() {
+    return keys.encrypts();
   }
 
   /** A payload that cannot be decrypted: it is never served. */

@@ -34,10 +34,31 @@ public final class PayloadKeys {
 
   private final Map<String, SecretKey> keys;
   private final String current;
+  private final boolean acceptsPlaintext;
 
   private PayloadKeys(Map<String, SecretKey> keys, String current) {
+    this(keys, current, false);
+  }
+
+  private PayloadKeys(Map<String, SecretKey> keys, String current, boolean acceptsPlaintext) {
     this.keys = Map.copyOf(keys);
     this.current = current;
+    this.acceptsPlaintext = acceptsPlaintext;
+  }
+
+  /**
+   * The same keys, also reading payloads stored in clear: only for a migration from a deployment
+   * that wrote without keys. Without it a node with keys refuses a payload in clear (a snapshot is
+   * not served, a deferred request is quarantined), since anyone who can write MongoDB could plant
+   * one.
+   */
+  public PayloadKeys acceptingPlaintext() {
+    return new PayloadKeys(keys, current, true);
+  }
+
+  /** Whether a payload stored in clear is read: no keys, or {@link #acceptingPlaintext()}. */
+  public boolean readsPlaintext() {
+    return keys.isEmpty() || acceptsPlaintext;
   }
 
   /** No keys: payloads are stored unencrypted (key id empty). */

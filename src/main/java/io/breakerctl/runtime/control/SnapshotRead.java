@@ -7,10 +7,20 @@ import java.util.Optional;
  *
  * @param outcome why it is or is not served
  * @param payload the decrypted payload, present only for {@link Outcome#SERVED}
- * @param snapshot the snapshot's metadata, when one exists
+ * @param snapshot the snapshot's metadata, when one exists (and is well formed)
+ * @param problem for {@link Outcome#MALFORMED}, what is wrong: the field, never its value
  */
 public record SnapshotRead(
-    Outcome outcome, Optional<byte[]> payload, Optional<FallbackSnapshot> snapshot) {
+    Outcome outcome,
+    Optional<byte[]> payload,
+    Optional<FallbackSnapshot> snapshot,
+    String problem) {
+
+  /** An answer without a problem. */
+  public SnapshotRead(
+      Outcome outcome, Optional<byte[]> payload, Optional<FallbackSnapshot> snapshot) {
+    this(outcome, payload, snapshot, "");
+  }
 
   /** Why a lookup served or did not serve a snapshot. */
   public enum Outcome {
@@ -25,6 +35,11 @@ public record SnapshotRead(
     /** Its expiry passed. */
     EXPIRED,
     /** Its payload does not decrypt (altered, or its key id is no longer configured). */
-    UNDECRYPTABLE
+    UNDECRYPTABLE,
+    /**
+     * The stored document is malformed: a field missing, of another type, or an unknown value (a
+     * status {@code approved} in lower case); {@link SnapshotRead#problem()} names the field.
+     */
+    MALFORMED
   }
 }

@@ -16,6 +16,7 @@ public final class ControlledFailureException extends RuntimeException {
   private final State state;
   private final String reason;
   private final FallbackTrigger trigger;
+  private final transient java.util.Optional<Unserved> unserved;
 
   ControlledFailureException(
       BreakerId breaker,
@@ -23,12 +24,14 @@ public final class ControlledFailureException extends RuntimeException {
       String reason,
       FallbackTrigger trigger,
       String unserved,
-      Throwable cause) {
+      Throwable cause,
+      java.util.Optional<Unserved> why) {
     super(message(breaker, state, reason, trigger, unserved), cause, false, false);
     this.breaker = breaker;
     this.state = state;
     this.reason = reason;
     this.trigger = trigger;
+    this.unserved = why;
   }
 
   private static String message(
@@ -58,6 +61,15 @@ public final class ControlledFailureException extends RuntimeException {
   /** The rejection's reason code (OPEN, FORCED_OPEN, ...) or the failure's outcome code. */
   public String reason() {
     return reason;
+  }
+
+  /**
+   * Why the fallback the policy names could not serve, when that is what failed (the {@code reason}
+   * of {@code breakerctl.breaker.fallback.unavailable}); empty when the policy itself says
+   * CONTROLLED_FAILURE or NONE.
+   */
+  public java.util.Optional<Unserved> unserved() {
+    return unserved;
   }
 
   /** Whether the breaker rejected the call or the call failed. */

@@ -12,10 +12,21 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a breaker's deferred requests once it admits calls again: on the transition to CLOSED and
- * every {@code interval} while it is closed. Each request runs under its replay lease in MongoDB
- * ({@link DeferredRequests#claim}), through the breaker, so at most one node runs it; its result is
- * recorded for {@link Fallbacks#deferred}.
+ * Runs a breaker's deferred requests whenever it admits calls: on the transition to a state that
+ * admits them and every {@code interval} while in one. CLOSED, FORCED_CLOSED (an operator says the
+ * dependency takes calls), METRICS_ONLY and DISABLED (calls flow, the breaker only measures or does
+ * nothing) admit calls; OPEN and FORCED_OPEN do not, and HALF_OPEN admits only its probes, which a
+ * replay must not take. Each request runs under its replay lease in MongoDB ({@link
+ * DeferredRequests#claimAttempt}, which counts the attempt before the work runs), through the
+ * breaker, with its tracking id as idempotency key ({@link DeferredWork#run(byte[], String)}); its
+ * result is recorded for {@link Fallbacks#deferred}. Delivery is at least once: a node that stops
+ * mid-run leaves its lease to run out and another node runs the request again, recorded as the next
+ * attempt.
+ *
+ * <p>A request no replay can read (its payload does not decrypt, its record is malformed) is
+ * quarantined: FAILED with the reason as its result, counted ({@code deferred.finished}, result
+ * {@code quarantined}) and logged; the others are replayed. A request whose attempts all started
+ * without recording an end fails once its last lease runs out.
  *
  * <p>In every state, every {@code countInterval}, it counts the breaker's pending requests in the
  * control plane (the whole fleet's, uncapped) and reports the count to the breaker's observer: the
@@ -64,26 +75,56 @@ final class DeferredReplayer<T> implements AutoCloseable {
     this.listener =
         breaker.onEvent(
             e -> {
-              if (e.type() == CircuitEvent.Type.TRANSITION && e.to() == State.CLOSED) {
+              if (e.type() == CircuitEvent.Type.TRANSITION && admits(e.to())) {
                 scheduler.execute(this::drain);
               }
             });
   }
 
-  /** Replays what is pending while the breaker is closed; MongoDB being down waits a round. */
+  private static final System.Logger LOG = System.getLogger(Fallbacks.class.getName());
+
+  /** Whether a breaker in {@code s} admits calls (and so replays). */
+  static boolean admits(State s) {
+    return s == State.CLOSED
+        || s == State.FORCED_CLOSED
+        || s == State.METRICS_ONLY
+        || s == State.DISABLED;
+  }
+
+  /** Replays what is pending while the breaker admits calls; MongoDB being down waits a round. */
   void drain() {
-    if (breaker.view().state() != State.CLOSED) {
+    if (!admits(breaker.view().state())) {
       return;
     }
     try {
-      List<DeferredRequest> pending = requests.pending(breaker.id(), BATCH);
+      List<DeferredRequest> pending = requests.pending(breaker.id(), BATCH, this::quarantine);
       for (DeferredRequest r : pending) {
-        if (requests.claim(r.trackingId(), owner, lease) && !replay(r)) {
+        java.util.OptionalInt attempt =
+            requests.claimAttempt(r.trackingId(), owner, lease, maxAttempts);
+        if (attempt.isEmpty()) {
+          requests.exhaust(r.trackingId(), maxAttempts);
+          continue;
+        }
+        if (!replay(r, attempt.getAsInt())) {
           return;
         }
       }
     } catch (RuntimeException e) {
-      // MongoDB unavailable or a payload that no longer decrypts: the next round tries again
+      // MongoDB unavailable: the next round tries again
+    }
+  }
+
+  /** Takes an unreadable request out of the queue, counted and logged. */
+  private void quarantine(String trackingId, String why) {
+    if (requests.quarantine(trackingId, why)) {
+      breaker.observer().deferredQuarantined();
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "breakerctl breaker {0}: deferred request {1} quarantined as FAILED ({2}); the others"
+              + " are replayed",
+          breaker.id(),
+          trackingId,
+          why);
     }
   }
 
@@ -97,16 +138,16 @@ final class DeferredReplayer<T> implements AutoCloseable {
   }
 
   /** Runs one claimed request; false when the breaker rejected it (stop for this round). */
-  private boolean replay(DeferredRequest r) {
+  private boolean replay(DeferredRequest r, int attempt) {
     T result;
     try {
-      result = breaker.callChecked(() -> work.run(r.payload()));
+      result = breaker.callChecked(() -> work.run(r.payload(), r.trackingId()));
     } catch (CallNotPermittedException e) {
       requests.release(r.trackingId(), owner);
       return false;
     } catch (Exception e) {
       if (requests.finish(r.trackingId(), owner, false, e.toString(), maxAttempts)
-          && r.attempts() + 1 >= maxAttempts) {
+          && attempt >= maxAttempts) {
         breaker.observer().deferredFinished(false);
       }
       return true;

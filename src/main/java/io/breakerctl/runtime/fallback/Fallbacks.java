@@ -43,9 +43,10 @@ import java.util.function.Supplier;
  *       name this node has not registered is a controlled failure naming the breaker and the name
  *       (logged once, counted as {@code fallbackUnavailable}), never a null;
  *   <li>{@code DEFERRED}: for {@link #submit}, the request's payload is stored in the control plane
- *       and the caller gets its tracking id ({@link Served#DEFERRED}); after the breaker closes,
- *       one node runs it with the {@link DeferredWork} under a lease and records the result, read
- *       back with {@link #deferred};
+ *       and the caller gets its tracking id ({@link Served#DEFERRED}), the idempotency key every
+ *       run of the request gets ({@link DeferredWork#run(byte[], String)}); whenever the breaker
+ *       admits calls, one node runs it with the {@link DeferredWork} under a lease and records the
+ *       result, read back with {@link #deferred} (at least once: see {@link DeferredReplayer});
  *   <li>{@code CONTROLLED_FAILURE}: a {@link ControlledFailureException} naming the breaker, its
  *       state and the reason;
  *   <li>{@code NONE}: the rejection or the failure itself.
@@ -78,6 +79,15 @@ public final class Fallbacks<T> implements AutoCloseable {
   /** The fallback kinds code registered here (static defaults, cached answers, deferred work). */
   private final java.util.Set<FallbackPolicy> registered;
 
+  /** The kinds a call site accepts through {@link #call} and through {@link #submit}. */
+  private final java.util.Set<FallbackPolicy> accepts;
+
+  private final java.util.Set<FallbackPolicy> submitAccepts;
+
+  /** Kinds refused at a call site, logged once each. */
+  private final java.util.Set<FallbackPolicy> refusedReported =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private final java.util.concurrent.atomic.AtomicBoolean idleReported =
       new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -94,6 +104,8 @@ public final class Fallbacks<T> implements AutoCloseable {
     this.work = b.work;
     this.clock = b.clock;
     this.retry = b.retry;
+    this.accepts = b.accepts;
+    this.submitAccepts = b.submitAccepts;
     this.captures = snapshots == null ? null : captureExecutor(breaker);
     this.replayer =
         deferred == null || work == null
@@ -118,6 +130,15 @@ public final class Fallbacks<T> implements AutoCloseable {
       kinds.add(FallbackPolicy.DEFERRED);
     }
     this.registered = java.util.Collections.unmodifiableSet(kinds);
+    if ((snapshots != null && !snapshots.encrypts())
+        || (deferred != null && !deferred.encrypts())) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "breakerctl breaker {0}: fallback payloads (snapshots, deferred requests) are stored in"
+              + " clear: no keys configured (PayloadKeys; BREAKERCTL_FALLBACK_KEYS is read only"
+              + " when passed in, PayloadKeys.fromEnvironment(System.getenv()))",
+          breaker.id());
+    }
     breaker.fallbacksRegistered(registered);
     if (!registered.isEmpty() && policy() == FallbackPolicy.NONE) {
       LOG.log(
@@ -157,7 +178,17 @@ public final class Fallbacks<T> implements AutoCloseable {
    * @throws ControlledFailureException when the policy says so or the fallback cannot serve
    */
   public FallbackResult<T> call(String businessKey, Callable<T> call) throws Exception {
-    return run(businessKey, null, call);
+    return call(businessKey, call, accepts);
+  }
+
+  /**
+   * As {@link #call(String, Callable)}, accepting only the fallback kinds in {@code accepts} for
+   * this call (see {@link Builder#accepts}).
+   */
+  public FallbackResult<T> call(
+      String businessKey, Callable<T> call, java.util.Set<FallbackPolicy> accepts)
+      throws Exception {
+    return run(businessKey, null, call, accepts, true);
   }
 
   /**
@@ -165,18 +196,40 @@ public final class Fallbacks<T> implements AutoCloseable {
    * (and failure, when configured) answers with the policy's fallback, a DEFERRED policy storing
    * the payload to run after recovery.
    *
+   * <p>A submit is a write: it is never answered by a static default or cached data unless the
+   * builder's {@link Builder#submitAccepts} says so (default: DEFERRED and CONTROLLED_FAILURE
+   * only), and {@link Builder#onFailure} never applies to it (a write that failed may have had its
+   * effect: the caller gets the failure).
+   *
    * @throws IllegalStateException when no deferred work is registered
    */
   public FallbackResult<T> submit(String businessKey, byte[] payload) throws Exception {
+    return submit(businessKey, payload, submitAccepts);
+  }
+
+  /** As {@link #submit(String, byte[])}, accepting only the fallback kinds in {@code accepts}. */
+  public FallbackResult<T> submit(
+      String businessKey, byte[] payload, java.util.Set<FallbackPolicy> accepts) throws Exception {
     if (work == null) {
       throw new IllegalStateException(
           "fallbacks of " + breaker.id() + " have no deferred work: set Builder.deferred");
     }
     Objects.requireNonNull(payload, "payload");
-    return run(businessKey, payload, () -> work.run(payload));
+    // one tracking id for the request from the start: the idempotency key of its first run and of
+    // every replay, and the id it is deferred under
+    Submitted request = new Submitted(payload, UUID.randomUUID().toString());
+    return run(businessKey, request, () -> work.run(payload, request.tracking()), accepts, false);
   }
 
-  /** The deferred request with this tracking id: status, attempts, the recorded result. */
+  /** A submitted request: its payload and tracking id. */
+  private record Submitted(byte[] payload, String tracking) {}
+
+  /**
+   * The deferred request with this tracking id: status, attempts, the recorded result.
+   *
+   * @throws io.breakerctl.runtime.control.ControlUnavailableException when MongoDB is down: at once
+   *     while its guard holds it for down, without a driver exception inside
+   */
   public Optional<DeferredRequest> deferred(String trackingId) {
     if (deferred == null) {
       return Optional.empty();
@@ -184,22 +237,31 @@ public final class Fallbacks<T> implements AutoCloseable {
     return deferred.find(trackingId);
   }
 
-  private FallbackResult<T> run(String key, byte[] payload, Callable<T> call) throws Exception {
+  private FallbackResult<T> run(
+      String key,
+      Submitted payload,
+      Callable<T> call,
+      java.util.Set<FallbackPolicy> accepts,
+      boolean idempotent)
+      throws Exception {
+    boolean onFailure = this.onFailure && idempotent;
     T value;
     try {
       value = retry == null ? breaker.callChecked(call) : retry.call(a -> call.call());
     } catch (CallNotPermittedException e) {
-      return fallback(FallbackTrigger.REJECTED, e.state(), e.reason().code(), key, payload, e);
+      return fallback(
+          FallbackTrigger.REJECTED, e.state(), e.reason().code(), key, payload, e, accepts);
     } catch (Exception e) {
       CallOutcome o = breaker.classifier().classify(e);
       if (!onFailure || !o.failure()) {
         throw e;
       }
-      return fallback(FallbackTrigger.FAILED, breaker.view().state(), o.code(), key, payload, e);
+      return fallback(
+          FallbackTrigger.FAILED, breaker.view().state(), o.code(), key, payload, e, accepts);
     }
     if (onFailure && breaker.classifier().classifyResult(value).failure()) {
       return fallback(
-          FallbackTrigger.FAILED, breaker.view().state(), "failure", key, payload, null);
+          FallbackTrigger.FAILED, breaker.view().state(), "failure", key, payload, null, accepts);
     }
     if (captures != null && key != null && policy() == FallbackPolicy.CACHED) {
       captures.execute(() -> capture(key, value));
@@ -227,6 +289,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     if (value.isEmpty()) {
       throw unserved(
           FallbackPolicy.STATIC_DEFAULT,
+          Unserved.NOT_REGISTERED,
           trigger,
           state,
           reason,
@@ -251,11 +314,32 @@ public final class Fallbacks<T> implements AutoCloseable {
       State state,
       String reason,
       String key,
-      byte[] payload,
-      Exception original)
+      Submitted payload,
+      Exception original,
+      java.util.Set<FallbackPolicy> accepts)
       throws Exception {
     Policy policy = breaker.view().policy();
     FallbackPolicy kind = policy.fallbackPolicy();
+    if (kind != FallbackPolicy.NONE
+        && kind != FallbackPolicy.CONTROLLED_FAILURE
+        && !accepts.contains(kind)) {
+      String why =
+          "the call site does not accept a "
+              + kind
+              + " answer (accepts: "
+              + (accepts.isEmpty() ? "none" : describe(accepts))
+              + ")";
+      if (refusedReported.add(kind)) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "breakerctl breaker {0}: the policy names {1}, but {2}; such calls get a"
+                + " ControlledFailureException (logged once)",
+            breaker.id(),
+            kind,
+            why);
+      }
+      throw unserved(kind, Unserved.NOT_ACCEPTED, trigger, state, reason, why, original);
+    }
     switch (kind) {
       case NONE -> {
         if (!registered.isEmpty() && idleReported.compareAndSet(false, true)) {
@@ -268,7 +352,7 @@ public final class Fallbacks<T> implements AutoCloseable {
               describe(registered));
         }
         if (original == null) {
-          throw new ControlledFailureException(breaker.id(), state, reason, trigger, "", null);
+          throw refuse(trigger, state, reason, "", null);
         }
         throw original;
       }
@@ -282,6 +366,7 @@ public final class Fallbacks<T> implements AutoCloseable {
         if (deferred == null || payload == null) {
           throw unserved(
               kind,
+              deferred == null ? Unserved.NOT_CONFIGURED : Unserved.NO_PAYLOAD,
               trigger,
               state,
               reason,
@@ -290,10 +375,16 @@ public final class Fallbacks<T> implements AutoCloseable {
         }
         String tracking;
         try {
-          tracking = deferred.defer(breaker.id(), payload);
+          tracking = deferred.defer(breaker.id(), payload.tracking(), payload.payload());
         } catch (ControlException e) {
           throw unserved(
-              kind, trigger, state, reason, "request not deferred: " + e.getMessage(), original);
+              kind,
+              controlReason(e),
+              trigger,
+              state,
+              reason,
+              "request not deferred: " + e.getMessage(),
+              original);
         }
         breaker.observer().deferredStored();
         return answer(
@@ -304,6 +395,7 @@ public final class Fallbacks<T> implements AutoCloseable {
       }
       default -> {
         breaker.observer().fallback(kind, -1);
+        breaker.observer().response(true); // a controlled failure is a degraded answer
         throw refuse(trigger, state, reason, "", original);
       }
     }
@@ -314,6 +406,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     if (snapshots == null || key == null) {
       throw unserved(
           FallbackPolicy.CACHED,
+          snapshots == null ? Unserved.NOT_CONFIGURED : Unserved.NO_BUSINESS_KEY,
           trigger,
           state,
           reason,
@@ -326,6 +419,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     } catch (ControlException e) {
       throw unserved(
           FallbackPolicy.CACHED,
+          controlReason(e),
           trigger,
           state,
           reason,
@@ -335,15 +429,34 @@ public final class Fallbacks<T> implements AutoCloseable {
     if (read.outcome() != SnapshotRead.Outcome.SERVED) {
       throw unserved(
           FallbackPolicy.CACHED,
+          Unserved.valueOf(read.outcome().name()),
           trigger,
           state,
           reason,
-          "no snapshot served (" + read.outcome() + ")",
+          "no snapshot served ("
+              + read.outcome()
+              + (read.problem().isEmpty() ? "" : ": " + read.problem())
+              + ")",
           original);
     }
     FallbackSnapshot s = read.snapshot().orElseThrow();
     Duration age = Duration.between(s.capturedAt(), clock.instant());
-    T value = codec.decode(read.payload().orElseThrow());
+    T value;
+    try {
+      value = codec.decode(read.payload().orElseThrow());
+    } catch (RuntimeException e) {
+      // the codec's message may quote the payload: named by its type only, and not kept as cause
+      throw unserved(
+          FallbackPolicy.CACHED,
+          Unserved.UNDECODABLE,
+          trigger,
+          state,
+          reason,
+          "no snapshot served (UNDECODABLE: the payload decrypted but the codec threw "
+              + e.getClass().getSimpleName()
+              + "; its content is not shown)",
+          original);
+    }
     return answer(
         FallbackPolicy.CACHED,
         new FallbackResult<>(
@@ -367,18 +480,29 @@ public final class Fallbacks<T> implements AutoCloseable {
   /** A fallback of {@code kind} that could not serve: reported, then a controlled failure. */
   private ControlledFailureException unserved(
       FallbackPolicy kind,
+      Unserved why,
       FallbackTrigger trigger,
       State state,
       String reason,
-      String why,
+      String detail,
       Exception cause) {
-    breaker.observer().fallbackUnavailable(kind);
-    return refuse(trigger, state, reason, why, cause);
+    breaker.observer().fallbackUnavailable(kind, why.code());
+    breaker.observer().response(true); // a controlled failure is a degraded answer
+    return new ControlledFailureException(
+        breaker.id(), state, reason, trigger, detail, cause, Optional.of(why));
   }
 
   private ControlledFailureException refuse(
       FallbackTrigger trigger, State state, String reason, String unserved, Exception cause) {
-    return new ControlledFailureException(breaker.id(), state, reason, trigger, unserved, cause);
+    return new ControlledFailureException(
+        breaker.id(), state, reason, trigger, unserved, cause, Optional.empty());
+  }
+
+  /** MongoDB (with no hot copy) unavailable, or answering with an error. */
+  private static Unserved controlReason(ControlException e) {
+    return e instanceof io.breakerctl.runtime.control.ControlUnavailableException
+        ? Unserved.CONTROL_UNAVAILABLE
+        : Unserved.CONTROL_ERROR;
   }
 
   private static ThreadPoolExecutor captureExecutor(CircuitBreaker breaker) {
@@ -429,13 +553,47 @@ public final class Fallbacks<T> implements AutoCloseable {
     private int maxAttempts = 3;
     private Clock clock = Clock.systemUTC();
     private Retry retry;
+    private java.util.Set<FallbackPolicy> accepts =
+        java.util.Collections.unmodifiableSet(java.util.EnumSet.allOf(FallbackPolicy.class));
+    private java.util.Set<FallbackPolicy> submitAccepts =
+        java.util.Collections.unmodifiableSet(
+            java.util.EnumSet.of(FallbackPolicy.DEFERRED, FallbackPolicy.CONTROLLED_FAILURE));
 
     private Builder(CircuitBreaker breaker) {
       this.breaker = Objects.requireNonNull(breaker, "breaker");
       this.source = breaker.id().toString();
     }
 
-    /** Whether a failed call (not only a rejected one) gets the fallback (default false). */
+    /**
+     * The fallback kinds that may answer a {@link Fallbacks#call} (default: all). A policy naming
+     * another kind gets a controlled failure at this call site ({@link Unserved#NOT_ACCEPTED},
+     * counted in {@code fallback.unavailable}, logged once per kind), never that kind's answer.
+     * CONTROLLED_FAILURE and NONE are always acceptable.
+     */
+    public Builder<T> accepts(FallbackPolicy... kinds) {
+      this.accepts = kinds(kinds);
+      return this;
+    }
+
+    /**
+     * The fallback kinds that may answer a {@link Fallbacks#submit}, a write (default: DEFERRED and
+     * CONTROLLED_FAILURE only: a write is never answered by a static default or cached data).
+     */
+    public Builder<T> submitAccepts(FallbackPolicy... kinds) {
+      this.submitAccepts = kinds(kinds);
+      return this;
+    }
+
+    private static java.util.Set<FallbackPolicy> kinds(FallbackPolicy... kinds) {
+      java.util.Set<FallbackPolicy> set = java.util.EnumSet.noneOf(FallbackPolicy.class);
+      set.addAll(java.util.Arrays.asList(kinds));
+      return java.util.Collections.unmodifiableSet(set);
+    }
+
+    /**
+     * Whether a failed call (not only a rejected one) gets the fallback (default false). Never for
+     * a {@link Fallbacks#submit}: a write that failed may have had its effect.
+     */
     public Builder<T> onFailure(boolean enabled) {
       this.onFailure = enabled;
       return this;

@@ -8,4 +8,19 @@ public interface SnapshotCodec<T> {
 
   /** The value stored as {@code bytes}. */
   T decode(byte[] bytes);
+
+  /** Text as UTF-8. */
+  static SnapshotCodec<String> utf8() {
+    return new SnapshotCodec<>() {
+      @Override
+      public byte[] encode(String value) {
+        return value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      }
+
+      @Override
+      public String decode(byte[] bytes) {
+        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+      }
+    };
+  }
 }

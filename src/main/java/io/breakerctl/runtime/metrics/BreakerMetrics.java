@@ -113,8 +113,9 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
   public static final String FALLBACKS = "breakerctl.breaker.fallbacks";
 
   /**
-   * Counter: calls whose fallback could not serve (tag {@code kind}; e.g. a static default the
-   * policy names that is not registered on the node), answered with a controlled failure.
+   * Counter: calls whose fallback could not serve (tags {@code kind} and {@code reason}, an {@link
+   * io.breakerctl.runtime.fallback.Unserved} code: {@code not_found}, {@code malformed}, {@code
+   * control_unavailable}, ...), answered with a controlled failure; registered at the first.
    */
   public static final String FALLBACK_UNAVAILABLE = "breakerctl.breaker.fallback.unavailable";
 

@@ -22,7 +22,14 @@ import java.util.concurrent.atomic.AtomicLong;
 final class CallMeters implements CallObserver {
   private final Timer[] calls = new Timer[CallOutcome.values().length];
   private final Counter[] fallbacks = new Counter[FallbackPolicy.values().length];
-  private final Counter[] unavailable = new Counter[FallbackPolicy.values().length];
+
+  /** By kind and reason, registered at the first such call (reasons are a fixed set). */
+  private final java.util.concurrent.ConcurrentHashMap<String, Counter> unavailable =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private final MeterRegistry registry;
+  private final Tags tags;
+  private final List<Meter> meters;
   private final Counter retries;
   private final Counter budgetExhausted;
   private final Timer fallbackAge;
@@ -31,9 +38,13 @@ final class CallMeters implements CallObserver {
   private final Counter deferredStored;
   private final Counter deferredDone;
   private final Counter deferredFailed;
+  private final Counter deferredQuarantined;
   private final AtomicLong deferredPending = new AtomicLong();
 
   CallMeters(MeterRegistry registry, Tags tags, List<Meter> meters) {
+    this.registry = registry;
+    this.tags = tags;
+    this.meters = meters;
     for (CallOutcome o : CallOutcome.values()) {
       if (o != CallOutcome.REJECTED) {
         calls[o.ordinal()] =
@@ -59,13 +70,6 @@ final class CallMeters implements CallObserver {
                 meters,
                 BreakerMetrics.FALLBACKS,
                 "fallback answers by kind",
-                tags.and("kind", k.name().toLowerCase(Locale.ROOT)));
-        unavailable[k.ordinal()] =
-            counter(
-                registry,
-                meters,
-                BreakerMetrics.FALLBACK_UNAVAILABLE,
-                "calls whose fallback could not serve, by kind",
                 tags.and("kind", k.name().toLowerCase(Locale.ROOT)));
       }
     }
@@ -114,6 +118,13 @@ final class CallMeters implements CallObserver {
             BreakerMetrics.DEFERRED_FINISHED,
             "deferred requests finished",
             tags.and("result", "failed"));
+    deferredQuarantined =
+        counter(
+            registry,
+            meters,
+            BreakerMetrics.DEFERRED_FINISHED,
+            "deferred requests finished",
+            tags.and("result", "quarantined"));
     add(
         meters,
         Gauge.builder(BreakerMetrics.DEFERRED_PENDING, deferredPending, AtomicLong::get)
@@ -174,10 +185,23 @@ final class CallMeters implements CallObserver {
 
   @Override
   public void fallbackUnavailable(FallbackPolicy kind) {
-    Counter c = unavailable[kind.ordinal()];
-    if (c != null) {
-      c.increment();
-    }
+    fallbackUnavailable(kind, "unknown");
+  }
+
+  @Override
+  public void fallbackUnavailable(FallbackPolicy kind, String reason) {
+    String k = kind.name().toLowerCase(Locale.ROOT);
+    unavailable
+        .computeIfAbsent(
+            k + "|" + reason,
+            x ->
+                counter(
+                    registry,
+                    meters,
+                    BreakerMetrics.FALLBACK_UNAVAILABLE,
+                    "calls whose fallback could not serve, by kind and reason",
+                    tags.and("kind", k, "reason", reason)))
+        .increment();
   }
 
   @Override
@@ -188,6 +212,11 @@ final class CallMeters implements CallObserver {
   @Override
   public void deferredStored() {
     deferredStored.increment();
+  }
+
+  @Override
+  public void deferredQuarantined() {
+    deferredQuarantined.increment();
   }
 
   @Override

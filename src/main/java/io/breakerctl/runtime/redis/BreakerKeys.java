@@ -110,6 +110,14 @@ public final class BreakerKeys {
     return prefix + ":sessions:{" + alive() + "}";
   }
 
+  /**
+   * Hot fallback data of a breaker: one string per field (an approved snapshot's copy, field = the
+   * hashed business key), with an expiry, in the breaker's hash tag.
+   */
+  public String hot(BreakerId id, String field) {
+    return hash(id) + ":fb:" + field;
+  }
+
   /** The heartbeat hash: node id to its last heartbeat as JSON. */
   public String nodeInfo(BreakerId id) {
     return hash(id) + ":nodeinfo";

@@ -773,6 +773,25 @@ public final class RedisBreakerStore implements BreakerStore {
   }
 
   @Override
+  public CompletableFuture<String> hotGet(BreakerId id, String field) {
+    return guard("GET hot fallback data of " + id, commands.get(keys.hot(id, field)));
+  }
+
+  @Override
+  public CompletableFuture<Void> hotPut(BreakerId id, String field, String value, Duration ttl) {
+    return guard(
+            "SET hot fallback data of " + id,
+            commands.set(keys.hot(id, field), value, SetArgs.Builder.px(ttl.toMillis())))
+        .thenApply(ok -> null);
+  }
+
+  @Override
+  public CompletableFuture<Void> hotDelete(BreakerId id, String field) {
+    return guard("DEL hot fallback data of " + id, commands.del(keys.hot(id, field)))
+        .thenApply(n -> null);
+  }
+
+  @Override
   public CompletableFuture<Long> alive(String node, Duration validFor) {
     String[] k = {keys.alive(), keys.calls(node)};
     String[] args = {

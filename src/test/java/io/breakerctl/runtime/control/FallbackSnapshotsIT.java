@@ -152,10 +152,57 @@ class FallbackSnapshotsIT {
     db.collection(ControlDatabase.SNAPSHOTS)
         .updateOne(eq("_id", d.get("_id")), Updates.set("payload.data", new Binary(data)));
 
-    SnapshotRead r = s.serve(ID, "member-1");
+    // read by a node without the document in its cache (the capturing one trusts its copy for
+    // FallbackSnapshots.CACHE_FRESH)
+    SnapshotRead r = snapshots(KEY1).serve(ID, "member-1");
 
     assertThat(r.outcome()).isEqualTo(SnapshotRead.Outcome.UNDECRYPTABLE);
     assertThat(r.payload()).isEmpty();
+  }
+
+  @Test
+  @DisplayName(
+      "a node with keys refuses a snapshot and a deferred payload stored in clear, unless it"
+          + " accepts plaintext for a migration")
+  void plaintextRefusedByANodeWithKeys() {
+    snapshots(PayloadKeys.none())
+        .capture(
+            ID,
+            "member-1",
+            bytes("gold"),
+            "src",
+            Duration.ofMinutes(5),
+            SnapshotApproval.AUTOMATIC);
+
+    assertThat(snapshots(KEY1).serve(ID, "member-1").outcome())
+        .isEqualTo(SnapshotRead.Outcome.UNDECRYPTABLE);
+    assertThat(snapshots(KEY1.acceptingPlaintext()).serve(ID, "member-1").payload())
+        .hasValueSatisfying(p -> assertThat(p).isEqualTo(bytes("gold")));
+
+    String clear = new DeferredRequests(db, PayloadKeys.none(), clock).defer(ID, bytes("t-1"));
+    java.util.List<String> unreadable = new java.util.ArrayList<>();
+    assertThat(
+            new DeferredRequests(db, KEY1, clock)
+                .pending(ID, 10, (tracking, why) -> unreadable.add(tracking + ": " + why)))
+        .isEmpty();
+    assertThat(unreadable).singleElement().asString().startsWith(clear).contains("in clear");
+  }
+
+  @Test
+  @DisplayName("a deferred request's result and error are stored encrypted like its payload")
+  void deferredResultsEncrypted() {
+    DeferredRequests q = new DeferredRequests(db, KEY1, clock);
+    String t = q.defer(ID, bytes("order-7"));
+    assertThat(q.attempt(t, false, "rejected order-7 for card 4111", 3)).isTrue();
+
+    org.bson.Document raw =
+        db.collection(ControlDatabase.DEFERRED)
+            .find(com.mongodb.client.model.Filters.eq("_id", t))
+            .first();
+    assertThat(raw.get("result")).isInstanceOf(org.bson.Document.class);
+    assertThat(raw.toJson()).doesNotContain("4111").doesNotContain("order-7");
+    assertThat(q.find(t).orElseThrow().result()).isEqualTo("rejected order-7 for card 4111");
+    assertThat(new FallbackCatalog(db).deferred(t).orElseThrow().result()).isEqualTo("(encrypted)");
   }
 
   @Test

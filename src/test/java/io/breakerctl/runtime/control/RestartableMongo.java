@@ -8,7 +8,7 @@ import java.time.Duration;
  * The in-process MongoDB-wire server on a fixed loopback port that tests stop ("MongoDB down") and
  * start again on the same backend, so the data survives the outage as on a real server.
  */
-final class RestartableMongo implements AutoCloseable {
+public final class RestartableMongo implements AutoCloseable {
 
   /**
    * The server closes its backend when it shuts down, and closing a memory backend drops every
@@ -25,29 +25,29 @@ final class RestartableMongo implements AutoCloseable {
   private final int port;
   private MongoServer server;
 
-  RestartableMongo() {
+  public RestartableMongo() {
     server = new MongoServer(backend);
     server.bind("127.0.0.1", 0);
     port = server.getLocalAddress().getPort();
   }
 
-  String uri() {
+  public String uri() {
     return "mongodb://127.0.0.1:" + port;
   }
 
   /** A configuration with a short timeout, so calls during an outage fail fast. */
-  ControlConfig config(String database, Duration timeout) {
+  public ControlConfig config(String database, Duration timeout) {
     return ControlConfig.builder().uri(uri()).database(database).timeout(timeout).build();
   }
 
-  synchronized void stop() {
+  public synchronized void stop() {
     if (server != null) {
       server.shutdownNow();
       server = null;
     }
   }
 
-  synchronized void start() {
+  public synchronized void start() {
     if (server == null) {
       server = new MongoServer(backend);
       server.bind("127.0.0.1", port);

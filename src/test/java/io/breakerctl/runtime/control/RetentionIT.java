@@ -44,6 +44,56 @@ class RetentionIT extends ControlPlaneIT {
   }
 
   @Test
+  @DisplayName(
+      "prune removes snapshots expired or revoked before the cut-off and finished deferred requests"
+          + " (counted), keeping servable snapshots and pending requests")
+  void pruneSnapshotsAndDeferred() {
+    java.time.Instant now = java.time.Instant.now();
+    java.time.Clock past =
+        java.time.Clock.fixed(now.minus(Duration.ofDays(100)), java.time.ZoneOffset.UTC);
+    BusinessKeys salt = new BusinessKeys("retention-it-salt-0001");
+    FallbackSnapshots old = new FallbackSnapshots(db, salt, PayloadKeys.none(), past);
+    FallbackSnapshots fresh =
+        new FallbackSnapshots(db, salt, PayloadKeys.none(), java.time.Clock.systemUTC());
+    BreakerId id = ids.get(0);
+    byte[] v = "v".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    for (int i = 0; i < 12; i++) { // expired 100 days ago
+      old.capture(id, "expired-" + i, v, "src", Duration.ofHours(1), SnapshotApproval.AUTOMATIC);
+    }
+    for (int i = 0; i < 3; i++) { // revoked, captured 100 days ago, valid for a year
+      old.capture(id, "revoked-" + i, v, "src", Duration.ofDays(365), SnapshotApproval.AUTOMATIC);
+      old.revoke(id, "revoked-" + i, "alice", "wrong");
+    }
+    fresh.capture(id, "servable", v, "src", Duration.ofHours(1), SnapshotApproval.AUTOMATIC);
+    old.capture(id, "long-lived", v, "src", Duration.ofDays(365), SnapshotApproval.AUTOMATIC);
+    DeferredRequests oldQueue = new DeferredRequests(db, PayloadKeys.none(), past);
+    String done = oldQueue.defer(id, v);
+    oldQueue.attempt(done, true, "ok", 3);
+    String quarantined = oldQueue.defer(id, v);
+    oldQueue.quarantine(quarantined, "test");
+    String pending = oldQueue.defer(id, v);
+    DeferredRequests freshQueue =
+        new DeferredRequests(db, PayloadKeys.none(), java.time.Clock.systemUTC());
+    String recent = freshQueue.defer(id, v);
+    freshQueue.attempt(recent, true, "ok", 3);
+
+    HistoryRetention.Pruned p =
+        new HistoryRetention(db, 5).prune(now.minus(HistoryRetention.DEFAULT_MAX_AGE));
+
+    assertThat(p.snapshots()).isEqualTo(15);
+    assertThat(p.deferred()).isEqualTo(2);
+    assertThat(p.done()).isTrue();
+    assertThat(db.collection(ControlDatabase.SNAPSHOTS).countDocuments()).isEqualTo(2);
+    assertThat(fresh.serve(id, "servable").outcome()).isEqualTo(SnapshotRead.Outcome.SERVED);
+    assertThat(
+            db.collection(ControlDatabase.DEFERRED)
+                .find()
+                .map(d -> d.getString("_id"))
+                .into(new java.util.ArrayList<>()))
+        .containsExactlyInAnyOrder(pending, recent);
+  }
+
+  @Test
   @DisplayName("prune(before) removes old history, audit and notes in batches, keeping each newest")
   void pruneBefore() {
     Map<BreakerId, String> newest = history(15);

@@ -14,11 +14,14 @@ import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.DeferredRequest;
 import io.breakerctl.runtime.control.DeferredRequests;
 import io.breakerctl.runtime.control.DeferredStatus;
+import io.breakerctl.runtime.control.FallbackCatalog;
+import io.breakerctl.runtime.control.FallbackSnapshot;
 import io.breakerctl.runtime.control.FallbackSnapshots;
 import io.breakerctl.runtime.control.PayloadKeys;
 import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.control.SnapshotApproval;
 import io.breakerctl.runtime.control.SnapshotRead;
+import io.breakerctl.runtime.control.SnapshotStatus;
 import io.breakerctl.runtime.control.TestMongo;
 import io.breakerctl.runtime.control.policy.PolicyParser;
 import io.breakerctl.runtime.control.policy.PolicySet;
@@ -29,6 +32,7 @@ import io.breakerctl.runtime.fallback.FallbackTrigger;
 import io.breakerctl.runtime.fallback.Fallbacks;
 import io.breakerctl.runtime.fallback.Served;
 import io.breakerctl.runtime.fallback.SnapshotCodec;
+import io.breakerctl.runtime.fallback.Unserved;
 import io.breakerctl.runtime.metrics.BreakerMetrics;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.FallbackPolicy;
@@ -72,18 +76,7 @@ class FallbackIT {
       PayloadKeys.of(
           Map.of("k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII)),
           "k1");
-  private static final SnapshotCodec<String> TEXT =
-      new SnapshotCodec<>() {
-        @Override
-        public byte[] encode(String value) {
-          return value.getBytes(StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public String decode(byte[] bytes) {
-          return new String(bytes, StandardCharsets.UTF_8);
-        }
-      };
+  private static final SnapshotCodec<String> TEXT = SnapshotCodec.utf8();
 
   static TestMongo mongo;
   ControlDatabase db;
@@ -114,6 +107,11 @@ class FallbackIT {
   }
 
   private BreakerRegistry node(String name, FallbackPolicy fallback) {
+    return node(redis, name, fallback);
+  }
+
+  /** A HYBRID node on {@code redis} whose breakers' policy names {@code fallback}. */
+  static BreakerRegistry node(RedisExtension redis, String name, FallbackPolicy fallback) {
     return redis.manage(
         BreakerRegistry.builder()
             .redisUri(redis.uri())
@@ -214,6 +212,169 @@ class FallbackIT {
               assertThat(e.state()).isEqualTo(State.FORCED_OPEN);
               assertThat(e.getCause()).isInstanceOf(CallNotPermittedException.class);
             });
+  }
+
+  @Test
+  @DisplayName(
+      "an approved snapshot survives a fresh capture (the candidate beside it) and is served when"
+          + " the breaker opens; approving the candidate puts it in its place")
+  void approvalsStick() throws Exception {
+    BreakerRegistry r = node("approval-node", FallbackPolicy.CACHED);
+    BreakerId id = id("approved");
+    CircuitBreaker cb = r.breaker(id);
+    FallbackSnapshots snapshots =
+        new FallbackSnapshots(db, SALT, KEYS, Clock.systemUTC()).withHotCopies(r.hotSnapshots());
+    FallbackCatalog catalog = new FallbackCatalog(db);
+    String hash = SALT.hash("member-1");
+    Fallbacks<String> members =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .cached(snapshots, TEXT, Duration.ofMinutes(5), SnapshotApproval.OPERATOR)
+                .build());
+
+    members.call("member-1", () -> "gold");
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the first capture waits for approval",
+        () ->
+            catalog
+                .snapshot(id, hash)
+                .map(s -> s.status() == SnapshotStatus.PENDING)
+                .orElse(false));
+    assertThat(snapshots.approve(id, "member-1", "alice", "checked")).isTrue();
+    members.call("member-1", () -> "platinum"); // a fresh answer while closed
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the fresh answer is captured as the candidate",
+        () -> catalog.snapshot(id, hash).orElseThrow().candidate().isPresent());
+    FallbackSnapshot beside = catalog.snapshot(id, hash).orElseThrow();
+    assertThat(beside.status()).isEqualTo(SnapshotStatus.APPROVED);
+    assertThat(beside.approvedBy()).isEqualTo("alice");
+
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+    FallbackResult<String> served = members.call("member-1", () -> "never called");
+    assertThat(served.served()).isEqualTo(Served.CACHED);
+    assertThat(served.value()).isEqualTo("gold");
+    // another node (no node cache) reads the same through Redis
+    assertThat(
+            new FallbackSnapshots(db, SALT, KEYS, Clock.systemUTC())
+                .withHotCopies(r.hotSnapshots())
+                .serve(id, "member-1")
+                .payload())
+        .hasValueSatisfying(p -> assertThat(TEXT.decode(p)).isEqualTo("gold"));
+
+    assertThat(snapshots.approve(id, "member-1", "bob", "the newer one")).isTrue();
+    assertThat(members.call("member-1", () -> "never called").value()).isEqualTo("platinum");
+    FallbackSnapshot promoted = catalog.snapshot(id, hash).orElseThrow();
+    assertThat(promoted.candidate()).isEmpty();
+    assertThat(promoted.approvedBy()).isEqualTo("bob");
+    assertThat(snapshots.approve(id, "member-1", "bob", "nothing pending")).isFalse();
+  }
+
+  @Test
+  @DisplayName(
+      "every corrupt snapshot is a counted controlled failure with a reason and no payload content")
+  void corruptSnapshotsAreControlledFailures() throws Exception {
+    BreakerRegistry r = node("corrupt-node", FallbackPolicy.CACHED);
+    BreakerId id = id("corrupt");
+    CircuitBreaker cb = r.breaker(id);
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    closeLater(BreakerMetrics.bind(r, cb, meters));
+    FallbackSnapshots writer = new FallbackSnapshots(db, SALT, KEYS, Clock.systemUTC());
+    for (String k : List.of("undecodable", "lower-case", "no-captured-at", "tampered")) {
+      writer.capture(
+          id,
+          k,
+          TEXT.encode("secret-" + k),
+          "test",
+          Duration.ofMinutes(5),
+          SnapshotApproval.AUTOMATIC);
+    }
+    var docs = db.collection(ControlDatabase.SNAPSHOTS);
+    var byHash =
+        (java.util.function.Function<String, org.bson.conversions.Bson>)
+            k -> com.mongodb.client.model.Filters.eq("keyHash", SALT.hash(k));
+    docs.updateOne(
+        byHash.apply("lower-case"), com.mongodb.client.model.Updates.set("status", "approved"));
+    docs.updateOne(
+        byHash.apply("no-captured-at"), com.mongodb.client.model.Updates.unset("capturedAt"));
+    org.bson.Document tampered = docs.find(byHash.apply("tampered")).first();
+    byte[] data =
+        tampered
+            .get("payload", org.bson.Document.class)
+            .get("data", org.bson.types.Binary.class)
+            .getData();
+    data[0] ^= 0x01;
+    docs.updateOne(
+        byHash.apply("tampered"),
+        com.mongodb.client.model.Updates.set("payload.data", new org.bson.types.Binary(data)));
+    // a codec whose error quotes the payload, as codecs do
+    SnapshotCodec<String> quoting =
+        new SnapshotCodec<>() {
+          @Override
+          public byte[] encode(String value) {
+            return TEXT.encode(value);
+          }
+
+          @Override
+          public String decode(byte[] bytes) {
+            String text = TEXT.decode(bytes);
+            if (text.equals("secret-undecodable")) {
+              throw new IllegalArgumentException("cannot parse '" + text + "'");
+            }
+            return text;
+          }
+        };
+    // a node that has none of them in its cache reads them from MongoDB
+    Fallbacks<String> reader =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .cached(
+                    new FallbackSnapshots(db, SALT, KEYS, Clock.systemUTC()),
+                    quoting,
+                    Duration.ofMinutes(5),
+                    SnapshotApproval.AUTOMATIC)
+                .build());
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+
+    Map<String, Unserved> expected =
+        Map.of(
+            "undecodable", Unserved.UNDECODABLE,
+            "lower-case", Unserved.MALFORMED,
+            "no-captured-at", Unserved.MALFORMED,
+            "tampered", Unserved.UNDECRYPTABLE);
+    for (var e : expected.entrySet()) {
+      assertThatThrownBy(() -> reader.call(e.getKey(), () -> "never called"))
+          .as(e.getKey())
+          .isInstanceOfSatisfying(
+              ControlledFailureException.class,
+              x -> {
+                assertThat(x.unserved()).contains(e.getValue());
+                assertThat(x.getMessage()).contains(id.toString()).doesNotContain("secret-");
+                for (Throwable t = x; t != null; t = t.getCause()) {
+                  assertThat(t.getMessage()).doesNotContain("secret-");
+                }
+              });
+    }
+    assertThatThrownBy(() -> reader.call("lower-case", () -> "never called"))
+        .hasMessageContaining("MALFORMED: field 'status'");
+    assertThatThrownBy(() -> reader.call("no-captured-at", () -> "never called"))
+        .hasMessageContaining("MALFORMED: field 'capturedAt'");
+    for (var reason : List.of("undecodable", "malformed", "undecryptable")) {
+      assertThat(
+              meters
+                  .get(BreakerMetrics.FALLBACK_UNAVAILABLE)
+                  .tags("kind", "cached", "reason", reason)
+                  .counter()
+                  .count())
+          .as(reason)
+          .isEqualTo(reason.equals("malformed") ? 4 : 1);
+    }
+    // each controlled failure is a degraded answer: 6 of them, no fresh answer
+    assertThat(meters.get(BreakerMetrics.RESPONSES).tag("degraded", "true").counter().count())
+        .isEqualTo(6);
   }
 
   @Test
@@ -446,6 +607,66 @@ class FallbackIT {
     }
   }
 
+  @Test
+  @DisplayName(
+      "a write is never answered by a default: after a policy switch to STATIC_DEFAULT a submit is"
+          + " a counted controlled failure, the deferred request is not lost; onFailure skips writes")
+  void writesAreNeverDefaulted() throws Exception {
+    BreakerRegistry r = node("write-node", FallbackPolicy.DEFERRED);
+    BreakerId id = id("writes");
+    CircuitBreaker cb = r.breaker(id);
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    closeLater(BreakerMetrics.bind(r, cb, meters));
+    AtomicInteger runs = new AtomicInteger();
+    Fallbacks<String> transfers =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .staticDefault(() -> "OK")
+                .onFailure(true)
+                .deferred(
+                    new DeferredRequests(db, KEYS, Clock.systemUTC()),
+                    payload -> {
+                      runs.incrementAndGet();
+                      throw new IllegalStateException("payment gateway 503 after debit");
+                    })
+                .build());
+    // a failed write while closed: the failure, not OK
+    assertThatThrownBy(() -> transfers.submit(null, "t-0".getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("503");
+    PolicyControl control = new PolicyControl(db, RegistryInternals.store(r), Clock.systemUTC());
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+    FallbackResult<String> deferredOne =
+        transfers.submit(null, "t-1".getBytes(StandardCharsets.UTF_8));
+    assertThat(deferredOne.served()).isEqualTo(Served.DEFERRED);
+
+    apply(control, id, null); // fallbackPolicy: STATIC_DEFAULT
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the node adopts STATIC_DEFAULT",
+        () -> cb.view().policy().fallbackPolicy() == FallbackPolicy.STATIC_DEFAULT);
+    assertThatThrownBy(() -> transfers.submit(null, "t-2".getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOfSatisfying(
+            ControlledFailureException.class,
+            e -> {
+              assertThat(e.unserved()).contains(Unserved.NOT_ACCEPTED);
+              assertThat(e.getMessage()).contains("does not accept a STATIC_DEFAULT answer");
+            });
+    // a read at the same breaker still gets the default
+    assertThat(transfers.call(null, () -> "never called").value()).isEqualTo("OK");
+    assertThat(transfers.deferred(deferredOne.trackingId()).orElseThrow().status())
+        .isEqualTo(DeferredStatus.PENDING);
+    assertThat(
+            meters
+                .get(BreakerMetrics.FALLBACK_UNAVAILABLE)
+                .tags("kind", "static_default", "reason", "not_accepted")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(runs).hasValue(1); // the first write, run once
+  }
+
   private static void apply(PolicyControl control, BreakerId id, String staticDefault) {
     String yaml =
         "apiVersion: breakerctl/v1\nkind: Policy\nmetadata:\n  id: "
@@ -522,6 +743,133 @@ class FallbackIT {
     assertThat(counted.stored.get()).isEqualTo(30);
     assertThat(counted.done.get()).isEqualTo(30);
     System.out.printf("deferred: 30 requests completed once each across 3 nodes%n");
+  }
+
+  @Test
+  @DisplayName(
+      "a poisoned deferred request among three is quarantined (FAILED with its reason, counted);"
+          + " the two others are replayed under FORCED_CLOSED with their tracking ids as keys")
+  void poisonedDeferredRequestIsQuarantined() throws Exception {
+    BreakerRegistry r = node("poison-node", FallbackPolicy.DEFERRED);
+    BreakerId id = id("poison");
+    CircuitBreaker cb = r.breaker(id);
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    closeLater(BreakerMetrics.bind(r, cb, meters));
+    List<String> keys = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Fallbacks<String> transfers =
+        closeLater(
+            Fallbacks.<String>builder(cb)
+                .deferred(
+                    new DeferredRequests(db, KEYS, Clock.systemUTC()),
+                    DeferredWork.keyed(
+                        (payload, key) -> {
+                          keys.add(key);
+                          return "sent " + new String(payload, StandardCharsets.UTF_8);
+                        }))
+                .replayInterval(Duration.ofMillis(100))
+                .build());
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+    List<String> tracking = new ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      tracking.add(
+          transfers.submit(null, ("transfer-" + i).getBytes(StandardCharsets.UTF_8)).trackingId());
+    }
+    // the oldest one's ciphertext altered
+    var docs = db.collection(ControlDatabase.DEFERRED);
+    var oldest = com.mongodb.client.model.Filters.eq("_id", tracking.get(0));
+    byte[] data =
+        docs.find(oldest)
+            .first()
+            .get("payload", org.bson.Document.class)
+            .get("data", org.bson.types.Binary.class)
+            .getData();
+    data[0] ^= 0x01;
+    docs.updateOne(
+        oldest,
+        com.mongodb.client.model.Updates.set("payload.data", new org.bson.types.Binary(data)));
+
+    override(r, id, OverrideKind.FORCED_CLOSED); // calls flow: deferred requests replay
+    Poll.until(
+        Duration.ofSeconds(10),
+        "the two good requests are done",
+        () ->
+            tracking.subList(1, 3).stream()
+                .allMatch(
+                    t -> transfers.deferred(t).orElseThrow().status() == DeferredStatus.DONE));
+    Poll.until(
+        Duration.ofSeconds(5),
+        "the poisoned one is quarantined",
+        () -> "FAILED".equals(docs.find(oldest).first().getString("status")));
+    org.bson.Document bad = docs.find(oldest).first();
+    assertThat(bad.getString("result"))
+        .startsWith("quarantined: ")
+        .contains("does not decrypt")
+        .doesNotContain("transfer-");
+    assertThat(bad.getInteger("attempts")).isZero();
+    DeferredRequest asked = transfers.deferred(tracking.get(0)).orElseThrow();
+    assertThat(asked.status()).isEqualTo(DeferredStatus.FAILED);
+    assertThat(asked.result()).startsWith("quarantined: ");
+    assertThat(keys).containsExactlyInAnyOrderElementsOf(tracking.subList(1, 3));
+    for (String t : tracking.subList(1, 3)) {
+      assertThat(transfers.deferred(t).orElseThrow().attempts()).isEqualTo(1);
+    }
+    assertThat(
+            meters
+                .get(BreakerMetrics.DEFERRED_FINISHED)
+                .tag("result", "quarantined")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(meters.get(BreakerMetrics.DEFERRED_FINISHED).tag("result", "done").counter().count())
+        .isEqualTo(2);
+  }
+
+  @Test
+  @DisplayName(
+      "a replayer frozen after the side effect: another runs the request again under the same"
+          + " tracking id, and the record says 2 attempts")
+  void secondExecutionIsRecorded() throws Exception {
+    BreakerRegistry r = node("halt-node", FallbackPolicy.DEFERRED);
+    BreakerId id = id("halt");
+    CircuitBreaker cb = r.breaker(id);
+    List<String> ledger = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+    DeferredWork<String> work =
+        DeferredWork.keyed(
+            (payload, key) -> {
+              ledger.add(key); // the side effect
+              if (ledger.size() == 1) {
+                never.await(); // the first runner freezes before it records the end
+              }
+              return "sent";
+            });
+    List<Fallbacks<String>> replayers = new ArrayList<>();
+    for (String owner : List.of("node-a", "node-b")) {
+      replayers.add(
+          closeLater(
+              Fallbacks.<String>builder(cb)
+                  .deferred(new DeferredRequests(db, KEYS, Clock.systemUTC()), work)
+                  .owner(owner)
+                  .lease(Duration.ofMillis(800))
+                  .replayInterval(Duration.ofMillis(100))
+                  .build()));
+    }
+    override(r, id, OverrideKind.FORCED_OPEN);
+    awaitState(cb, State.FORCED_OPEN);
+    String t =
+        replayers.get(0).submit(null, "transfer".getBytes(StandardCharsets.UTF_8)).trackingId();
+    override(r, id, OverrideKind.CLEAR);
+    try {
+      Poll.until(
+          Duration.ofSeconds(10),
+          "the request is done by the second runner",
+          () -> replayers.get(1).deferred(t).orElseThrow().status() == DeferredStatus.DONE);
+      assertThat(ledger).containsExactly(t, t);
+      assertThat(replayers.get(1).deferred(t).orElseThrow().attempts()).isEqualTo(2);
+    } finally {
+      never.countDown();
+    }
   }
 
   @Test
