@@ -162,6 +162,10 @@ class MetricsIT {
             .redisUri(own.uri())
             .nodeId("store-meters")
             .mode(Mode.HYBRID)
+            // the meters are the subject, not the timeout: with the default 50 ms a starved
+            // machine's late answer degraded the node for 0.3 s before Redis was stopped, and the
+            // "never degraded, no failures" checks of the healthy phase failed (twice at load 40+)
+            .commandTimeout(Duration.ofSeconds(2))
             .flushInterval(Duration.ofMillis(100))
             .checkInterval(Duration.ofMillis(200))
             .sweepInterval(Duration.ofMillis(400))
