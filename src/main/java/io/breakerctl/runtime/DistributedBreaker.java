@@ -1078,6 +1078,13 @@ final class DistributedBreaker implements CircuitBreaker {
       }
       if (kept == null) {
         before = v == null ? State.CLOSED : acting();
+        if (closedGrantFor(next) == null) {
+          // before the view: a caller that sees the new view (an override, a trip) must not then
+          // be admitted by the CLOSED grant of the old one (FallbackIT saw a call admitted under
+          // a FORCED_OPEN that view() already showed, at load 49: this thread was preempted
+          // between writing the view and the grant)
+          closedGrant = null;
+        }
         view = next;
         if (v != null && !v.epoch().equals(next.epoch())) {
           // another incarnation (a FLUSHALL, a failover to an empty replica, an expiry), however
@@ -1442,9 +1449,9 @@ final class DistributedBreaker implements CircuitBreaker {
    */
   private void install(SharedView next) {
     synchronized (this) {
+      closedGrant = closedGrantFor(next); // first: see apply
       view = next;
       ownTrip = false;
-      closedGrant = closedGrantFor(next);
       seededFor = -1;
       long now = now();
       local.seed(
