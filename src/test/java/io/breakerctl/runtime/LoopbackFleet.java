@@ -43,7 +43,11 @@ final class LoopbackFleet implements AutoCloseable {
   final long[] firstRejection;
   final AtomicLong admitted = new AtomicLong();
 
-  /** When each admitted call ran (wall clock ms) and on which node, for diagnostics. */
+  /**
+   * Each admitted call: its node, when the decision began and when it returned (wall clock ms:
+   * {@code node@began/returned:reason[:lease]}). A verdict on a decision takes both: a node whose
+   * state changes while it decides (a RECOVERED between the two) decided in the state it began in.
+   */
   final java.util.concurrent.ConcurrentLinkedQueue<String> admissions =
       new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -129,6 +133,7 @@ final class LoopbackFleet implements AutoCloseable {
       LoopbackDependency.Client dep = clients.get(i);
       Runnable attempt =
           () -> {
+            long began = System.currentTimeMillis();
             Permission p = cb.tryAcquire();
             if (!p.allowed()) {
               synchronized (firstRejection) {
@@ -143,6 +148,8 @@ final class LoopbackFleet implements AutoCloseable {
                 new StringBuilder()
                     .append(node)
                     .append('@')
+                    .append(began)
+                    .append('/')
                     .append(System.currentTimeMillis())
                     .append(':')
                     .append(p.reason().code())

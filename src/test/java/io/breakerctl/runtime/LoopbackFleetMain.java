@@ -140,8 +140,8 @@ public final class LoopbackFleetMain {
   }
 
   /**
-   * Prints a fleet's admissions ({@code node@wall-clock-ms:reason[:lease]}) and its nodes' degraded
-   * periods ({@code node@from-to}), which the tests judge every admission by.
+   * Prints a fleet's admissions ({@code node@began/returned:reason[:lease]}, wall clock ms) and its
+   * nodes' degraded periods ({@code node@from-to}), which the tests judge every admission by.
    */
   static void printAdmissions(BreakerId id, LoopbackFleet fleet) {
     System.out.println("admissions " + id + " " + String.join(",", fleet.admissions));

@@ -52,12 +52,10 @@ class RedisStallIT {
   private static final long SLOT_MILLIS = 7000;
 
   /**
-   * How many times every scenario runs ({@code stall.rounds}, default 1) and which ones ({@code
-   * stall.only}: a part of the scenario's name such as {@code shared-local-only-window-end};
-   * default all): {@code scripts/stress} turns these up.
+   * Which scenarios run ({@code stall.only}: a part of the scenario's name such as {@code
+   * shared-local-only-window-end}; default all), each {@link Promises#ROUNDS} times: {@code
+   * scripts/stress} turns these up.
    */
-  private static final int ROUNDS = Integer.getInteger("stall.rounds", 1);
-
   private static final String ONLY = System.getProperty("stall.only", "");
 
   enum Moment {
@@ -186,8 +184,11 @@ class RedisStallIT {
     }
   }
 
-  /** One admitted call: when, why ({@code AdmissionReason}) and under which lease ("" for none). */
-  record Admission(long at, String reason, String lease) {
+  /**
+   * One admitted call: when its decision began and when it returned ({@code at}), why ({@code
+   * AdmissionReason}) and under which lease ("" for none).
+   */
+  record Admission(long began, long at, String reason, String lease) {
     /** A probe under a lease Redis granted (the runtime names them {@code prefix-counter}). */
     boolean fleetProbe() {
       return reason.equals("PROBE") && lease.contains("-");
@@ -206,10 +207,14 @@ class RedisStallIT {
    */
   record Node(String name, List<Admission> admissions, long firstRejection, List<long[]> degraded) {
 
-    /** The start of the degraded period that holds {@code t}, or -1. */
-    long degradedSince(long t) {
+    /**
+     * The start of the degraded period that overlaps the decision {@code a} (from its beginning to
+     * its return), or -1: a node decides from the state it is in as the decision begins, and the
+     * RECOVERED that ends a period may come before the decision returns.
+     */
+    long degradedSince(Admission a) {
       for (long[] d : degraded) {
-        if (d[0] <= t && (d[1] == 0 || t <= d[1])) {
+        if (d[0] <= a.at() && (d[1] == 0 || a.began() <= d[1])) {
           return d[0];
         }
       }
@@ -251,7 +256,13 @@ class RedisStallIT {
         for (String a : admissions) {
           String[] p = a.split("[@:]");
           if (Integer.parseInt(p[0]) == n) {
-            mine.add(new Admission(Long.parseLong(p[1]), p[2], p.length > 3 ? p[3] : ""));
+            String[] when = p[1].split("/");
+            mine.add(
+                new Admission(
+                    Long.parseLong(when[0]),
+                    Long.parseLong(when[1]),
+                    p[2],
+                    p.length > 3 ? p[3] : ""));
           }
         }
         List<long[]> periods = new ArrayList<>();
@@ -307,7 +318,7 @@ class RedisStallIT {
           if (a.fleetProbe()) {
             fleetProbes.add(where);
           } else if (a.localProbe()) {
-            long since = n.degradedSince(a.at());
+            long since = n.degradedSince(a);
             if (since < 0 || a.at() - since < OPEN_MILLIS - SEED_SLACK_MILLIS) {
               bad.add(
                   where
