@@ -6,7 +6,8 @@ import io.breakerctl.runtime.model.Actor;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OperatorText;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.StorePermissionException;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.StorePermissionException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -124,7 +125,7 @@ public final class WriteAccess {
       }
       for (CompletableFuture<Void> p : pending) {
         try {
-          RedisBreakerStore.await(p);
+          StoreFutures.await(p);
         } catch (StorePermissionException e) {
           throw new StorePermissionException(
               what
@@ -154,7 +155,7 @@ public final class WriteAccess {
    */
   public static void requireAdmin(BreakerCtl root, String what) {
     try {
-      RedisBreakerStore.await(root.services().redis().checkAdminPermission(what));
+      StoreFutures.await(root.services().redis().checkAdminPermission(what));
     } catch (StorePermissionException e) {
       throw new StorePermissionException(
           what

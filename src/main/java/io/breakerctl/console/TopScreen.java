@@ -7,7 +7,7 @@ import io.breakerctl.cli.output.Printable;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerEvent;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;

@@ -73,12 +73,12 @@ final class BackgroundHealth {
 
   private static boolean unavailable(Throwable t) {
     for (Throwable e = t; e != null; e = e.getCause()) {
-      if (e instanceof io.breakerctl.runtime.redis.StoreException se) {
+      if (e instanceof io.breakerctl.runtime.store.StoreException se) {
         // what degrades the node (StoreGuard) is reported by the registry, once per episode
-        io.breakerctl.runtime.redis.StoreFault f = se.fault();
+        io.breakerctl.runtime.store.StoreFault f = se.fault();
         return f.hard()
-            || f == io.breakerctl.runtime.redis.StoreFault.TIMEOUT
-            || f == io.breakerctl.runtime.redis.StoreFault.UNREACHABLE;
+            || f == io.breakerctl.runtime.store.StoreFault.TIMEOUT
+            || f == io.breakerctl.runtime.store.StoreFault.UNREACHABLE;
       }
     }
     return false;

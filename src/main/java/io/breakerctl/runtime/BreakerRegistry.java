@@ -3,6 +3,8 @@ package io.breakerctl.runtime;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.BreakerKeys;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
@@ -43,7 +45,7 @@ public interface BreakerRegistry extends AutoCloseable {
   boolean degraded();
 
   /**
-   * Why the node is degraded, while it is: a {@link io.breakerctl.runtime.redis.StoreFault} code
+   * Why the node is degraded, while it is: a {@link io.breakerctl.runtime.store.StoreFault} code
    * ({@code timeout}, {@code unreachable}, {@code oom}, {@code readonly}, {@code noperm}, ...).
    */
   default java.util.Optional<String> degradedReason() {

@@ -1,8 +1,9 @@
 package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.local.LocalStateMachine;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
-import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
 

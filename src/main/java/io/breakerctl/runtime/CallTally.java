@@ -1,6 +1,6 @@
 package io.breakerctl.runtime;
 
-import io.breakerctl.runtime.redis.NodeCallCounts;
+import io.breakerctl.runtime.store.NodeCallCounts;
 import java.util.concurrent.atomic.LongAdder;
 
 /**

@@ -14,7 +14,7 @@ import io.breakerctl.runtime.model.TransitionCause;
  * @param detail the cause of a transition (empty when this node cannot know it), the reason code of
  *     a rejection, the policy version adopted ({@code id@version}, or {@code node-defaults@0} when
  *     the policy it ran was removed), the storeFailureMode and the reason when degraded ({@code
- *     LOCAL_ONLY oom}: a {@link io.breakerctl.runtime.redis.StoreFault} code), the state put back
+ *     LOCAL_ONLY oom}: a {@link io.breakerctl.runtime.store.StoreFault} code), the state put back
  *     when re-asserted
  * @param atMillis local wall-clock time of the event; for DEGRADED, when the degradation began
  * @param cause for TRANSITION and REASSERTED: the fleet's transition cause (one of the transition

@@ -6,9 +6,11 @@ import io.breakerctl.runtime.control.HistoryForwarder;
 import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.control.PolicyVersion;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.WarmResult;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.PolicyEncoding.WarmedPolicy;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.WarmResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -94,7 +96,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
       return;
     }
     try {
-      String holder = RedisBreakerStore.await(s.holdForwarderLease(node, LEASE));
+      String holder = StoreFutures.await(s.holdForwarderLease(node, LEASE));
       if (node.equals(holder)) {
         fleetForwarder(s).syncOnce();
       }
@@ -132,7 +134,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
       PolicyVersion pv = v.get();
       // through the registry's timed store, so the warm is one of the node's timed commands
       WarmResult w =
-          BreakerStore.await(
+          StoreFutures.await(
               commands.get().warm(id, pv.policyId().toString(), pv.version(), pv.policy(), node));
       health.succeeded(BackgroundTask.POLICY_RESOLUTION);
       if (!w.policyId().equals(pv.policyId().toString()) || w.policyVersion() != pv.version()) {

@@ -5,12 +5,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.NodeCallCounts;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
-import io.breakerctl.runtime.redis.StoreException;
-import io.breakerctl.runtime.redis.StoreFault;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.NodeCallCounts;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFault;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,7 +116,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   /**
    * This registry instance, in its liveness beats and its reports: readers count a node's reports
-   * only of its current session (see {@link io.breakerctl.runtime.redis.NodeLiveness}).
+   * only of its current session (see {@link io.breakerctl.runtime.store.NodeLiveness}).
    */
   private final String session =
       Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 1, 36);
@@ -369,7 +371,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       warmUp(s);
     }
     try {
-      BreakerStore.await(s.warmUp(), cfg.connectTimeout());
+      StoreFutures.await(s.warmUp(), cfg.connectTimeout());
     } catch (StoreException e) {
       // a node that cannot warm its script path still works; its first call pays for it
     }
@@ -470,7 +472,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       // Redis first: one failure per closure starts the guard's confirming PING.
       subscriptionLossReported = true;
       guard.failure(
-          new io.breakerctl.runtime.redis.StoreUnavailableException(
+          new io.breakerctl.runtime.store.StoreUnavailableException(
               "the pub/sub connection closed", null));
     }
     long now = System.nanoTime();
@@ -617,7 +619,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
           if (reachable && g.reason().hard()) {
             // a PING and reads pass on a full Redis, a replica or an ACL that denies the scripts:
             // leave degraded only once a script that writes runs again
-            BreakerStore.await(
+            StoreFutures.await(
                 s.alive(cfg.nodeId(), cfg.heartbeatInterval().multipliedBy(ALIVE_INTERVALS)),
                 cfg.commandTimeout());
           }
@@ -682,7 +684,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private boolean reconcile(BreakerStore s, List<DistributedBreaker> breakers) {
     try {
       for (DistributedBreaker b : breakers) {
-        BreakerSnapshot shared = BreakerStore.await(s.state(b.id()), cfg.commandTimeout());
+        BreakerSnapshot shared = StoreFutures.await(s.state(b.id()), cfg.commandTimeout());
         b.reconcile(shared);
       }
       return true;
@@ -779,7 +781,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
       return;
     }
     try {
-      b.onSnapshot(BreakerStore.await(s.state(b.id()), cfg.commandTimeout()));
+      b.onSnapshot(StoreFutures.await(s.state(b.id()), cfg.commandTimeout()));
       b.guard().success();
       health.succeeded(BackgroundTask.REFRESH);
     } catch (StoreException e) {
@@ -954,7 +956,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         for (DistributedBreaker b : batch) {
           ids.add(b.id());
         }
-        stamps = BreakerStore.await(s.stamps(ids), cfg.commandTimeout().multipliedBy(10));
+        stamps = StoreFutures.await(s.stamps(ids), cfg.commandTimeout().multipliedBy(10));
       } catch (StoreException e) {
         health.failed(BackgroundTask.REFRESH, e);
         return;
@@ -993,7 +995,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   /** Reads the canary into {@link #canary}; null (a background failure) when it cannot. */
   private String readCanary(BreakerStore s) {
     try {
-      String now = BreakerStore.await(s.canary(), cfg.commandTimeout().multipliedBy(10));
+      String now = StoreFutures.await(s.canary(), cfg.commandTimeout().multipliedBy(10));
       canary = now;
       return now;
     } catch (StoreException e) {
@@ -1296,7 +1298,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
           // out of the fleet view now rather than when its last beat runs out; tried even while
           // degraded (one write bounded by the command timeout): a node degraded by a slow
           // answer still reaches Redis, and one that cannot fails at once
-          BreakerStore.await(st.alive(cfg.nodeId(), java.time.Duration.ZERO), cfg.commandTimeout());
+          StoreFutures.await(st.alive(cfg.nodeId(), java.time.Duration.ZERO), cfg.commandTimeout());
         } catch (RuntimeException e) {
           // its last beat runs out on its own
         }

@@ -8,16 +8,18 @@ import io.breakerctl.runtime.model.RenewOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.AcquireResult;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.PolicyEncoding;
-import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
-import io.breakerctl.runtime.redis.Reassertion;
-import io.breakerctl.runtime.redis.RecordResult;
-import io.breakerctl.runtime.redis.RenewResult;
-import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.PolicyEncoding;
+import io.breakerctl.runtime.store.PolicyEncoding.WarmedPolicy;
+import io.breakerctl.runtime.store.Reassertion;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -262,7 +264,7 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   /** The calls counted since the previous beat took them (the liveness beat only). */
-  io.breakerctl.runtime.redis.NodeCallCounts.Counts takeCallCounts() {
+  io.breakerctl.runtime.store.NodeCallCounts.Counts takeCallCounts() {
     return tally.take();
   }
 
@@ -381,7 +383,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private Permission sharedAcquire() {
     BreakerStore store = registry.store();
     if (store == null) {
-      guard().trip(io.breakerctl.runtime.redis.StoreFault.UNREACHABLE);
+      guard().trip(io.breakerctl.runtime.store.StoreFault.UNREACHABLE);
       return degradedAcquire();
     }
     AcquireResult r;
@@ -389,7 +391,7 @@ final class DistributedBreaker implements CircuitBreaker {
     CompletableFuture<AcquireResult> pending = null;
     try {
       pending = store.acquire(id, node(), resolved.policy(), lease);
-      r = BreakerStore.await(pending, registry.commandTimeout());
+      r = StoreFutures.await(pending, registry.commandTimeout());
       guard().success();
     } catch (StoreException e) {
       if (pending != null) {
@@ -684,7 +686,7 @@ final class DistributedBreaker implements CircuitBreaker {
     BreakerStore store = registry.store();
     if (store == null) {
       return CompletableFuture.failedFuture(
-          new io.breakerctl.runtime.redis.StoreUnavailableException("not connected", null));
+          new io.breakerctl.runtime.store.StoreUnavailableException("not connected", null));
     }
     return store
         .renew(id, node(), resolved.policy(), lease, generation)
@@ -1379,10 +1381,10 @@ final class DistributedBreaker implements CircuitBreaker {
     State lost = v == null ? null : v.lostIn(next, now);
     boolean published = false;
     if (lost != null) {
-      BreakerStore.await(
+      StoreFutures.await(
           store.reassert(id, node(), reassertion(v, lost), resolved.policy()),
           registry.commandTimeout());
-      next = SharedView.of(BreakerStore.await(store.state(id), registry.commandTimeout()), now());
+      next = SharedView.of(StoreFutures.await(store.state(id), registry.commandTimeout()), now());
     } else if (trippedWhileDegraded.get()
         && local.state().rejects()
         && next.effective(now) == State.CLOSED) {
@@ -1399,9 +1401,9 @@ final class DistributedBreaker implements CircuitBreaker {
               "",
               "",
               "");
-      BreakerStore.await(
+      StoreFutures.await(
           store.reassert(id, node(), trip, resolved.policy()), registry.commandTimeout());
-      next = SharedView.of(BreakerStore.await(store.state(id), registry.commandTimeout()), now());
+      next = SharedView.of(StoreFutures.await(store.state(id), registry.commandTimeout()), now());
       published = true;
     }
     adoptPolicy(shared);
@@ -1515,7 +1517,7 @@ final class DistributedBreaker implements CircuitBreaker {
                 registry.store().acquire(id, node(), resolved.policy(), lease);
             AcquireResult r;
             try {
-              r = BreakerStore.await(pending);
+              r = StoreFutures.await(pending);
             } catch (StoreException e) {
               pending.whenComplete(new GiveBack(lease));
               throw e;
@@ -1533,7 +1535,7 @@ final class DistributedBreaker implements CircuitBreaker {
               renewal.stop();
             }
             RecordResult res =
-                BreakerStore.await(
+                StoreFutures.await(
                     registry
                         .store()
                         .record(

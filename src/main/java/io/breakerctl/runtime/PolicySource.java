@@ -1,7 +1,7 @@
 package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
+import io.breakerctl.runtime.store.PolicyEncoding.WarmedPolicy;
 import java.util.Optional;
 
 /**

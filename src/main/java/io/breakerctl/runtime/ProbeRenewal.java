@@ -1,7 +1,7 @@
 package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.RenewOutcome;
-import io.breakerctl.runtime.redis.RenewResult;
+import io.breakerctl.runtime.store.RenewResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 

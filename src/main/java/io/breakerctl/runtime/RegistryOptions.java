@@ -2,6 +2,7 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.store.BreakerStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;

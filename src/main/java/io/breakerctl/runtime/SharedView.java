@@ -4,7 +4,7 @@ import io.breakerctl.runtime.model.EffectiveState;
 import io.breakerctl.runtime.model.Epoch;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerSnapshot;
 
 /**
  * A node's copy of a breaker's shared state: the stored fields that decide admission plus the

@@ -1,6 +1,7 @@
 package io.breakerctl.runtime;
 
-import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.Outcome;
 import java.util.Locale;
 
 /**

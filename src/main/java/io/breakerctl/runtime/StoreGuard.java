@@ -1,7 +1,9 @@
 package io.breakerctl.runtime;
 
-import io.breakerctl.runtime.redis.StoreException;
-import io.breakerctl.runtime.redis.StoreFault;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFault;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -249,7 +251,7 @@ final class StoreGuard {
         }
       }
       long start = System.nanoTime();
-      BreakerStore.await(s.ping(shard), timeout); // each within the timeout, or the check fails
+      StoreFutures.await(s.ping(shard), timeout); // each within the timeout, or the check fails
       took[i] = System.nanoTime() - start;
     }
     java.util.Arrays.sort(took);

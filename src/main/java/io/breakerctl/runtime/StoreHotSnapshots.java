@@ -2,7 +2,9 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.control.HotSnapshots;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.StoreUnavailableException;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -68,7 +70,7 @@ public final class StoreHotSnapshots implements HotSnapshots {
       throw new StoreUnavailableException("Redis is unavailable (the node is degraded)", null);
     }
     try {
-      T v = BreakerStore.await(command.apply(s), timeout);
+      T v = StoreFutures.await(command.apply(s), timeout);
       succeeded.run();
       return v;
     } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime;
 
+import io.breakerctl.runtime.store.BreakerStore;
 import java.util.EnumMap;
 import java.util.Map;
 

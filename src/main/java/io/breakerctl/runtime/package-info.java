@@ -33,11 +33,11 @@
  * ({@link io.breakerctl.runtime.CircuitBreaker#fallbackServed}, called by {@code Fallbacks}). The
  * node's liveness beat, once per {@code heartbeatInterval}, takes the counts since the previous
  * beat and sends them with that window's length in the same {@code alive.lua} write ({@link
- * io.breakerctl.runtime.redis.NodeCallCounts}): the figures change every beat and ride the one
+ * io.breakerctl.runtime.store.NodeCallCounts}): the figures change every beat and ride the one
  * write that happens every beat anyway, so a call never costs a Redis command for them and the
  * per-breaker reports stay as rare as they were. Readers ({@code status}, {@code describe}, {@code
  * top}) divide each live node's counts by its own window and sum over the nodes ({@link
- * io.breakerctl.runtime.redis.FleetCallRates}), stating the longest window: the rates describe
+ * io.breakerctl.runtime.store.FleetCallRates}), stating the longest window: the rates describe
  * about the last heartbeat interval. A node's counts expire with its liveness.
  *
  * <h2>Redis is never a reason to fail a call</h2>
@@ -141,9 +141,9 @@
  * <h2>The store boundary</h2>
  *
  * {@link io.breakerctl.runtime.DistributedBreaker} and the registry depend only on {@link
- * io.breakerctl.runtime.BreakerStore}: the Redis store (the scripts) or {@link
- * io.breakerctl.runtime.InProcessBreakerStore} (one local machine per breaker, for tests and
- * in-process fleets). Results carry typed vocabularies ({@code AdmissionReason}, {@code
+ * io.breakerctl.runtime.store.BreakerStore}: the Redis store (the scripts) or {@link
+ * io.breakerctl.runtime.store.inprocess.InProcessBreakerStore} (one local machine per breaker, for
+ * tests and in-process fleets). Results carry typed vocabularies ({@code AdmissionReason}, {@code
  * RecordOutcome}, ...) whose names are the scripts' wire codes. Background work that fails
  * (refresh, flush, forwarding, policy resolution, subscription, messages) is counted per {@link
  * io.breakerctl.runtime.BackgroundTask} and logged once per change of condition. The registry wraps

@@ -4,9 +4,9 @@ import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerEvent;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -251,7 +251,7 @@ final class DemoPhase {
       return;
     }
     for (BreakerId id : ids) {
-      BreakerSnapshot s = RedisBreakerStore.await(fleet.store().snapshot(id, 0));
+      BreakerSnapshot s = StoreFutures.await(fleet.store().snapshot(id, 0));
       if (s.effectiveState().isOverride()) {
         throw new IllegalStateException(
             id
@@ -276,7 +276,7 @@ final class DemoPhase {
       return true;
     }
     for (BreakerId id : ids) {
-      if (RedisBreakerStore.await(fleet.store().state(id)).number("winFailures") > 0) {
+      if (StoreFutures.await(fleet.store().state(id)).number("winFailures") > 0) {
         return false;
       }
     }

@@ -6,12 +6,13 @@ import io.breakerctl.runtime.control.HistoryForwarder;
 import io.breakerctl.runtime.control.SyncResult;
 import io.breakerctl.runtime.control.TestMongo;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.time.Clock;
@@ -96,7 +97,7 @@ public final class ForwarderBench {
           for (int i = 0; i < changed; i++) {
             BreakerId id = ids.get((pass * 7919 + i * 104_729) % breakers);
             OverrideKind kind = pass % 2 == 0 ? OverrideKind.FORCED_CLOSED : OverrideKind.CLEAR;
-            RedisBreakerStore.await(
+            StoreFutures.await(
                 redis.override(id, new OverrideRequest(kind, "bench", "bench", Duration.ZERO, "")));
           }
           Map<String, Long> before = calls(server);
@@ -140,9 +141,8 @@ public final class ForwarderBench {
     List<BreakerId> listed = new ArrayList<>();
     redis.forEachBreaker(listed::add);
     for (BreakerId id : listed) {
-      String fwd =
-          RedisBreakerStore.await(redis.snapshot(id, 0)).fields().getOrDefault("forwarded", "");
-      RedisBreakerStore.await(redis.eventsAfter(id, fwd, HistoryForwarder.BATCH));
+      String fwd = StoreFutures.await(redis.snapshot(id, 0)).fields().getOrDefault("forwarded", "");
+      StoreFutures.await(redis.eventsAfter(id, fwd, HistoryForwarder.BATCH));
     }
     return new SyncResult(listed.size(), 0, 0, List.of(), List.of());
   }

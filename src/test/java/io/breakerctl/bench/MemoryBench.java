@@ -2,14 +2,15 @@ package io.breakerctl.bench;
 
 import io.breakerctl.runtime.HistoryDestinationIT;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.time.Duration;
@@ -86,11 +87,11 @@ public final class MemoryBench {
         pending.add(
             declared.override(capped, new OverrideRequest(kind, "op", "bench", Duration.ZERO, "")));
         if (pending.size() == 500) {
-          pending.forEach(RedisBreakerStore::await);
+          pending.forEach(StoreFutures::await);
           pending.clear();
         }
       }
-      pending.forEach(RedisBreakerStore::await);
+      pending.forEach(StoreFutures::await);
       print(server, "hard cap, forwarder stopped (10,002 overrides)", capped);
     }
   }
@@ -101,7 +102,7 @@ public final class MemoryBench {
   }
 
   private static <T> T await(CompletableFuture<T> f) {
-    return RedisBreakerStore.await(f);
+    return StoreFutures.await(f);
   }
 
   /** One line: the breaker's keys, its stream's length and their MEMORY USAGE summed. */

@@ -2,9 +2,10 @@ package io.breakerctl.bench;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.sandbox.Sandbox;
 import io.breakerctl.sandbox.SandboxState;
 import java.io.IOException;
@@ -65,8 +66,7 @@ public final class StartupBench {
           RedisBreakerStore.connect(StoreConfig.builder().uri(s.redisUri()).build())) {
         for (int i = 0; i < 10; i++) {
           BreakerId id = BreakerId.parse("bench:dep" + i);
-          RedisBreakerStore.await(
-              store.record(id, Outcome.successes("bench-node", 10), Policy.DEFAULT));
+          StoreFutures.await(store.record(id, Outcome.successes("bench-node", 10), Policy.DEFAULT));
         }
       }
       List<List<String>> commands =

@@ -12,14 +12,15 @@ import io.breakerctl.runtime.fallback.FallbackResult;
 import io.breakerctl.runtime.fallback.Fallbacks;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.FallbackPolicy;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.nio.file.Path;
@@ -85,15 +86,15 @@ class CallRatesIT {
     Poll.until(
         Duration.ofSeconds(10),
         "the node's first beat",
-        () -> RedisBreakerStore.await(store.liveness()).members().contains("rates-node"));
+        () -> StoreFutures.await(store.liveness()).members().contains("rates-node"));
     BreakerId idle = BreakerId.parse("rates:idle");
-    RedisBreakerStore.await(store.record(idle, Outcome.successes("other", 1), Policy.DEFAULT));
+    StoreFutures.await(store.record(idle, Outcome.successes("other", 1), Policy.DEFAULT));
 
     CircuitBreaker busy = node.breaker("rates:busy");
     for (int i = 0; i < ADMITTED; i++) {
       assertThat(busy.call(() -> "ok")).isEqualTo("ok");
     }
-    RedisBreakerStore.await(
+    StoreFutures.await(
         store.override(
             busy.id(),
             new OverrideRequest(
@@ -112,7 +113,7 @@ class CallRatesIT {
     for (int i = 0; i < REJECTED_PLAIN; i++) {
       assertThat(busy.tryAcquire().allowed()).isFalse();
     }
-    RedisBreakerStore.await(RegistryInternals.beat(node));
+    StoreFutures.await(RegistryInternals.beat(node));
 
     JsonNode list = JSON.readTree(run("status", "rates:*", "-o", "json").out());
     Map<String, JsonNode> byId = new HashMap<>();
@@ -146,7 +147,7 @@ class CallRatesIT {
     assertThat(table.lines().findFirst().orElseThrow()).contains("CALLS/S", "REJ/S");
 
     // the next beat: no call since, every rate zero, still with its window
-    RedisBreakerStore.await(RegistryInternals.beat(node));
+    StoreFutures.await(RegistryInternals.beat(node));
     JsonNode after = JSON.readTree(run("status", "rates:busy", "-o", "json").out());
     JsonNode zero = after.path("items").get(0).path("rates");
     assertThat(zero.path("callsPerSecond").asDouble()).isZero();

@@ -7,14 +7,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisClusterProcess;
 import io.breakerctl.testing.RedisServerProcess;
@@ -80,7 +81,7 @@ class CliContractIT {
   @DisplayName("status and describe show heartbeats of real nodes, including a disagreeing one")
   void heartbeats() throws Exception {
     BreakerId id = BreakerId.parse("fleet:hb");
-    RedisBreakerStore.await(store.warm(id, "fleet:*", 2, Policy.DEFAULT, "test"));
+    StoreFutures.await(store.warm(id, "fleet:*", 2, Policy.DEFAULT, "test"));
     beat(id, "node-a", State.CLOSED, 2, false);
     beat(id, "node-b", State.OPEN, 2, false);
     beat(id, "node-c", State.CLOSED, 1, true);
@@ -132,7 +133,7 @@ class CliContractIT {
   }
 
   private static void beat(BreakerId id, String node, State s, long version, boolean degraded) {
-    RedisBreakerStore.await(
+    StoreFutures.await(
         store.record(
             id,
             Outcome.successes(node, 1),
@@ -199,7 +200,7 @@ class CliContractIT {
   @DisplayName("Redis refusing the work (a replica: readonly): exit 6 naming it, nothing written")
   void refusalsExitSixNamingTheCause() throws Exception {
     BreakerId id = BreakerId.parse("refused:dep");
-    RedisBreakerStore.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT, null));
+    StoreFutures.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT, null));
     long audits = auditCount();
     // not maxmemory: Redis checks it only at a script's first write, and a force on a full
     // Redis was seen to apply (exit 0, the override set), which is what an operator needs there;
@@ -317,7 +318,7 @@ class CliContractIT {
             .start()) {
       try (RedisBreakerStore admin =
           RedisBreakerStore.connect(StoreConfig.builder().uri(acl.uri()).build())) {
-        RedisBreakerStore.await(
+        StoreFutures.await(
             admin.override(
                 BreakerId.parse("acl:seen"),
                 new OverrideRequest(OverrideKind.FORCED_OPEN, "admin", "test", Duration.ZERO, "")));
@@ -467,7 +468,7 @@ class CliContractIT {
       Set<Integer> masters = new HashSet<>();
       for (int i = 0; i < 30; i++) {
         BreakerId id = BreakerId.parse("svc" + i + ":db");
-        RedisBreakerStore.await(c.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
+        StoreFutures.await(c.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
         expected.add(id.toString());
         masters.add(cluster.masterFor("cb:{" + id + "}").port());
       }

@@ -6,9 +6,10 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.io.BufferedReader;
@@ -54,7 +55,7 @@ class CliRunIT {
     try (RedisBreakerStore s =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       for (String id : new String[] {"claims:members", "claims:billing", "web:search:query"}) {
-        RedisBreakerStore.await(
+        StoreFutures.await(
             s.record(BreakerId.parse(id), Outcome.failure("n1", ""), Policy.DEFAULT));
       }
     }

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import io.breakerctl.testing.TcpProxy;
@@ -73,7 +73,7 @@ class CliSafetyIT {
       writes.add(
           servers.store.record(BreakerId.parse(id), Outcome.successes("n1", 1), Policy.DEFAULT));
     }
-    writes.forEach(RedisBreakerStore::await);
+    writes.forEach(StoreFutures::await);
     return ids;
   }
 
@@ -394,7 +394,7 @@ class CliSafetyIT {
   @DisplayName("10: narrow terminals never cut an id, in status and the force preview")
   void narrow() {
     String id = "a-very-long-caller-name-for-columns:a-very-long-dependency-name-that-is-wide";
-    RedisBreakerStore.await(
+    StoreFutures.await(
         servers.store.record(BreakerId.parse(id), Outcome.successes("n1", 1), Policy.DEFAULT));
     for (String columns : new String[] {"40", "0", "1"}) {
       Map<String, String> env = Map.of("COLUMNS", columns);

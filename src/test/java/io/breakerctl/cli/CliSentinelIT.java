@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
@@ -37,7 +38,7 @@ class CliSentinelIT {
     BreakerId id = BreakerId.parse("sentinel:dep");
     try (RedisBreakerStore direct =
         RedisBreakerStore.connect(StoreConfig.builder().uri(master.uri()).build())) {
-      RedisBreakerStore.await(
+      StoreFutures.await(
           direct.record(
               id, Outcome.failure("n1", ""), Policy.builder().failureThreshold(1).build()));
     }

@@ -6,9 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.MemoryMongo;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisClusterProcess;
@@ -152,7 +153,7 @@ class ClusterFailoverCliIT {
           RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
         for (int i = 0; i < 12; i++) {
           BreakerId id = BreakerId.parse("hc:inv" + i);
-          RedisBreakerStore.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
+          StoreFutures.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
           ids.add(id.toString());
           portOf.put(id.toString(), cluster.nodes().indexOf(cluster.masterFor("cb:{" + id + "}")));
           byMaster
@@ -261,7 +262,7 @@ class ClusterFailoverCliIT {
       InProcessRun warm = run(cluster.uri(), "status"); // the JVM's first run: not timed
       assertThat(warm.code()).as(warm.err()).isZero();
       BreakerId id = BreakerId.parse("mig:one");
-      RedisBreakerStore.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
+      StoreFutures.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
       String key = "cb:{" + id + "}";
       int slot = RedisClusterProcess.slot(key);
       RedisServerProcess from = cluster.masterFor(key);

@@ -8,11 +8,11 @@ import com.mongodb.client.model.Filters;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.BreakerKeys;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.time.Duration;
@@ -40,7 +40,7 @@ class DeploymentRestoreCliIT extends WithCliServers {
   void restoreOnlyIntoItsOwnDeployment() throws Exception {
     BreakerId open = BreakerId.parse("dep:open");
     Policy trip = Policy.builder().failureThreshold(3).open(Duration.ofMinutes(5)).build();
-    RedisBreakerStore.await(servers.store.record(open, new Outcome("n1", 3, 0, -1, "", ""), trip));
+    StoreFutures.await(servers.store.record(open, new Outcome("n1", 3, 0, -1, "", ""), trip));
     ReplayCliIT.override("dep:forced", OverrideKind.FORCED_OPEN, Duration.ofMinutes(30));
     Map<String, String> before = ReplayCliIT.states(json(cli.run("status", "dep:*", "-o", "json")));
     assertThat(before)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.MemoryMongo;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
@@ -58,7 +59,7 @@ class DoctorEvictionIT {
   private java.util.Optional<String> nodeSees() {
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      return RedisBreakerStore.await(store.evictionRisk());
+      return StoreFutures.await(store.evictionRisk());
     }
   }
 }

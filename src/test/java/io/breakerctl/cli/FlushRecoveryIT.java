@@ -15,10 +15,11 @@ import io.breakerctl.runtime.control.policy.PolicyDocument;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.NodeCallCounts;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.NodeCallCounts;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.MemoryMongo;
 import io.breakerctl.testing.RedisBinary;
@@ -166,7 +167,7 @@ class FlushRecoveryIT {
       // shows from a flush until the nodes report again (a second at most here, too short to
       // catch), made to last by a node that sends its beat and counts (alive.lua, as any node)
       // and never reports
-      RedisBreakerStore.await(
+      StoreFutures.await(
           store.alive(
               "silent-node",
               Duration.ofMinutes(1),

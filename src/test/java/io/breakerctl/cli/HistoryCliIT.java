@@ -9,9 +9,9 @@ import io.breakerctl.runtime.control.BreakerNotes;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.model.OverrideKind;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +37,7 @@ class HistoryCliIT extends WithCliServers {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static void override(String id, OverrideKind kind) {
-    RedisBreakerStore.await(
+    StoreFutures.await(
         servers.store.override(
             BreakerId.parse(id), new OverrideRequest(kind, "tester", "drill", Duration.ZERO, "")));
   }

@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.HistoryDestinationIT;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -97,7 +98,7 @@ class HistoryMemoryCliIT {
             return d.code() == 1
                 && d.out().matches("(?s).*fail +history +.*no history forwarder holds the lease.*");
           });
-      RedisBreakerStore.await(forwarding.holdForwarderLease("fw-node", Duration.ofMinutes(1)));
+      StoreFutures.await(forwarding.holdForwarderLease("fw-node", Duration.ofMinutes(1)));
       CliProcess.Result leased = cli("doctor", "--forwarder-grace", "1s");
       assertThat(leased.out())
           .containsPattern("warn +history +.*although fw-node holds the forwarder lease");
@@ -114,7 +115,7 @@ class HistoryMemoryCliIT {
           });
       CliProcess.Result expiring = cli("describe", held.toString());
       assertThat(expiring.out()).contains("History:       waiting past the hold: 9 events");
-      RedisBreakerStore.await(
+      StoreFutures.await(
           forwarding.record(held, Outcome.successes("n1", 1), Policy.DEFAULT)); // the next write
     }
 

@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.AuthenticatingMongo;
 import io.breakerctl.testing.AuthenticatingMongo.User;
 import io.breakerctl.testing.RedisBinary;
@@ -49,7 +50,7 @@ class MongoRolesIT {
         new CliProcess(home).env("BREAKERCTL_REDIS", redis.uri()).env("BREAKERCTL_TIMEOUT", "10s");
     try (RedisBreakerStore s =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      RedisBreakerStore.await(s.record(BREAKER, Outcome.failure("n1", ""), Policy.DEFAULT));
+      StoreFutures.await(s.record(BREAKER, Outcome.failure("n1", ""), Policy.DEFAULT));
     }
     // the writer sets the control plane up: two policy versions, forwarded history
     ok(cli.run(as(WRITER), "policy", "apply", "-f", policy(5), "--reason", "v1", "--yes"));

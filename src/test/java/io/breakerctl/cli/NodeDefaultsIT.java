@@ -9,10 +9,11 @@ import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
@@ -55,8 +56,8 @@ class NodeDefaultsIT {
     Poll.until(
         Duration.ofSeconds(3),
         "both nodes report",
-        () -> RedisBreakerStore.await(store.snapshot(id, 0)).nodes().size() == 2);
-    BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(id, 0));
+        () -> StoreFutures.await(store.snapshot(id, 0)).nodes().size() == 2);
+    BreakerSnapshot s = StoreFutures.await(store.snapshot(id, 0));
     BreakerView status = BreakerViews.status(s);
     assertThat(status.failures().threshold()).isEqualTo(3);
     assertThat(status.policy()).as("no warmed policy").isNull();
@@ -71,7 +72,7 @@ class NodeDefaultsIT {
         Duration.ofSeconds(3),
         "a node with other defaults shows as drift",
         () -> {
-          BreakerView v = BreakerViews.status(RedisBreakerStore.await(store.snapshot(id, 0)));
+          BreakerView v = BreakerViews.status(StoreFutures.await(store.snapshot(id, 0)));
           return v.nodes().reporting() == 3 && !v.nodes().policyDrift().isEmpty();
         });
   }

@@ -6,10 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.MemoryMongo;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
@@ -161,7 +162,7 @@ class OverrideReassertIT {
       redis.call("DEL", "cb:{gone:x}", "cb:{gone:x}:ev", "cb:{gone:x}:unfwd");
       try (RedisBreakerStore node =
           RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-        RedisBreakerStore.await(
+        StoreFutures.await(
             node.record(BreakerId.parse("gone:x"), Outcome.failure("n1", ""), Policy.DEFAULT));
       }
       assertThat(redis.call("HGET", "cb:{gone:x}", "override")).isNull();

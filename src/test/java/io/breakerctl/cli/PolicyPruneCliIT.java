@@ -15,9 +15,9 @@ import io.breakerctl.runtime.control.policy.PolicyDocument;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.PolicyEncoding;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.PolicyEncoding;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -163,7 +163,7 @@ class PolicyPruneCliIT extends WithCliServers {
           "the keys hold the node's defaults",
           () ->
               PolicyEncoding.nodeDefaults(
-                      RedisBreakerStore.await(servers.store.snapshot(gone, 0)).fields())
+                      StoreFutures.await(servers.store.snapshot(gone, 0)).fields())
                   .isPresent());
 
       CliProcess.Result describe = cli.run("describe", "gone:dep", "-o", "json");

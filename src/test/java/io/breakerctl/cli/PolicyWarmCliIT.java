@@ -13,7 +13,7 @@ import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
@@ -62,12 +62,12 @@ class PolicyWarmCliIT extends WithCliServers {
       CircuitBreaker node = registry.breaker(id);
       node.tryAcquire().onSuccess(1_000); // a node without a control plane: its defaults
       // a policy warmed into Redis that MongoDB does not hold in force (the reverse drift)
-      RedisBreakerStore.await(
+      StoreFutures.await(
           servers.store.warm(stray, "warmback:stray", 4, Policy.DEFAULT, "elsewhere"));
       Poll.until(
           Duration.ofSeconds(5),
           "the node's report is in Redis",
-          () -> !RedisBreakerStore.await(servers.store.snapshot(id, 0)).nodes().isEmpty());
+          () -> !StoreFutures.await(servers.store.snapshot(id, 0)).nodes().isEmpty());
 
       CliProcess.Result before = cli.run("doctor");
       assertThat(before.code()).as(before.toString()).isEqualTo(1);

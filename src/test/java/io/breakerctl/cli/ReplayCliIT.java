@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.model.OverrideKind;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ class ReplayCliIT extends WithCliServers {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   static void override(String id, OverrideKind kind, Duration d) {
-    RedisBreakerStore.await(
+    StoreFutures.await(
         servers.store.override(
             BreakerId.parse(id), new OverrideRequest(kind, "tester", "drill", d, "")));
     // Replay's instants are Redis milliseconds: two transitions of different breakers in the same

@@ -10,10 +10,10 @@ import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.control.policy.PolicyDocument;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -37,7 +37,7 @@ class ReplayRestoreCliIT extends WithCliServers {
       new PolicyControl(db, servers.store, Clock.systemUTC())
           .apply(PolicyDocument.of(PolicyId.of(open), slow), ApplyOptions.by("setup", "slow"));
     }
-    RedisBreakerStore.await(servers.store.record(open, new Outcome("n1", 3, 0, -1, "", ""), slow));
+    StoreFutures.await(servers.store.record(open, new Outcome("n1", 3, 0, -1, "", ""), slow));
     ReplayCliIT.override("res:forced", OverrideKind.FORCED_OPEN, Duration.ofMinutes(30));
     JsonNode before = ReplayCliIT.json(cli.run("status", "res:*", "-o", "json"));
     assertThat(ReplayCliIT.states(before))

@@ -7,9 +7,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.console.VirtualTerminal;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisClusterProcess;
 import io.breakerctl.testing.RedisServerProcess;
@@ -67,7 +68,7 @@ class RolesElsewhereIT {
   private static void record(String uri, String breaker) {
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(uri).build())) {
-      RedisBreakerStore.await(
+      StoreFutures.await(
           store.record(BreakerId.parse(breaker), Outcome.successes("n1", 1), Policy.DEFAULT));
     }
   }

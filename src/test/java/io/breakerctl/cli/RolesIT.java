@@ -17,9 +17,10 @@ import io.breakerctl.runtime.control.PayloadKeys;
 import io.breakerctl.runtime.control.SnapshotApproval;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.io.OutputStream;
@@ -108,8 +109,8 @@ class RolesIT {
     // the state every command below could change, set up by the default user
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      RedisBreakerStore.await(store.record(BREAKER, Outcome.successes("n1", 1), Policy.DEFAULT));
-      RedisBreakerStore.await(
+      StoreFutures.await(store.record(BREAKER, Outcome.successes("n1", 1), Policy.DEFAULT));
+      StoreFutures.await(
           store.record(BreakerId.parse("roles:gone"), Outcome.successes("n1", 1), Policy.DEFAULT));
     }
     for (int threshold : new int[] {3, 8}) {

@@ -6,9 +6,10 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.io.IOException;
@@ -71,7 +72,7 @@ class SecretsInOutputIT {
     }
     try (RedisBreakerStore s =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      RedisBreakerStore.await(
+      StoreFutures.await(
           s.record(BreakerId.parse("claims:members"), Outcome.failure("n1", ""), Policy.DEFAULT));
     }
   }

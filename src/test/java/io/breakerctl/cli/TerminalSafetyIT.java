@@ -12,8 +12,8 @@ import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
@@ -54,7 +54,7 @@ class TerminalSafetyIT extends WithCliServers {
     BreakerId id = BreakerId.parse(ID);
     // a node whose id carries the sequences trips the breaker: its id is on the transition
     for (int i = 0; i < 50 && !"OPEN".equals(hget("state")); i++) {
-      RedisBreakerStore.await(servers.store.record(id, Outcome.failure(NODE, ""), Policy.DEFAULT));
+      StoreFutures.await(servers.store.record(id, Outcome.failure(NODE, ""), Policy.DEFAULT));
     }
     assertThat(hget("state")).isEqualTo("OPEN");
     servers.redis.call(

@@ -7,6 +7,7 @@ import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.redis.StoreTlsException;
 import io.breakerctl.runtime.redis.TlsFailure;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import io.breakerctl.testing.TestCertificates;
@@ -112,7 +113,7 @@ class TlsFailuresIT {
     @DisplayName("trusted CA and the right host: connected")
     void happyPath() {
       try (RedisBreakerStore s = RedisBreakerStore.connect(config(tls(trustedTls), ca.caFile()))) {
-        assertThat(RedisBreakerStore.await(s.ping())).isNotNull();
+        assertThat(StoreFutures.await(s.ping())).isNotNull();
       }
     }
 

@@ -7,10 +7,11 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
 import java.nio.file.Files;
@@ -63,7 +64,7 @@ class ConsoleIT {
     server.flushAll();
     store = RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build());
     for (String id : List.of("checkout:payments", "checkout:inventory", "claims:members")) {
-      RedisBreakerStore.await(
+      StoreFutures.await(
           store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), Policy.DEFAULT));
     }
   }
@@ -264,6 +265,6 @@ class ConsoleIT {
   }
 
   private BreakerSnapshot snapshot(String id) {
-    return RedisBreakerStore.await(store.snapshot(BreakerId.parse(id), 0));
+    return StoreFutures.await(store.snapshot(BreakerId.parse(id), 0));
   }
 }

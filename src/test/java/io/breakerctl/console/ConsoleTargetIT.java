@@ -7,9 +7,10 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
 import java.nio.file.Files;
@@ -250,7 +251,7 @@ class ConsoleTargetIT {
   private static void seed(RedisServerProcess server, String prefix, String... ids) {
     try (RedisBreakerStore store = store(server, prefix)) {
       for (String id : ids) {
-        RedisBreakerStore.await(
+        StoreFutures.await(
             store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), Policy.DEFAULT));
       }
     }
@@ -258,7 +259,7 @@ class ConsoleTargetIT {
 
   private static State state(RedisServerProcess server, String prefix, String id) {
     try (RedisBreakerStore store = store(server, prefix)) {
-      return RedisBreakerStore.await(store.snapshot(BreakerId.parse(id), 0)).effectiveState();
+      return StoreFutures.await(store.snapshot(BreakerId.parse(id), 0)).effectiveState();
     }
   }
 

@@ -7,10 +7,11 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
 import java.nio.file.Path;
@@ -56,12 +57,12 @@ class TopIT {
                 140,
                 30)) {
       for (String id : List.of("checkout:payments", "checkout:inventory", "claims:members")) {
-        RedisBreakerStore.await(
+        StoreFutures.await(
             store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), policy));
       }
       // claims:members flapped before top started: its trip is in the footer from the first frame
       for (int i = 0; i < 5; i++) {
-        RedisBreakerStore.await(
+        StoreFutures.await(
             store.record(
                 BreakerId.parse("claims:members"), Outcome.failure("it-node", ""), policy));
       }
@@ -75,10 +76,10 @@ class TopIT {
           "the first render, with the transition made before top started");
 
       for (int i = 0; i < 5; i++) {
-        RedisBreakerStore.await(store.record(payments, Outcome.failure("it-node", ""), policy));
+        StoreFutures.await(store.record(payments, Outcome.failure("it-node", ""), policy));
       }
       long tripped = System.nanoTime();
-      assertThat(RedisBreakerStore.await(store.snapshot(payments, 0)).effectiveState())
+      assertThat(StoreFutures.await(store.snapshot(payments, 0)).effectiveState())
           .isEqualTo(State.OPEN);
 
       String screen =
@@ -117,7 +118,7 @@ class TopIT {
                   || row(s, "checkout:payments").contains("until in 10m"),
           BOUND,
           "the forced row's expiry");
-      BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(payments, 0));
+      BreakerSnapshot s = StoreFutures.await(store.snapshot(payments, 0));
       assertThat(s.effectiveState()).isEqualTo(State.FORCED_OPEN);
       assertThat(s.fields()).containsEntry("overrideReason", "from-top");
       assertThat(Long.parseLong(s.fields().get("overrideUntil")))
@@ -131,7 +132,7 @@ class TopIT {
       t.awaitScreen(s2 -> s2.contains("[y/N]"), BOUND, "the confirmation to clear");
       t.type("n");
       t.awaitScreen(s2 -> s2.contains("cancelled: nothing was changed"), BOUND, "cancelled");
-      assertThat(RedisBreakerStore.await(store.snapshot(payments, 0)).effectiveState())
+      assertThat(StoreFutures.await(store.snapshot(payments, 0)).effectiveState())
           .isEqualTo(State.FORCED_OPEN);
       assertThat(s.fields().get("overrideActor"))
           .as("the identity (no credentials: default), the OS user and host")

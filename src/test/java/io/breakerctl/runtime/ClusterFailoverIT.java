@@ -6,10 +6,11 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerKeys;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisClusterProcess;
 import io.breakerctl.testing.RedisServerProcess;
@@ -107,7 +108,7 @@ class ClusterFailoverIT {
             RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
           long start = System.currentTimeMillis();
           for (int i = 0; i < 5; i++) {
-            RedisBreakerStore.await(
+            StoreFutures.await(
                 store.record(id, new Outcome("driver", 1, 0, -1, "", ""), Policy.DEFAULT));
           }
           Poll.until(

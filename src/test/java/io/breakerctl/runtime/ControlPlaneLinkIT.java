@@ -13,6 +13,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Clock;
 import java.util.concurrent.Executors;
@@ -42,8 +43,8 @@ class ControlPlaneLinkIT {
             .apply(PolicyDocument.of(PolicyId.of(id), three), ApplyOptions.by("it", "v1"));
       }
       // the keys took version 1 out (its removal was read by another control plane)
-      RedisBreakerStore.await(store.warm(id, "link:dep", 1, three, "ctl"));
-      RedisBreakerStore.await(store.unwarm(id, "link:dep", 1, "ctl"));
+      StoreFutures.await(store.warm(id, "link:dep", 1, three, "ctl"));
+      StoreFutures.await(store.unwarm(id, "link:dep", 1, "ctl"));
       try (ControlPlaneLink link =
           new ControlPlaneLink(
               config,
@@ -54,7 +55,7 @@ class ControlPlaneLinkIT {
               scheduler,
               new BackgroundHealth("link-node"))) {
         assertThat(link.resolveAndWarm(id)).as("the keys refused v1 as stale").isEmpty();
-        assertThat(RedisBreakerStore.await(store.snapshot(id, 0)).warmedPolicy()).isEmpty();
+        assertThat(StoreFutures.await(store.snapshot(id, 0)).warmedPolicy()).isEmpty();
       }
     } finally {
       scheduler.shutdownNow();

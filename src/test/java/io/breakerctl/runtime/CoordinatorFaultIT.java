@@ -8,6 +8,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
@@ -168,7 +169,7 @@ class CoordinatorFaultIT {
         Poll.until(
             Duration.ofSeconds(3),
             "the local trip published",
-            () -> RedisBreakerStore.await(store.snapshot(id, 0)).effectiveState() == State.OPEN);
+            () -> StoreFutures.await(store.snapshot(id, 0)).effectiveState() == State.OPEN);
       }
       assertThat(log.lines(node, Level.WARNING, "degraded"))
           .as("one warning for the episode, naming the reason")
@@ -222,7 +223,7 @@ class CoordinatorFaultIT {
           Duration.ofSeconds(5),
           "the node's report on the writable breaker says degraded, noperm",
           () ->
-              RedisBreakerStore.await(store.snapshot(writable, 0)).nodes().stream()
+              StoreFutures.await(store.snapshot(writable, 0)).nodes().stream()
                   .anyMatch(
                       n ->
                           n.node().equals(nodeId)
@@ -316,8 +317,7 @@ class CoordinatorFaultIT {
         Poll.until(
             Duration.ofSeconds(3),
             "the fleet tripped " + cb.id(),
-            () ->
-                RedisBreakerStore.await(store.snapshot(cb.id(), 0)).effectiveState() == State.OPEN);
+            () -> StoreFutures.await(store.snapshot(cb.id(), 0)).effectiveState() == State.OPEN);
       }
     }
   }
@@ -504,7 +504,7 @@ class CoordinatorFaultIT {
         admitOk(first.breaker(up));
       }
       first.close(); // Redis answers: the 40 go with the close
-      assertThat(RedisBreakerStore.await(store.snapshot(up, 0)).number("successesTotal"))
+      assertThat(StoreFutures.await(store.snapshot(up, 0)).number("successesTotal"))
           .as("successes sent at close")
           .isEqualTo(40);
       assertThat(log.lines(first, Level.WARNING, "not sent")).isEmpty();

@@ -3,13 +3,14 @@ package io.breakerctl.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.sandbox.LoopbackDependency;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.Promises;
@@ -209,7 +210,7 @@ class DegradedOverrideIT {
             RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build())) {
       Fleet.sleep(start - 600 - System.currentTimeMillis());
       setAt = System.currentTimeMillis();
-      RedisBreakerStore.await(
+      StoreFutures.await(
           store.override(
               s.id(),
               new OverrideRequest(
@@ -222,7 +223,7 @@ class DegradedOverrideIT {
           Duration.ofSeconds(4),
           "all 3 nodes report " + forced,
           () ->
-              RedisBreakerStore.await(store.snapshot(s.id(), 0)).nodes().stream()
+              StoreFutures.await(store.snapshot(s.id(), 0)).nodes().stream()
                       .filter(n -> n.state() == forced)
                       .count()
                   == 3);

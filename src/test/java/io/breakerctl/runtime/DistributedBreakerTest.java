@@ -6,14 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import io.breakerctl.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,7 +92,7 @@ class DistributedBreakerTest {
   }
 
   private BreakerSnapshot shared() {
-    return BreakerStore.await(store.state(ID));
+    return StoreFutures.await(store.state(ID));
   }
 
   private static void await(String what, BooleanSupplier condition) {
@@ -263,7 +266,7 @@ class DistributedBreakerTest {
                 .build();
         registries.add(r);
         CircuitBreaker b = r.breaker(id);
-        BreakerStore.await(
+        StoreFutures.await(
             store.override(
                 id,
                 new OverrideRequest(
@@ -398,11 +401,11 @@ class DistributedBreakerTest {
       clock.advanceMillis(10_001);
       for (CircuitBreaker cb : mine) {
         assertTrue(
-            BreakerStore.await(store.acquire(cb.id(), "a", POLICY)).allowed(),
+            StoreFutures.await(store.acquire(cb.id(), "a", POLICY)).allowed(),
             "node a holds the fleet's probe lease of " + cb.id());
       }
       store.failing("ping", true); // b's recovery checks fail until the test is ready
-      ((DefaultBreakerRegistry) r).guard().trip(io.breakerctl.runtime.redis.StoreFault.TIMEOUT);
+      ((DefaultBreakerRegistry) r).guard().trip(io.breakerctl.runtime.store.StoreFault.TIMEOUT);
       await("b degraded", r::degraded);
       for (CircuitBreaker cb : mine) {
         assertFalse(cb.tryAcquire().allowed(), "degraded: a fresh local open window");
@@ -434,7 +437,7 @@ class DistributedBreakerTest {
       store.failing("ping", true); // b's recovery checks fail until the fleet has tripped
       ((DefaultBreakerRegistry) registries.get(1))
           .guard()
-          .trip(io.breakerctl.runtime.redis.StoreFault.TIMEOUT);
+          .trip(io.breakerctl.runtime.store.StoreFault.TIMEOUT);
       await("b degraded", () -> b.view().degraded());
       fail(a, 4); // the fleet trips while b is degraded and deaf: only reconcile can tell it
       store.failing("ping", false);
@@ -447,7 +450,7 @@ class DistributedBreakerTest {
     @Test
     void aNodeReassertsAnOverrideTheStoreLost() {
       DistributedBreaker a = node("a");
-      BreakerStore.await(
+      StoreFutures.await(
           store.override(
               ID,
               new OverrideRequest(
@@ -467,10 +470,10 @@ class DistributedBreakerTest {
   class RefusedWork {
     @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
     @org.junit.jupiter.params.provider.EnumSource(
-        value = io.breakerctl.runtime.redis.StoreFault.class,
+        value = io.breakerctl.runtime.store.StoreFault.class,
         names = {"OOM", "READONLY", "NOPERM"}) // every hard fault takes this path (StoreFaultTest)
     void oneRefusalDegradesTheNodeWithItsReasonAndTheLocalMachineTrips(
-        io.breakerctl.runtime.redis.StoreFault fault) {
+        io.breakerctl.runtime.store.StoreFault fault) {
       DistributedBreaker a = node("a", Mode.SHARED, POLICY);
       succeed(a, 3);
       BreakerRegistry r = registries.get(0);
@@ -488,13 +491,13 @@ class DistributedBreakerTest {
       assertTrue(r.degraded(), "degraded at the first refusal");
       assertEquals(java.util.Optional.of(fault.code()), r.degradedReason());
       assertEquals(POLICY.failureThreshold(), reached, "the local machine trips at the threshold");
-      store.refusing("acquire", (io.breakerctl.runtime.redis.StoreFault) null);
-      store.refusing("record", (io.breakerctl.runtime.redis.StoreFault) null);
+      store.refusing("acquire", (io.breakerctl.runtime.store.StoreFault) null);
+      store.refusing("record", (io.breakerctl.runtime.store.StoreFault) null);
       // a PING and reads answer, but the recovery check's script write is still refused
       long checks = store.commands("alive");
       await("two recovery checks", () -> store.commands("alive") >= checks + 2);
       assertTrue(r.degraded(), "still degraded while a script write is refused");
-      store.refusing("alive", (io.breakerctl.runtime.redis.StoreFault) null);
+      store.refusing("alive", (io.breakerctl.runtime.store.StoreFault) null);
       await("recovered", () -> !r.degraded());
       assertEquals(java.util.Optional.empty(), r.degradedReason());
       await("the local trip published", () -> shared().effectiveState() == State.OPEN);
@@ -533,7 +536,7 @@ class DistributedBreakerTest {
       try (io.breakerctl.runtime.metrics.BreakerRegistryMetrics m =
           io.breakerctl.runtime.metrics.BreakerRegistryMetrics.bind(registries.get(0), meters)) {
         // an error of the request, not of the coordinator: logged by the task's health
-        store.refusing("record", io.breakerctl.runtime.redis.StoreFault.OTHER);
+        store.refusing("record", io.breakerctl.runtime.store.StoreFault.OTHER);
         for (int i = 0; i < 3; i++) {
           a.flush();
         }
@@ -545,7 +548,7 @@ class DistributedBreakerTest {
                 .tag("task", "flush")
                 .functionCounter()
                 .count());
-        store.refusing("record", (io.breakerctl.runtime.redis.StoreFault) null);
+        store.refusing("record", (io.breakerctl.runtime.store.StoreFault) null);
         a.flush();
         a.flush();
         assertEquals(3, registries.get(0).backgroundFailures(BackgroundTask.FLUSH));
@@ -618,7 +621,7 @@ class DistributedBreakerTest {
       long reads = store.commands("state");
       long start = System.nanoTime();
       for (int i = 0; i < 5; i++) {
-        BreakerStore.await(store.record(ID, Outcome.failure("elsewhere", ""), POLICY));
+        StoreFutures.await(store.record(ID, Outcome.failure("elsewhere", ""), POLICY));
       }
       // the in-process store delivers the trip's message with the fifth record
       assertEquals(State.OPEN, b.view().state(), "the push set the view");
@@ -657,7 +660,7 @@ class DistributedBreakerTest {
       }
       store.dropMessages(true);
       long reads = store.commands("state");
-      BreakerStore.await(
+      StoreFutures.await(
           store.override(
               BreakerId.parse("push:dep3"),
               new OverrideRequest(OverrideKind.FORCED_OPEN, "oncall", "lost", Duration.ZERO, "")));
@@ -675,7 +678,7 @@ class DistributedBreakerTest {
         bs.add(r.breaker(BreakerId.parse("push:dep" + i)));
       }
       BreakerId id = BreakerId.parse("push:dep3");
-      BreakerStore.await(
+      StoreFutures.await(
           store.override(
               id,
               new OverrideRequest(OverrideKind.FORCED_OPEN, "oncall", "kept", Duration.ZERO, "")));
@@ -685,19 +688,19 @@ class DistributedBreakerTest {
       await(
           "the changed heartbeat stored",
           () ->
-              BreakerStore.await(store.state(id)).nodes().stream()
+              StoreFutures.await(store.state(id)).nodes().stream()
                   .anyMatch(n -> n.state() == State.FORCED_OPEN));
       for (CircuitBreaker b : bs) {
         await(
             "the first heartbeat of " + b.id() + " stored",
-            () -> !BreakerStore.await(store.state(b.id())).nodes().isEmpty());
+            () -> !StoreFutures.await(store.state(b.id())).nodes().isEmpty());
       }
       long stamps = store.commands("stamps");
       long records = store.commands("record");
       store.flushAll(); // FLUSHALL: no message, no closed connection; only the canary moves
       await(
           "the node put its override back",
-          () -> "FORCED_OPEN".equals(BreakerStore.await(store.state(id)).fields().get("override")));
+          () -> "FORCED_OPEN".equals(StoreFutures.await(store.state(id)).fields().get("override")));
       assertTrue(store.commands("stamps") > stamps, "the moved canary started a stamp check");
       assertEquals(records, store.commands("record"), "no flush of the node's told it meanwhile");
       assertFalse(bs.get(3).tryAcquire().allowed(), "the override stays in force meanwhile");
@@ -750,7 +753,7 @@ class DistributedBreakerTest {
     void aChangedReportGoesAtTheNextTick() {
       DistributedBreaker a = node(POLICY);
       await("first heartbeat", () -> store.commands("record") >= 1);
-      BreakerStore.await(
+      StoreFutures.await(
           store.override(
               ID,
               new OverrideRequest(

@@ -4,17 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Epoch;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.model.Transitions;
-import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.BreakerKeys;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
@@ -125,16 +126,16 @@ class FailoverIT {
       Poll.until(
           Duration.ofSeconds(3),
           "the breaker's keys exist",
-          () -> RedisBreakerStore.await(store.state(id)).exists());
+          () -> StoreFutures.await(store.state(id)).exists());
       Map<String, byte[]> dumped = new LinkedHashMap<>();
       for (String k : List.of(keys.hash(id), keys.events(id), keys.leases(id))) {
         byte[] d = bin.sync().dump(k.getBytes(StandardCharsets.UTF_8));
         dumped.put(k, d);
       }
-      String epoch = RedisBreakerStore.await(store.state(id)).epoch();
+      String epoch = StoreFutures.await(store.state(id)).epoch();
       // what the dump holds, so what a promoted replica that missed the trip holds: read here, not
       // after the RESTORE, where a node's next flush may already have put the trip back
-      assertThat(RedisBreakerStore.await(store.state(id)).storedState())
+      assertThat(StoreFutures.await(store.state(id)).storedState())
           .as("the dumped (replica's) state")
           .isEqualTo(State.CLOSED);
 
@@ -145,7 +146,7 @@ class FailoverIT {
           Duration.ofSeconds(3),
           "every node sees the trip",
           () -> nodes.stream().allMatch(cb -> cb.view().state() == State.OPEN));
-      long tripGeneration = RedisBreakerStore.await(store.state(id)).number("generation");
+      long tripGeneration = StoreFutures.await(store.state(id)).number("generation");
 
       try (Callers callers = new Callers(nodes)) {
         Fleet.sleep(300);
@@ -162,7 +163,7 @@ class FailoverIT {
         Poll.until(
             Duration.ofSeconds(2),
             "Redis holds OPEN again",
-            () -> RedisBreakerStore.await(store.state(id)).effectiveState() == State.OPEN);
+            () -> StoreFutures.await(store.state(id)).effectiveState() == State.OPEN);
         System.out.printf(
             "failover: OPEN again %d ms after the RESTORE%n",
             System.currentTimeMillis() - restoredAt);
@@ -171,7 +172,7 @@ class FailoverIT {
             .as("no node admitted a call while Redis was behind")
             .isZero();
       }
-      var after = RedisBreakerStore.await(store.state(id));
+      var after = StoreFutures.await(store.state(id));
       assertThat(Epoch.before(epoch, after.epoch()))
           .as(
               "a new epoch (%s after %s): generations issued before the replica went back never"
@@ -179,7 +180,7 @@ class FailoverIT {
               after.epoch(), epoch)
           .isTrue();
       assertThat(after.number("generation")).isGreaterThan(tripGeneration);
-      List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 100));
+      List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 100));
       assertThat(events)
           .extracting(BreakerEvent::cause)
           .containsOnlyOnce(TransitionCause.REASSERTED);
@@ -198,7 +199,7 @@ class FailoverIT {
     List<CircuitBreaker> nodes = nodes(id, 3);
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      RedisBreakerStore.await(
+      StoreFutures.await(
           store.override(
               id,
               new OverrideRequest(
@@ -207,7 +208,7 @@ class FailoverIT {
           Duration.ofSeconds(3),
           "every node sees the override",
           () -> nodes.stream().allMatch(cb -> cb.view().state() == State.FORCED_OPEN));
-      var before = RedisBreakerStore.await(store.state(id));
+      var before = StoreFutures.await(store.state(id));
       try (Callers callers = new Callers(nodes)) {
         Fleet.sleep(200);
         redis.server().flushAll();
@@ -215,19 +216,19 @@ class FailoverIT {
         Poll.until(
             Duration.ofSeconds(2),
             "the override is back",
-            () -> RedisBreakerStore.await(store.state(id)).override().isPresent());
+            () -> StoreFutures.await(store.state(id)).override().isPresent());
         System.out.printf(
             "flush: override back %d ms after FLUSHALL%n", System.currentTimeMillis() - flushedAt);
         Fleet.sleep(500);
         assertThat(callers.admitted.get()).as("no call admitted").isZero();
       }
-      var after = RedisBreakerStore.await(store.state(id));
+      var after = StoreFutures.await(store.state(id));
       assertThat(after.effectiveState()).isEqualTo(State.FORCED_OPEN);
       assertThat(after.epoch()).as("a new incarnation").isNotEqualTo(before.epoch());
       assertThat(after.number("overrideUntil")).isEqualTo(before.number("overrideUntil"));
       assertThat(after.fields().get("overrideActor")).isEqualTo("oncall");
       assertThat(after.fields().get("overrideReason")).isEqualTo("incident 7");
-      List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 100));
+      List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 100));
       assertThat(events)
           .filteredOn(e -> e.cause() == TransitionCause.REASSERTED)
           .singleElement()
@@ -294,7 +295,7 @@ class FailoverIT {
     BreakerId id = BreakerId.parse("failover:window-end-" + round);
     List<CircuitBreaker> nodes = registries.stream().map(r -> r.breaker(id)).toList();
     Outage.trip(nodes, 2);
-    long until = RedisBreakerStore.await(store.state(id)).number("openUntil");
+    long until = StoreFutures.await(store.state(id)).number("openUntil");
     // the flush lands from 300 ms before the window's end up to its end, a step per round
     long flushAt = until - 300 + round * 15L;
     List<Permission> held = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -353,7 +354,7 @@ class FailoverIT {
     BreakerId id = BreakerId.parse("failover:fleet-view");
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      RedisBreakerStore.await(store.warm(id, id.toString(), 6, POLICY, "ci"));
+      StoreFutures.await(store.warm(id, id.toString(), 6, POLICY, "ci"));
       List<CircuitBreaker> nodes = nodes(id, 3);
       Poll.until(
           Duration.ofSeconds(5), "three nodes report v6", () -> liveReports(store, id, 6) == 3);
@@ -364,7 +365,7 @@ class FailoverIT {
           "three live nodes report v6 again, and the keys hold v6",
           () ->
               liveReports(store, id, 6) == 3
-                  && RedisBreakerStore.await(store.state(id))
+                  && StoreFutures.await(store.state(id))
                       .warmedPolicy()
                       .map(w -> w.version() == 6)
                       .orElse(false));
@@ -376,8 +377,8 @@ class FailoverIT {
 
   /** Reports of {@code version} from nodes alive now. */
   private static long liveReports(RedisBreakerStore store, BreakerId id, long version) {
-    var snap = RedisBreakerStore.await(store.snapshot(id, 0));
-    var alive = RedisBreakerStore.await(store.liveness());
+    var snap = StoreFutures.await(store.snapshot(id, 0));
+    var alive = StoreFutures.await(store.liveness());
     return alive.live(snap.nodes(), System.currentTimeMillis()).stream()
         .filter(n -> n.policyVersion() == version)
         .count();

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.sandbox.LoopbackDependency;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.RedisBinary;
@@ -145,7 +146,7 @@ class FirstTripIT {
         rejections.addAll(values(ch, "firstRejections "));
       }
       BreakerEvent trip =
-          RedisBreakerStore.await(store.eventsAfter(id, "", 10)).stream()
+          StoreFutures.await(store.eventsAfter(id, "", 10)).stream()
               .filter(e -> e.cause() == TransitionCause.FAILURE_THRESHOLD)
               .findFirst()
               .orElseThrow();
@@ -219,7 +220,7 @@ class FirstTripIT {
   /** When Redis first held the breaker CLOSED again (wall clock ms), 0 if not by {@code until}. */
   private static long awaitClosed(RedisBreakerStore store, BreakerId id, long until) {
     while (System.currentTimeMillis() < until) {
-      if (RedisBreakerStore.await(store.state(id)).effectiveState() == State.CLOSED) {
+      if (StoreFutures.await(store.state(id)).effectiveState() == State.CLOSED) {
         return System.currentTimeMillis();
       }
       Fleet.sleep(20);

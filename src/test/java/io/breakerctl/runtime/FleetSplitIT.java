@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
@@ -106,7 +107,7 @@ class FleetSplitIT {
 
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 1000));
+      List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 1000));
       List<TransitionCause> causes = events.stream().map(BreakerEvent::cause).toList();
       BreakerEvent trip = events.get(0);
       long windows = causes.stream().filter(c -> c == TransitionCause.OPEN_WINDOW_ENDED).count();

@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
@@ -85,10 +86,10 @@ class FleetTableIT {
           Duration.ofSeconds(30),
           "a half-open window's probe failed",
           () ->
-              RedisBreakerStore.await(store.eventsAfter(id, "", 100)).stream()
+              StoreFutures.await(store.eventsAfter(id, "", 100)).stream()
                   .anyMatch(e -> e.cause() == TransitionCause.PROBE_FAILED));
       fleet.close();
-      List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 100));
+      List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 100));
       List<TransitionCause> causes = events.stream().map(BreakerEvent::cause).toList();
       BreakerEvent trip = events.get(0);
       assertThat(trip.cause()).isEqualTo(TransitionCause.FAILURE_THRESHOLD);

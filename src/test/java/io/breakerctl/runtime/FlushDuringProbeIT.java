@@ -8,6 +8,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
@@ -107,7 +108,7 @@ class FlushDuringProbeIT {
       Poll.until(
           Duration.ofSeconds(5),
           "a node put the half-open breaker back",
-          () -> RedisBreakerStore.await(store.state(id)).storedState() == State.HALF_OPEN);
+          () -> StoreFutures.await(store.state(id)).storedState() == State.HALF_OPEN);
       probe[0].onSuccess(1_000); // the running probe ends: its lease was lost with the keys
       Poll.until(
           LEASE.plusSeconds(10),
@@ -121,7 +122,7 @@ class FlushDuringProbeIT {
           .as("no probe within one lease of the flush while the lost probe may still run")
           .isGreaterThanOrEqualTo(flushedAt + LEASE.toMillis());
       assertThat(admitted).as("one probe per permit").hasSize(1);
-      assertThat(RedisBreakerStore.await(store.state(id)).storedState())
+      assertThat(StoreFutures.await(store.state(id)).storedState())
           .as("the lost probe's success closed nothing")
           .isEqualTo(State.HALF_OPEN);
     } finally {

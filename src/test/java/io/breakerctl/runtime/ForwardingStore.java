@@ -2,17 +2,18 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.AcquireResult;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.OverrideResult;
-import io.breakerctl.runtime.redis.ReassertResult;
-import io.breakerctl.runtime.redis.Reassertion;
-import io.breakerctl.runtime.redis.RecordResult;
-import io.breakerctl.runtime.redis.RenewResult;
-import io.breakerctl.runtime.redis.WarmResult;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.ReassertResult;
+import io.breakerctl.runtime.store.Reassertion;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.WarmResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -131,7 +132,7 @@ class ForwardingStore implements BreakerStore {
 
   @Override
   public CompletableFuture<Long> alive(
-      String node, java.time.Duration validFor, io.breakerctl.runtime.redis.NodeCallCounts calls) {
+      String node, java.time.Duration validFor, io.breakerctl.runtime.store.NodeCallCounts calls) {
     return target.alive(node, validFor, calls);
   }
 
@@ -139,7 +140,7 @@ class ForwardingStore implements BreakerStore {
   public CompletableFuture<Long> alive(
       String node,
       Duration validFor,
-      io.breakerctl.runtime.redis.NodeCallCounts calls,
+      io.breakerctl.runtime.store.NodeCallCounts calls,
       String session) {
     return target.alive(node, validFor, calls, session);
   }

@@ -1,17 +1,17 @@
 package io.breakerctl.runtime;
 
-import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static io.breakerctl.runtime.store.StoreFutures.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.AcquireResult;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RecordResult;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.RecordResult;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;

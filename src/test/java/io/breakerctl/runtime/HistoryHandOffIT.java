@@ -15,6 +15,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Clock;
@@ -62,7 +63,7 @@ class HistoryHandOffIT {
             () -> "resolve:*".equals(cb.view().policyId()));
         assertThat(cb.view().policyVersion()).isEqualTo(1);
         assertThat(cb.view().policy().failureThreshold()).isEqualTo(2);
-        var warmed = RedisBreakerStore.await(store.snapshot(id, 0)).warmedPolicy().orElseThrow();
+        var warmed = StoreFutures.await(store.snapshot(id, 0)).warmedPolicy().orElseThrow();
         assertThat(warmed.policyId()).isEqualTo("resolve:*");
         assertThat(warmed.version()).isEqualTo(1);
       } finally {
@@ -113,14 +114,14 @@ class HistoryHandOffIT {
             Duration.ofSeconds(5),
             "the stream cursor to advance",
             () -> {
-              var s = RedisBreakerStore.await(store.snapshot(id, 1));
+              var s = StoreFutures.await(store.snapshot(id, 1));
               return s.fields()
                   .getOrDefault("forwarded", "")
                   .equals(s.recentEvents().get(0).streamId());
             });
 
         String holder =
-            RedisBreakerStore.await(store.holdForwarderLease("probe-node", Duration.ofMillis(1)));
+            StoreFutures.await(store.holdForwarderLease("probe-node", Duration.ofMillis(1)));
         assertThat(holder)
             .as("the lease is held by a node, not taken by a newcomer")
             .isIn("h1", "h2");

@@ -1,19 +1,19 @@
 package io.breakerctl.runtime;
 
-import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static io.breakerctl.runtime.store.StoreFutures.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.TcpProxy;

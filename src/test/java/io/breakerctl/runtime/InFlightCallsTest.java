@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.Outcome;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import io.breakerctl.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -114,7 +116,7 @@ class InFlightCallsTest {
   }
 
   private String shared(String field) {
-    return BreakerStore.await(store.state(ID)).fields().get(field);
+    return StoreFutures.await(store.state(ID)).fields().get(field);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -144,10 +146,10 @@ class InFlightCallsTest {
   void probesAreBoundedByMaxProbe(Mode mode) throws Exception {
     CircuitBreaker b = node(mode, POLICY);
     for (int i = 0; i < 3; i++) {
-      BreakerStore.await(store.record(ID, Outcome.failure("other", ""), POLICY));
+      StoreFutures.await(store.record(ID, Outcome.failure("other", ""), POLICY));
     }
     if (mode == Mode.HYBRID) {
-      ((DistributedBreaker) b).onSnapshot(BreakerStore.await(store.state(ID)));
+      ((DistributedBreaker) b).onSnapshot(StoreFutures.await(store.state(ID)));
     }
     clock.advance(Duration.ofSeconds(61));
     Permission probe = b.tryAcquire();

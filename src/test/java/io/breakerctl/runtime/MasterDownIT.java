@@ -9,6 +9,7 @@ import io.breakerctl.runtime.redis.BreakerKeys;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisClusterProcess;
 import io.breakerctl.testing.RedisServerProcess;
@@ -120,7 +121,7 @@ class MasterDownIT {
                 StoreConfig.builder()
                     .uri(cluster.nodes().get(1).uri() + "," + cluster.nodes().get(2).uri())
                     .build())) {
-          assertThat(RedisBreakerStore.await(store.state(onLive)).effectiveState())
+          assertThat(StoreFutures.await(store.state(onLive)).effectiveState())
               .as("the fleet tripped it in Redis")
               .isEqualTo(State.OPEN);
         }

@@ -3,12 +3,13 @@ package io.breakerctl.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.Reassertion;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.Reassertion;
+import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,18 +1,18 @@
 package io.breakerctl.runtime;
 
-import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static io.breakerctl.runtime.store.StoreFutures.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.FleetSelection;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.time.Duration;

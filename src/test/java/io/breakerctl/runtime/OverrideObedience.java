@@ -3,11 +3,12 @@ package io.breakerctl.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,7 +71,7 @@ final class OverrideObedience {
           () -> admitted.stream().map(a -> a[0]).distinct().count() == n);
       fault.run();
       long forcedAt = System.currentTimeMillis();
-      RedisBreakerStore.await(
+      StoreFutures.await(
           operator.override(
               id,
               new OverrideRequest(

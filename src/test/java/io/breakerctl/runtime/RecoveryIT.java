@@ -3,16 +3,17 @@ package io.breakerctl.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerEvent;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
@@ -125,7 +126,7 @@ class RecoveryIT {
     RedisBreakerStore store = store();
     CircuitBreaker cb =
         node(redis.uri(), "reconcile", Duration.ofMillis(200), Duration.ofMillis(200)).breaker(id);
-    RedisBreakerStore.await(
+    StoreFutures.await(
         store.override(
             id,
             new OverrideRequest(
@@ -152,7 +153,7 @@ class RecoveryIT {
         .as("only the loss and the recovery: what the node enforces never changed")
         .doesNotContain(CircuitEvent.Type.TRANSITION, CircuitEvent.Type.REASSERTED)
         .contains(CircuitEvent.Type.DEGRADED, CircuitEvent.Type.RECOVERED);
-    RedisBreakerStore.await(
+    StoreFutures.await(
         store.override(
             id, new OverrideRequest(OverrideKind.CLEAR, "oncall", "done", Duration.ZERO, "c-2")));
     // the view changes before the listener hears of it (the node emits after it let go of its
@@ -201,7 +202,7 @@ class RecoveryIT {
                 && a.view().state() == State.OPEN
                 && b.view().state() == State.OPEN);
     RedisBreakerStore store = store();
-    List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 100));
+    List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 100));
     assertThat(events)
         .singleElement()
         .satisfies(
@@ -235,8 +236,7 @@ class RecoveryIT {
         });
     long start = System.currentTimeMillis();
     for (int i = 0; i < 5; i++) {
-      RedisBreakerStore.await(
-          store.record(id, new Outcome("other", 1, 0, -1, "", ""), Policy.DEFAULT));
+      StoreFutures.await(store.record(id, new Outcome("other", 1, 0, -1, "", ""), Policy.DEFAULT));
     }
     // no refresh within the test: only the message can tell the node, however long it takes
     Poll.until(
@@ -269,7 +269,7 @@ class RecoveryIT {
         Duration.ofSeconds(8),
         "the node learns a trip by push once subscribed",
         () -> {
-          RedisBreakerStore.await(
+          StoreFutures.await(
               store.record(id, new Outcome("other", 1, 0, -1, "", ""), Policy.DEFAULT));
           Fleet.sleep(100);
           return cb.view().state() == State.OPEN;

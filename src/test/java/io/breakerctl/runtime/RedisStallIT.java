@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.sandbox.LoopbackDependency;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.Promises;
@@ -411,7 +412,7 @@ class RedisStallIT {
 
   private static BreakerEvent awaitTrip(RedisBreakerStore store, BreakerId id, long deadline) {
     while (System.currentTimeMillis() < deadline) {
-      List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 10));
+      List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 10));
       for (BreakerEvent e : events) {
         if (e.cause() == TransitionCause.FAILURE_THRESHOLD) {
           return e;

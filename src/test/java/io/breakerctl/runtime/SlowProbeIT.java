@@ -6,11 +6,12 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerEvent;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
@@ -252,7 +253,7 @@ class SlowProbeIT {
   private static List<BreakerEvent> events(BreakerId id) {
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      return RedisBreakerStore.await(store.eventsAfter(id, "", 1000));
+      return StoreFutures.await(store.eventsAfter(id, "", 1000));
     }
   }
 
@@ -390,8 +391,8 @@ class SlowProbeIT {
         Duration.ofSeconds(30),
         "the child's node probes and renews its lease",
         () -> {
-          BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(id, 0));
-          for (io.breakerctl.runtime.redis.ProbeLease l : s.leases()) {
+          BreakerSnapshot s = StoreFutures.await(store.snapshot(id, 0));
+          for (io.breakerctl.runtime.store.ProbeLease l : s.leases()) {
             String info = s.fields().get("lease." + l.leaseId() + "|" + l.owner());
             if (l.owner().equals(owner) && info != null && !info.endsWith(":0")) {
               held[0] = l.leaseId();
@@ -441,7 +442,7 @@ class SlowProbeIT {
       Poll.until(
           Duration.ofSeconds(10),
           "the other node's probe closed the breaker",
-          () -> RedisBreakerStore.await(store.snapshot(id, 0)).effectiveState() == State.CLOSED);
+          () -> StoreFutures.await(store.snapshot(id, 0)).effectiveState() == State.CLOSED);
     }
   }
 
@@ -470,7 +471,7 @@ class SlowProbeIT {
         Poll.until(
             Duration.ofSeconds(10),
             "the frozen prober's slot returns and the other node's probe closes the breaker",
-            () -> RedisBreakerStore.await(store.snapshot(id, 0)).effectiveState() == State.CLOSED);
+            () -> StoreFutures.await(store.snapshot(id, 0)).effectiveState() == State.CLOSED);
       } finally {
         signal(child, "CONT");
       }
@@ -487,7 +488,7 @@ class SlowProbeIT {
       assertThat(events)
           .as("no transition names the frozen prober's lease %s", lease)
           .noneMatch(e -> lease.equals(e.field("lease")));
-      assertThat(RedisBreakerStore.await(store.snapshot(id, 0)).effectiveState())
+      assertThat(StoreFutures.await(store.snapshot(id, 0)).effectiveState())
           .isEqualTo(State.CLOSED);
     }
   }

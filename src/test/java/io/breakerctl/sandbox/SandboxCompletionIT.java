@@ -7,9 +7,10 @@ import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.commands.SandboxCommand;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.StringReader;
@@ -53,7 +54,7 @@ class SandboxCompletionIT {
         RedisBreakerStore.connect(
             StoreConfig.builder().uri(state.redisUri()).timeout(Duration.ofSeconds(5)).build())) {
       for (String id : List.of("checkout:payments", "checkout:inventory", "claims:members")) {
-        RedisBreakerStore.await(
+        StoreFutures.await(
             store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), Policy.DEFAULT));
       }
     }

@@ -10,11 +10,12 @@ import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerEvent;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.NodeHeartbeat;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.BufferedReader;
 import java.io.PrintWriter;
@@ -114,14 +115,14 @@ class SandboxDemoFleetIT {
             StoreConfig.builder().uri(redisUri).timeout(Duration.ofSeconds(5)).build())) {
       for (Mode mode : List.of(Mode.SHARED, Mode.HYBRID)) {
         BreakerId payments = DemoFleet.breaker(DemoFleet.FAILING, mode);
-        List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(payments, "", 100));
+        List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(payments, "", 100));
         assertThat(events).as(payments.toString()).isNotEmpty();
         assertThat(events.get(0).cause()).isEqualTo(TransitionCause.FAILURE_THRESHOLD);
         assertThat(events.get(events.size() - 1).cause())
             .isEqualTo(TransitionCause.PROBES_SUCCEEDED);
         for (String dependency : DemoFleet.DEPENDENCIES) {
           BreakerId id = DemoFleet.breaker(dependency, mode);
-          BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(id, 10));
+          BreakerSnapshot s = StoreFutures.await(store.snapshot(id, 10));
           assertThat(s.effectiveState()).as(id.toString()).isEqualTo(State.CLOSED);
           // every node reported the breaker; the demo closed them all, so the fleet view (which
           // counts a report while its node is alive) holds none of them any more
@@ -136,14 +137,14 @@ class SandboxDemoFleetIT {
               .extracting(NodeHeartbeat::node)
               .doesNotContain("node-01", "node-20");
           if (!dependency.equals(DemoFleet.FAILING)) {
-            assertThat(RedisBreakerStore.await(store.eventsAfter(id, "", 10)))
+            assertThat(StoreFutures.await(store.eventsAfter(id, "", 10)))
                 .as(id + " never tripped")
                 .isEmpty();
           }
         }
       }
       BreakerId localId = DemoFleet.breaker(DemoFleet.FAILING, Mode.LOCAL);
-      assertThat(RedisBreakerStore.await(store.snapshot(localId, 1)).recentEvents())
+      assertThat(StoreFutures.await(store.snapshot(localId, 1)).recentEvents())
           .as("LOCAL writes nothing to Redis")
           .isEmpty();
     }

@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.Outcome;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,7 @@ class EventAuditIT {
         RedisBreakerStore.connect(
             StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build())) {
       Policy p = Policy.builder().failureThreshold(1).build();
-      RedisBreakerStore.await(store.record(BreakerId.parse("a:b"), Outcome.failure("n1", ""), p));
+      StoreFutures.await(store.record(BreakerId.parse("a:b"), Outcome.failure("n1", ""), p));
       assertThat((Long) server.call("XLEN", "cb:{a:b}:ev")).isEqualTo(1L);
       assertThat(EventAudit.illegalEvents(server)).isEmpty();
     }

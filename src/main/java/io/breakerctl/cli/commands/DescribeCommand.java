@@ -11,9 +11,10 @@ import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.FleetCallRates;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -62,7 +63,7 @@ public final class DescribeCommand implements Callable<Integer> {
     }
     BreakerCtl root = BreakerCtl.of(spec);
     RedisBreakerStore store = root.services().redis();
-    BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(breaker, events));
+    BreakerSnapshot s = StoreFutures.await(store.snapshot(breaker, events));
     if (!s.exists() && s.nodes().isEmpty() && s.recentEvents().isEmpty()) {
       Settings settings = root.services().settings();
       throw CliException.notFound(

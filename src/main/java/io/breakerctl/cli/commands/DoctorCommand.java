@@ -13,9 +13,10 @@ import io.breakerctl.runtime.control.Deployments;
 import io.breakerctl.runtime.control.OverrideGuard;
 import io.breakerctl.runtime.control.PolicyDrift;
 import io.breakerctl.runtime.redis.FleetSelection;
-import io.breakerctl.runtime.redis.HistoryTotals;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreDiagnostics;
+import io.breakerctl.runtime.store.HistoryTotals;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -134,7 +135,7 @@ public final class DoctorCommand implements Callable<Integer> {
 
   /**
    * Where the fleet's history goes: totals of every breaker's {@link
-   * io.breakerctl.runtime.redis.BreakerHistory}, and whether events wait longer than a forwarder
+   * io.breakerctl.runtime.store.BreakerHistory}, and whether events wait longer than a forwarder
    * could explain (none holds the lease).
    */
   private void checkHistory(BreakerCtl root, Settings settings, Duration grace) {
@@ -157,7 +158,7 @@ public final class DoctorCommand implements Callable<Integer> {
                 }
               },
               (id, problem) -> {});
-      holder = RedisBreakerStore.await(store.forwarderLeaseHolder());
+      holder = StoreFutures.await(store.forwarderLeaseHolder());
     } catch (RuntimeException e) {
       add("history", "fail", "could not read the breakers: " + e.getMessage());
       return;

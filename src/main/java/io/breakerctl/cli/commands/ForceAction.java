@@ -22,15 +22,16 @@ import io.breakerctl.cli.output.Style;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OperatorText;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.ReplicaAcks;
-import io.breakerctl.runtime.redis.StoreException;
-import io.breakerctl.runtime.redis.StoreUnavailableException;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.ReplicaAcks;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.StoreUnavailableException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -133,7 +134,7 @@ abstract class ForceAction implements Callable<Integer> {
     Map<BreakerId, BreakerSnapshot> current = new LinkedHashMap<>();
     try {
       for (int i = 0; i < ids.size(); i++) {
-        current.put(ids.get(i), RedisBreakerStore.await(reads.get(i)));
+        current.put(ids.get(i), StoreFutures.await(reads.get(i)));
       }
     } catch (StoreException e) {
       PrintWriter err = spec.commandLine().getErr();

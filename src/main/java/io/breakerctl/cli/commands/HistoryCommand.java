@@ -20,7 +20,7 @@ import io.breakerctl.runtime.control.TimelinePage;
 import io.breakerctl.runtime.control.TimelineQuery;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.StoreUnavailableException;
+import io.breakerctl.runtime.store.StoreUnavailableException;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.Optional;

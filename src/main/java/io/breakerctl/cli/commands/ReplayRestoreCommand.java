@@ -17,7 +17,7 @@ import io.breakerctl.runtime.control.RestoreAction;
 import io.breakerctl.runtime.control.RestoreItem;
 import io.breakerctl.runtime.control.RestorePlan;
 import io.breakerctl.runtime.model.OperatorText;
-import io.breakerctl.runtime.redis.WriteOutcome;
+import io.breakerctl.runtime.store.WriteOutcome;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;

@@ -21,13 +21,14 @@ import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.control.policy.PolicyResolver;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerHistory;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.FleetCallRates;
 import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.HistoryTotals;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.store.BreakerHistory;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.HistoryTotals;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -413,7 +414,7 @@ public final class StatusCommand implements Callable<Integer> {
    */
   public static FleetCallRates callRates(RedisBreakerStore store, Duration timeout) {
     try {
-      return RedisBreakerStore.await(store.callRates(), timeout);
+      return StoreFutures.await(store.callRates(), timeout);
     } catch (StoreException e) {
       return FleetCallRates.NONE;
     }
@@ -427,7 +428,7 @@ public final class StatusCommand implements Callable<Integer> {
       Consumer<BreakerView> sink) {
     BreakerSnapshot s;
     try {
-      s = RedisBreakerStore.await(store.snapshot(id, 0));
+      s = StoreFutures.await(store.snapshot(id, 0));
     } catch (StoreException e) {
       if (!String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
         throw e;

@@ -10,9 +10,10 @@ import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.FleetReader;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Locale;
@@ -77,7 +78,7 @@ public final class WaitCommand implements Callable<Integer> {
           root,
           spec.commandLine().getErr(),
           exact,
-          RedisBreakerStore.await(store.snapshot(exact, 0)),
+          StoreFutures.await(store.snapshot(exact, 0)),
           "");
     }
     Map<String, State> states = read(selector, root, store);
@@ -141,7 +142,7 @@ public final class WaitCommand implements Callable<Integer> {
     Map<String, State> out = new TreeMap<>();
     BreakerId exact = selector.exactId();
     if (exact != null) {
-      BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(exact, 0));
+      BreakerSnapshot s = StoreFutures.await(store.snapshot(exact, 0));
       out.put(exact.toString(), stateOf(s));
       return out;
     }

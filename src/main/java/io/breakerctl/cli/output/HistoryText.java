@@ -1,8 +1,8 @@
 package io.breakerctl.cli.output;
 
-import io.breakerctl.runtime.redis.BreakerHistory.Destination;
-import io.breakerctl.runtime.redis.BreakerHistory.Held;
-import io.breakerctl.runtime.redis.HistoryTotals;
+import io.breakerctl.runtime.store.BreakerHistory.Destination;
+import io.breakerctl.runtime.store.BreakerHistory.Held;
+import io.breakerctl.runtime.store.HistoryTotals;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.ArrayList;

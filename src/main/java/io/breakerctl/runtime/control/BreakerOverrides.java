@@ -1,11 +1,12 @@
 package io.breakerctl.runtime.control;
 
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.OverrideResult;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.Written;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.Written;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
@@ -52,12 +53,12 @@ public final class BreakerOverrides {
    * Applies an override (a correlation id is generated when the request has none) and audits it.
    *
    * <p>When the script's answer is lost (a timeout, a failed connection), the store reads back by
-   * the correlation id whether it landed ({@link RedisBreakerStore#awaitWrite}): landed, the action
-   * goes on as if answered ({@link OverrideAction#lostAnswer} says what was lost).
+   * the correlation id whether it landed ({@link StoreFutures#await}): landed, the action goes on
+   * as if answered ({@link OverrideAction#lostAnswer} says what was lost).
    *
-   * @throws io.breakerctl.runtime.redis.StoreException when Redis refuses or is unavailable
+   * @throws io.breakerctl.runtime.store.StoreException when Redis refuses or is unavailable
    *     (nothing was done)
-   * @throws io.breakerctl.runtime.redis.LostAnswerException when the answer was lost and the
+   * @throws io.breakerctl.runtime.store.LostAnswerException when the answer was lost and the
    *     override did not land, or Redis did not answer the read-back either
    */
   public OverrideAction apply(BreakerId id, OverrideRequest request) {

@@ -5,15 +5,16 @@ import io.breakerctl.runtime.control.policy.PolicyResolver;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.EffectiveState;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.LostAnswerException;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.RestoreRequest;
-import io.breakerctl.runtime.redis.RestoreResult;
-import io.breakerctl.runtime.redis.StoreException;
-import io.breakerctl.runtime.redis.WarmResult;
-import io.breakerctl.runtime.redis.WriteOutcome;
-import io.breakerctl.runtime.redis.Written;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.LostAnswerException;
+import io.breakerctl.runtime.store.RestoreRequest;
+import io.breakerctl.runtime.store.RestoreResult;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.WarmResult;
+import io.breakerctl.runtime.store.WriteOutcome;
+import io.breakerctl.runtime.store.Written;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -202,7 +203,7 @@ public final class BreakerRestore {
     List<Planned> out = new ArrayList<>();
     for (BreakerFold fold : folds.values()) {
       BreakerSnapshot keys =
-          RedisBreakerStore.await(redis.state(BreakerId.parse(fold.last().breakerId())));
+          StoreFutures.await(redis.state(BreakerId.parse(fold.last().breakerId())));
       long now = keys.redisTimeMillis();
       long overrideUntil = fold.state(now).orElseThrow().overrideUntilMillis();
       out.add(
@@ -345,7 +346,7 @@ public final class BreakerRestore {
     }
     try {
       WarmResult w =
-          RedisBreakerStore.await(
+          StoreFutures.await(
               redis.warm(item.id(), item.policyId(), v.version(), v.policy(), actor));
       if (w.outcome() != io.breakerctl.runtime.model.WarmOutcome.WARMED) {
         return item;
@@ -376,8 +377,7 @@ public final class BreakerRestore {
     RestoreItem item = p.item();
     if (!item.policyId().isEmpty()) {
       PolicyVersion v = policies.get(PolicyId.parse(item.policyId()));
-      RedisBreakerStore.await(
-          redis.warm(item.id(), item.policyId(), v.version(), v.policy(), actor));
+      StoreFutures.await(redis.warm(item.id(), item.policyId(), v.version(), v.policy(), actor));
     }
     ReplayStep last = p.last();
     long openMillis = p.opener() == null ? 0 : p.opener().openMillis();

@@ -6,6 +6,7 @@ import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
@@ -124,10 +125,10 @@ public final class Deployments {
    * What {@code redis} holds and where it was seen before; writes nothing.
    *
    * @throws ControlUnavailableException when MongoDB is down
-   * @throws io.breakerctl.runtime.redis.StoreException when Redis fails
+   * @throws io.breakerctl.runtime.store.StoreException when Redis fails
    */
   public Identity identify(RedisBreakerStore redis) {
-    Optional<String> key = RedisBreakerStore.await(redis.deployment());
+    Optional<String> key = StoreFutures.await(redis.deployment());
     List<Deployment> recorded = recorded(redis.keys().prefix());
     Optional<Deployment> at =
         recorded.stream().filter(d -> d.reachedAt(redis.addresses())).findFirst();
@@ -140,14 +141,14 @@ public final class Deployments {
    * the addresses it is reached at now.
    *
    * @throws ControlUnavailableException when MongoDB is down
-   * @throws io.breakerctl.runtime.redis.StoreException when Redis fails
+   * @throws io.breakerctl.runtime.store.StoreException when Redis fails
    */
   public String ensure(RedisBreakerStore redis, Clock clock) {
     Identity identity = identify(redis);
     String id = identity.key().orElse(null);
     if (id == null) {
       id =
-          RedisBreakerStore.await(
+          StoreFutures.await(
               redis.claimDeployment(
                   identity.atAddress().map(Deployment::id).orElseGet(Deployments::newId)));
     }

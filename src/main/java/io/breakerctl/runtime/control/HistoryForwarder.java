@@ -7,10 +7,11 @@ import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerEvent;
-import io.breakerctl.runtime.redis.ForwardState;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.ForwardState;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -115,7 +116,7 @@ public final class HistoryForwarder {
    * and every {@link #FULL_SWEEP_EVERY}, every breaker. A breaker that fails is reported and
    * retried on the next pass; the others proceed.
    *
-   * @throws io.breakerctl.runtime.redis.StoreException when the breakers cannot be listed
+   * @throws io.breakerctl.runtime.store.StoreException when the breakers cannot be listed
    */
   public synchronized SyncResult syncOnce() {
     Instant now = clock.instant();
@@ -131,7 +132,7 @@ public final class HistoryForwarder {
    * Forwards the events of every breaker in Redis, reading each breaker's cursor fields (a full
    * sweep; {@link #syncOnce} runs one now and then).
    *
-   * @throws io.breakerctl.runtime.redis.StoreException when the breakers cannot be listed
+   * @throws io.breakerctl.runtime.store.StoreException when the breakers cannot be listed
    */
   public SyncResult syncAll() {
     return sweep(true);
@@ -163,7 +164,7 @@ public final class HistoryForwarder {
       for (int i = 0; i < chunk.size(); i++) {
         BreakerId id = chunk.get(i);
         try {
-          ForwardState st = RedisBreakerStore.await(reads.get(i));
+          ForwardState st = StoreFutures.await(reads.get(i));
           if (!full || st.pending()) {
             int[] n = forward(id, st);
             events += n[0];
@@ -180,7 +181,7 @@ public final class HistoryForwarder {
           new OverrideGuard(db, redis, actor).reassertLost(deployment, clock.instant(), failures)) {
         reasserted.add(id.toString());
         // its REASSERTED event goes to history now: the timeline says who put it back
-        int[] n = forward(id, RedisBreakerStore.await(redis.forwardState(id)));
+        int[] n = forward(id, StoreFutures.await(redis.forwardState(id)));
         events += n[0];
       }
     } catch (RuntimeException e) {
@@ -204,7 +205,7 @@ public final class HistoryForwarder {
     if (deployment == null) {
       identify();
     }
-    int[] n = forward(id, RedisBreakerStore.await(redis.forwardState(id)));
+    int[] n = forward(id, StoreFutures.await(redis.forwardState(id)));
     return new SyncResult(1, n[0], n[1], List.of(), List.of());
   }
 
@@ -214,7 +215,7 @@ public final class HistoryForwarder {
    */
   private boolean lostItsData() {
     try {
-      return RedisBreakerStore.await(redis.deployment()).isEmpty();
+      return StoreFutures.await(redis.deployment()).isEmpty();
     } catch (RuntimeException e) {
       return false;
     }
@@ -266,7 +267,7 @@ public final class HistoryForwarder {
     String epoch = st.epoch();
     if (epoch.isEmpty()) {
       // no keys: an ack deletes a marker left behind (keys deleted by hand); nothing to forward
-      RedisBreakerStore.await(redis.markForwarded(id, "", "0-0", actor));
+      StoreFutures.await(redis.markForwarded(id, "", "0-0", actor));
       return new int[2];
     }
     if (st.lost() > 0) {
@@ -284,20 +285,19 @@ public final class HistoryForwarder {
       // MongoDB already holds events Redis was not told of (a forwarder stopped between the two),
       // or a marker outlived its events (an older forwarded script): tell Redis, which trims the
       // stream and drops the marker
-      RedisBreakerStore.await(redis.markForwarded(id, epoch, after, actor));
+      StoreFutures.await(redis.markForwarded(id, epoch, after, actor));
     }
     int events = 0;
     int audits = 0;
     while (!after.equals(st.lastEvent())) {
-      List<BreakerEvent> batch = RedisBreakerStore.await(redis.eventsAfter(id, after, BATCH));
+      List<BreakerEvent> batch = StoreFutures.await(redis.eventsAfter(id, after, BATCH));
       if (batch.isEmpty()) {
         // nothing past the cursor although Redis says events await: the stream went on its own
         // (evicted). The ack of the cursor lets forwarded.lua count them (eventsDropped), the keys
         // are no longer held for them, and the gap is recorded now (the ack drops the marker, so
         // no later marker pass visits this breaker)
-        RedisBreakerStore.await(
-            redis.markForwarded(id, epoch, after.isEmpty() ? "0-0" : after, actor));
-        long dropped = RedisBreakerStore.await(redis.forwardState(id)).eventsDropped();
+        StoreFutures.await(redis.markForwarded(id, epoch, after.isEmpty() ? "0-0" : after, actor));
+        long dropped = StoreFutures.await(redis.forwardState(id)).eventsDropped();
         if (dropped > st.eventsDropped()) {
           recordGap(id, epoch, dropped);
         }
@@ -317,7 +317,7 @@ public final class HistoryForwarder {
       String last = batch.get(batch.size() - 1).streamId();
       advanceCursor(cursorId, id, epoch, cas, last);
       cas = last;
-      RedisBreakerStore.await(redis.markForwarded(id, epoch, last, actor));
+      StoreFutures.await(redis.markForwarded(id, epoch, last, actor));
       after = last;
       if (batch.size() < BATCH) {
         break;

@@ -1,6 +1,6 @@
 package io.breakerctl.runtime.control;
 
-import io.breakerctl.runtime.redis.OverrideResult;
+import io.breakerctl.runtime.store.OverrideResult;
 
 /**
  * What an audited override did.

@@ -8,10 +8,11 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Epoch;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.ReassertResult;
-import io.breakerctl.runtime.redis.Reassertion;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.ReassertResult;
+import io.breakerctl.runtime.store.Reassertion;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -139,7 +140,7 @@ public final class OverrideGuard {
         if (event == null || !ofDeployment(event, deployment)) {
           continue;
         }
-        BreakerSnapshot held = RedisBreakerStore.await(redis.snapshot(id, 0));
+        BreakerSnapshot held = StoreFutures.await(redis.snapshot(id, 0));
         if (!held.exists() || held.epoch().isEmpty()) {
           out.add(new Lost(id, r, event, "no keys"));
         } else if (Epoch.before(held.epoch(), ref.epoch())
@@ -207,8 +208,7 @@ public final class OverrideGuard {
             r.reason(),
             r.correlationId());
     ReassertResult done =
-        RedisBreakerStore.await(
-            redis.reassert(l.id(), actor + " (history forwarder)", request, null));
+        StoreFutures.await(redis.reassert(l.id(), actor + " (history forwarder)", request, null));
     if (done.written()) {
       LOG.log(System.Logger.Level.WARNING, "put back the override Redis lost: " + l.describe());
     }

@@ -9,7 +9,7 @@ import io.breakerctl.runtime.control.policy.PolicySpec.FieldChange;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.WarmResult;
+import io.breakerctl.runtime.store.WarmResult;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -556,7 +556,7 @@ public final class PolicyControl {
                   .orElse("");
           String warmed = s.warmedPolicy().map(w -> w.policyId() + "@" + w.version()).orElse("");
           List<String> off = new ArrayList<>();
-          for (io.breakerctl.runtime.redis.NodeHeartbeat n : s.nodes()) {
+          for (io.breakerctl.runtime.store.NodeHeartbeat n : s.nodes()) {
             String runs =
                 n.policyVersion() > 0 ? n.policyId() + "@" + n.policyVersion() : "defaults";
             if (!runs.equals(warmed.isEmpty() ? "defaults" : warmed)) {

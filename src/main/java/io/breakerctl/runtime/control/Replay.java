@@ -3,9 +3,10 @@ package io.breakerctl.runtime.control;
 import com.mongodb.client.model.Filters;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerEvent;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -60,7 +61,7 @@ public final class Replay {
    * known by then are absent.
    *
    * @throws ControlUnavailableException when MongoDB is down
-   * @throws io.breakerctl.runtime.redis.StoreException when the store is given and Redis fails
+   * @throws io.breakerctl.runtime.store.StoreException when the store is given and Redis fails
    */
   public Map<BreakerId, ReplayState> stateAt(Instant at, BreakerPattern pattern) {
     long t = at.toEpochMilli();
@@ -170,7 +171,7 @@ public final class Replay {
   private List<BreakerEvent> unforwarded(BreakerPattern pattern) {
     List<BreakerEvent> out = new ArrayList<>();
     for (BreakerId id : StreamTail.breakers(redis, pattern)) {
-      BreakerSnapshot s = RedisBreakerStore.await(redis.state(id));
+      BreakerSnapshot s = StoreFutures.await(redis.state(id));
       out.addAll(StreamTail.after(redis, id, s.fields().getOrDefault("forwarded", "")));
     }
     return out;

@@ -2,7 +2,7 @@ package io.breakerctl.runtime.control;
 
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerEvent;
 import java.util.Map;
 import org.bson.Document;
 

@@ -2,7 +2,7 @@ package io.breakerctl.runtime.control;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.WriteOutcome;
+import io.breakerctl.runtime.store.WriteOutcome;
 import java.util.Optional;
 
 /**

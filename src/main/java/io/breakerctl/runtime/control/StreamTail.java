@@ -1,8 +1,9 @@
 package io.breakerctl.runtime.control;
 
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,7 +35,7 @@ final class StreamTail {
     String from = after;
     while (out.size() < MAX_EVENTS) {
       List<BreakerEvent> batch =
-          RedisBreakerStore.await(redis.eventsAfter(id, from, HistoryForwarder.BATCH));
+          StoreFutures.await(redis.eventsAfter(id, from, HistoryForwarder.BATCH));
       out.addAll(batch);
       if (batch.size() < HistoryForwarder.BATCH) {
         break;

@@ -9,10 +9,11 @@ import static com.mongodb.client.model.Filters.or;
 import com.mongodb.client.model.Sorts;
 import io.breakerctl.runtime.model.Actor;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.BreakerEvent;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashMap;
@@ -116,7 +117,7 @@ public final class Timeline {
       TimelineKey after,
       boolean unforwardedOnly,
       Map<String, TimelineEntry> sink) {
-    BreakerSnapshot s = RedisBreakerStore.await(redis.state(id));
+    BreakerSnapshot s = StoreFutures.await(redis.state(id));
     if (!s.exists()) {
       return;
     }

@@ -2,7 +2,7 @@ package io.breakerctl.runtime.control;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerEvent;
 import java.time.Instant;
 import java.util.Date;
 import java.util.LinkedHashMap;

@@ -60,7 +60,7 @@ public record TimelineEntry(
 
   /**
    * Whether this is a malformed stream entry ({@link
-   * io.breakerctl.runtime.redis.BreakerEvent#problem()}): cause {@code MALFORMED}, no states, its
+   * io.breakerctl.runtime.store.BreakerEvent#problem()}): cause {@code MALFORMED}, no states, its
    * fields and the problem in {@link #counts()}.
    */
   public boolean malformed() {

@@ -5,7 +5,7 @@ import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.StoreCommand;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.StoreFault;
+import io.breakerctl.runtime.store.StoreFault;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;

@@ -1,6 +1,7 @@
 package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.store.NodeCallCounts;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;

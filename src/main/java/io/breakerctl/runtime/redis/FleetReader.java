@@ -2,6 +2,14 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.NodeLiveness;
+import io.breakerctl.runtime.store.ProbeLease;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.StorePermissionException;
+import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -175,7 +183,7 @@ public final class FleetReader {
     // one read for the whole run; unreadable (its master down) leaves every report counted
     NodeLiveness read;
     try {
-      read = RedisBreakerStore.await(store.liveness(), left());
+      read = StoreFutures.await(store.liveness(), left());
     } catch (StoreException e) {
       read = NodeLiveness.UNKNOWN;
     }
@@ -193,7 +201,7 @@ public final class FleetReader {
     // cluster connection, which follows the redirect.
     for (BreakerId id : redirected) {
       try {
-        BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(id, 0), left());
+        BreakerSnapshot s = StoreFutures.await(store.snapshot(id, 0), left());
         if (s.exists() || !s.nodes().isEmpty()) {
           sink.accept(s);
         }

@@ -1,11 +1,43 @@
 package io.breakerctl.runtime.redis;
 
-import io.breakerctl.runtime.BreakerStore;
 import io.breakerctl.runtime.ConnectionUris;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.ForwardResult;
+import io.breakerctl.runtime.store.ForwardState;
+import io.breakerctl.runtime.store.LostAnswerException;
+import io.breakerctl.runtime.store.MalformedBreakerException;
+import io.breakerctl.runtime.store.NodeCallCounts;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.NodeLiveness;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.PolicyEncoding;
+import io.breakerctl.runtime.store.ProbeLease;
+import io.breakerctl.runtime.store.ReassertResult;
+import io.breakerctl.runtime.store.Reassertion;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.ReplicaAcks;
+import io.breakerctl.runtime.store.RestoreRequest;
+import io.breakerctl.runtime.store.RestoreResult;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFault;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.StorePermissionException;
+import io.breakerctl.runtime.store.StoreUnavailableException;
+import io.breakerctl.runtime.store.WarmResult;
+import io.breakerctl.runtime.store.WriteLanding;
+import io.breakerctl.runtime.store.WriteOutcome;
+import io.breakerctl.runtime.store.Written;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.KeyScanArgs;
@@ -115,6 +147,9 @@ public final class RedisBreakerStore implements BreakerStore {
   }
 
   private static final String[] NO_ARGS = {};
+
+  /** The mode argument of {@code warm.lua} that takes a policy out. */
+  private static final String UNWARM_MODE = "UNWARM";
 
   static {
     // before this class creates a Lettuce client: Lettuce's loggers are made as its classes load
@@ -643,13 +678,13 @@ public final class RedisBreakerStore implements BreakerStore {
                   k,
                   args)
               .toCompletableFuture()
-              .thenApply(RecordResult::of));
+              .thenApply(ScriptAnswers::record));
     }
     calls.add(
         commands
             .<List<Object>>eval("return {1, '0', '1'}", ScriptOutputType.MULTI, k, args)
             .toCompletableFuture()
-            .thenApply(AcquireResult::of));
+            .thenApply(ScriptAnswers::acquire));
     return guard("warm up", CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)));
   }
 
@@ -797,7 +832,7 @@ public final class RedisBreakerStore implements BreakerStore {
     String[] args = {
       node, idleTtlMillis, PolicyEncoding.NO_POLICY, Long.toString(validFor.toMillis()), ""
     };
-    return evalsha(BreakerScript.ALIVE, k[0], k, args).thenApply(r -> Replies.num(r, 0));
+    return evalsha(BreakerScript.ALIVE, k[0], k, args).thenApply(r -> ScriptAnswers.num(r, 0));
   }
 
   @Override
@@ -817,7 +852,7 @@ public final class RedisBreakerStore implements BreakerStore {
       calls.toJson(),
       session
     };
-    return evalsha(BreakerScript.ALIVE, k[0], k, args).thenApply(r -> Replies.num(r, 0));
+    return evalsha(BreakerScript.ALIVE, k[0], k, args).thenApply(r -> ScriptAnswers.num(r, 0));
   }
 
   /**
@@ -909,7 +944,7 @@ public final class RedisBreakerStore implements BreakerStore {
    */
   void refreshTopology(Duration limit) {
     if (cluster != null && client instanceof RedisClusterClient cc) {
-      await(cc.refreshPartitionsAsync().toCompletableFuture(), limit);
+      StoreFutures.await(cc.refreshPartitionsAsync().toCompletableFuture(), limit);
     }
   }
 
@@ -948,9 +983,9 @@ public final class RedisBreakerStore implements BreakerStore {
     return evalsha(BreakerScript.ACQUIRE, id.toString(), t.hashOnly, NO_ARGS)
         .thenCompose(
             r ->
-                AcquireResult.isLeanRefusal(r)
+                ScriptAnswers.isLeanRefusal(r)
                     ? full(t, id, node, policy, leaseId)
-                    : CompletableFuture.completedFuture(AcquireResult.of(r)));
+                    : CompletableFuture.completedFuture(ScriptAnswers.acquire(r)));
   }
 
   private CompletableFuture<AcquireResult> full(
@@ -959,7 +994,7 @@ public final class RedisBreakerStore implements BreakerStore {
     return run(BreakerScript.ACQUIRE, id, node, policy, leaseId)
         .thenApply(
             r -> {
-              AcquireResult a = AcquireResult.of(r);
+              AcquireResult a = ScriptAnswers.acquire(r);
               t.lastClosed = a.state() == State.CLOSED;
               return a;
             });
@@ -992,7 +1027,7 @@ public final class RedisBreakerStore implements BreakerStore {
             outcome.generation(),
             outcome.leaseId(),
             heartbeat == null ? "" : heartbeat.toJson())
-        .thenApply(RecordResult::of);
+        .thenApply(ScriptAnswers::record);
   }
 
   /**
@@ -1003,7 +1038,7 @@ public final class RedisBreakerStore implements BreakerStore {
   public CompletableFuture<RenewResult> renew(
       BreakerId id, String node, Policy policy, String leaseId, String generation) {
     return run(BreakerScript.RENEW, id, node, policy, leaseId, generation)
-        .thenApply(RenewResult::of);
+        .thenApply(ScriptAnswers::renew);
   }
 
   /** Sets, changes or clears an override; works on a breaker no node has used yet. */
@@ -1017,7 +1052,7 @@ public final class RedisBreakerStore implements BreakerStore {
             request.reason(),
             Long.toString(request.duration().toMillis()),
             request.correlationId())
-        .thenApply(OverrideResult::of);
+        .thenApply(ScriptAnswers::override);
   }
 
   /**
@@ -1040,7 +1075,7 @@ public final class RedisBreakerStore implements BreakerStore {
       CompletableFuture<T> write,
       Function<WriteLanding, T> landed) {
     try {
-      return new Written<>(await(write), "");
+      return new Written<>(StoreFutures.await(write), "");
     } catch (StoreUnavailableException e) {
       if (e.fault() != StoreFault.TIMEOUT && e.fault() != StoreFault.UNREACHABLE) {
         throw e;
@@ -1085,8 +1120,8 @@ public final class RedisBreakerStore implements BreakerStore {
    */
   public CompletableFuture<ReassertResult> reassert(
       BreakerId id, String node, Reassertion request, Policy policy) {
-    return run(BreakerScript.REASSERT, id, node, policy, request.arguments())
-        .thenApply(ReassertResult::of);
+    return run(BreakerScript.REASSERT, id, node, policy, ScriptAnswers.reassertArguments(request))
+        .thenApply(ScriptAnswers::reassert);
   }
 
   /**
@@ -1190,10 +1225,11 @@ public final class RedisBreakerStore implements BreakerStore {
    * (Redis 6.2 takes one pattern per call; the answer also holds the samples and tenacity).
    */
   public CompletableFuture<Optional<String>> evictionRisk() {
-    return commands
-        .configGet("maxmemory*")
-        .thenApply(c -> evictionRisk(c.get("maxmemory"), c.get("maxmemory-policy")))
-        .toCompletableFuture();
+    return guard(
+        "read maxmemory",
+        commands
+            .configGet("maxmemory*")
+            .thenApply(c -> evictionRisk(c.get("maxmemory"), c.get("maxmemory-policy"))));
   }
 
   /**
@@ -1254,7 +1290,7 @@ public final class RedisBreakerStore implements BreakerStore {
             policy.storeFailureMode().name(),
             policy.fallbackPolicy().name(),
             policy.staticDefault().orElse(""))
-        .thenApply(WarmResult::of);
+        .thenApply(ScriptAnswers::warm);
   }
 
   /**
@@ -1276,16 +1312,16 @@ public final class RedisBreakerStore implements BreakerStore {
             null,
             policyId,
             Long.toString(removedAt),
-            WarmResult.UNWARM_MODE,
+            UNWARM_MODE,
             "")
-        .thenApply(WarmResult::of);
+        .thenApply(ScriptAnswers::warm);
   }
 
   /** Marks events up to {@code streamId} of incarnation {@code epoch} as stored durably. */
   public CompletableFuture<ForwardResult> markForwarded(
       BreakerId id, String epoch, String streamId, String actor) {
     return run(BreakerScript.FORWARDED, id, actor, null, epoch, streamId)
-        .thenApply(ForwardResult::of);
+        .thenApply(ScriptAnswers::forwarded);
   }
 
   /**
@@ -1312,7 +1348,7 @@ public final class RedisBreakerStore implements BreakerStore {
             Long.toString(r.sourceGeneration()),
             r.reason(),
             r.correlationId())
-        .thenApply(RestoreResult::of);
+        .thenApply(ScriptAnswers::restore);
   }
 
   /**
@@ -1324,7 +1360,8 @@ public final class RedisBreakerStore implements BreakerStore {
     String[] args = {
       node, idleTtlMillis, PolicyEncoding.NO_POLICY, Long.toString(lease.toMillis())
     };
-    return evalsha(BreakerScript.FORWARDER_LEASE, k[0], k, args).thenApply(r -> Replies.str(r, 1));
+    return evalsha(BreakerScript.FORWARDER_LEASE, k[0], k, args)
+        .thenApply(r -> ScriptAnswers.str(r, 1));
   }
 
   /**
@@ -1363,7 +1400,7 @@ public final class RedisBreakerStore implements BreakerStore {
               }
               List<ProbeLease> ls = new ArrayList<>();
               for (ScoredValue<String> sv : leases.join()) {
-                ls.add(ProbeLease.parse(sv.getValue(), sv.getScore()));
+                ls.add(ScriptAnswers.probeLease(sv.getValue(), sv.getScore()));
               }
               List<NodeHeartbeat> nodes = new ArrayList<>();
               Map<String, String> infos = info.join();
@@ -1442,7 +1479,7 @@ public final class RedisBreakerStore implements BreakerStore {
       Consumer<BreakerId> sink) {
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
-      KeyScanCursor<String> page = await(guard(what, commands.scan(cursor, args)));
+      KeyScanCursor<String> page = StoreFutures.await(guard(what, commands.scan(cursor, args)));
       for (String key : page.getKeys()) {
         idOf.apply(key).ifPresent(sink);
       }
@@ -1761,41 +1798,6 @@ public final class RedisBreakerStore implements BreakerStore {
       throw new StoreUnavailableException(what + " on " + where + " interrupted", e);
     } catch (Exception e) {
       throw StoreErrors.translate(what + " on " + where, e);
-    }
-  }
-
-  /**
-   * Waits for one of this store's futures (each is bounded by the command timeout) and rethrows its
-   * failure unwrapped.
-   *
-   * @throws StoreException the failure
-   */
-  public static <T> T await(CompletableFuture<T> future) {
-    try {
-      return future.join();
-    } catch (java.util.concurrent.CompletionException e) {
-      throw StoreErrors.translate("Redis call", e);
-    }
-  }
-
-  /**
-   * Waits at most {@code limit} for one of this store's futures: a caller's own deadline, precise
-   * even when the client's timeout fires late on a loaded machine.
-   *
-   * @throws StoreUnavailableException when the deadline passes
-   * @throws StoreException the failure
-   */
-  public static <T> T await(CompletableFuture<T> future, Duration limit) {
-    try {
-      return future.get(limit.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new StoreUnavailableException(
-          "Redis did not answer within " + limit.toMillis() + " ms", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreUnavailableException("interrupted waiting for Redis", e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw StoreErrors.translate("Redis call", e);
     }
   }
 

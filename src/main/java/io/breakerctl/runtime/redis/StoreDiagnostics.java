@@ -1,5 +1,8 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.ScanArgs;
@@ -175,7 +178,7 @@ public final class StoreDiagnostics {
           },
           (id, error) -> {});
       fleet.requireComplete();
-      rates = RedisBreakerStore.await(store.callRates());
+      rates = StoreFutures.await(store.callRates());
     } catch (RuntimeException e) {
       return List.of(
           new Check("nodes", Status.WARN, "could not read the fleet: " + e.getMessage()));

@@ -1,5 +1,10 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.store.MalformedBreakerException;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFault;
+import io.breakerctl.runtime.store.StorePermissionException;
+import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
@@ -26,6 +31,9 @@ import java.util.concurrent.TimeoutException;
  */
 final class StoreErrors {
   private StoreErrors() {}
+
+  /** The error text the scripts answer with for a malformed breaker, after Redis's {@code ERR}. */
+  static final String MALFORMED_MARKER = "breakerctl: malformed breaker hash";
 
   static StoreException translate(String action, Throwable t) {
     Throwable e = unwrap(t);
@@ -74,11 +82,11 @@ final class StoreErrors {
       return new StoreUnavailableException(
           action + ": Redis unavailable: " + msg, e, StoreFault.UNREACHABLE);
     }
-    if (msg.contains(MalformedBreakerException.SCRIPT_MARKER)) {
+    if (msg.contains(MALFORMED_MARKER)) {
       return new MalformedBreakerException(
-          action + ": " + msg.substring(msg.indexOf(MalformedBreakerException.SCRIPT_MARKER)), e);
+          action + ": " + msg.substring(msg.indexOf(MALFORMED_MARKER)), e);
     }
-    StoreFault fault = StoreFault.ofReply(msg);
+    StoreFault fault = faultOfReply(msg);
     if (fault.hard()) {
       // Redis is there and refuses the work (full, a replica, loading, a script broken): the
       // node treats it as unavailable for this work, and the CLI exits 6 naming the reason
@@ -150,5 +158,49 @@ final class StoreErrors {
       e = e.getCause();
     }
     return e;
+  }
+
+  /**
+   * The fault of an error reply, from its error code (the reply's first word): {@code OOM}, {@code
+   * READONLY}, ...; {@link StoreFault#SCRIPT} for a Lua runtime error ({@code ERR user_script:...}
+   * on Redis 7, {@code ERR Error running script} on 6.2); {@link StoreFault#OTHER} for anything
+   * else.
+   */
+  static StoreFault faultOfReply(String reply) {
+    String r = reply == null ? "" : reply.strip();
+    int space = r.indexOf(' ');
+    String code = space < 0 ? r : r.substring(0, space);
+    switch (code) {
+      case "OOM":
+        return StoreFault.OOM;
+      case "READONLY":
+        return StoreFault.READONLY;
+      case "LOADING":
+        return StoreFault.LOADING;
+      case "BUSY":
+        return StoreFault.BUSY;
+      case "MASTERDOWN":
+        return StoreFault.MASTERDOWN;
+      case "CLUSTERDOWN":
+        return StoreFault.CLUSTERDOWN;
+      case "TRYAGAIN":
+        return StoreFault.TRYAGAIN;
+      case "NOPERM":
+        return StoreFault.NOPERM;
+      case "WRONGPASS":
+      case "NOAUTH":
+        return StoreFault.AUTH;
+      case "ERR":
+        if (r.startsWith("ERR Error running script")) {
+          // Redis 6.2 wraps the error of a command the script called: "... @user_script: 12: -OOM
+          // command not allowed ..."; the wrapped code is the fault
+          int dash = r.indexOf(": -");
+          StoreFault inner = dash < 0 ? StoreFault.OTHER : faultOfReply(r.substring(dash + 3));
+          return inner == StoreFault.OTHER ? StoreFault.SCRIPT : inner;
+        }
+        return r.startsWith("ERR user_script:") ? StoreFault.SCRIPT : StoreFault.OTHER;
+      default:
+        return StoreFault.OTHER;
+    }
   }
 }

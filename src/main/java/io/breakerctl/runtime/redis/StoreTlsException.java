@@ -1,5 +1,8 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.store.StoreFault;
+import io.breakerctl.runtime.store.StoreUnavailableException;
+
 /**
  * A TLS connection to Redis failed for a named reason ({@link #failure()}): an untrusted
  * certificate, a hostname mismatch, an expired certificate, a plain server behind {@code

@@ -1,6 +1,12 @@
 package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StorePermissionException;
+import io.breakerctl.runtime.store.StoreUnavailableException;
+import io.breakerctl.runtime.store.WriteLanding;
+import io.breakerctl.runtime.store.WriteOutcome;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;

@@ -1,6 +1,9 @@
 /**
  * The Lua scripts' Java face: {@link io.breakerctl.runtime.redis.RedisBreakerStore} on Lettuce,
- * standalone or Cluster. Every state change is one script under {@code
+ * standalone or Cluster, the adapter of the store port ({@code io.breakerctl.runtime.store}): it
+ * turns the scripts' positional replies into the port's answers ({@code ScriptAnswers}) and
+ * Lettuce's exceptions into the port's {@code StoreException} kinds ({@code StoreErrors}), so no
+ * future it returns fails with a Lettuce type. Every state change is one script under {@code
  * src/main/resources/io/breakerctl/lua/} (the header of each explains its contract; {@code
  * prelude.lua} holds the shared state function, event writer and expiry rules), called by SHA with
  * an {@code EVAL} fallback on {@code NOSCRIPT}. Reads need no script. The key layout is {@link

@@ -2,8 +2,8 @@ package io.breakerctl.cli.output;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.breakerctl.runtime.redis.FleetCallRates;
-import io.breakerctl.runtime.redis.NodeCallCounts;
+import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.NodeCallCounts;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

@@ -3,11 +3,11 @@ package io.breakerctl.runtime.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.conformance.StoreUnderTest.KeyTtls;
-import io.breakerctl.runtime.redis.AcquireResult;
-import io.breakerctl.runtime.redis.OverrideResult;
-import io.breakerctl.runtime.redis.ReassertResult;
-import io.breakerctl.runtime.redis.RecordResult;
-import io.breakerctl.runtime.redis.RenewResult;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.ReassertResult;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
 import java.util.Map;
 
 /**

@@ -1,18 +1,19 @@
 package io.breakerctl.runtime.conformance;
 
-import io.breakerctl.runtime.BreakerStore;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.AcquireResult;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.OverrideResult;
-import io.breakerctl.runtime.redis.ReassertResult;
-import io.breakerctl.runtime.redis.Reassertion;
-import io.breakerctl.runtime.redis.RecordResult;
-import io.breakerctl.runtime.redis.RenewResult;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.ReassertResult;
+import io.breakerctl.runtime.store.Reassertion;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
@@ -132,15 +133,15 @@ final class CaseSteps {
   // ---- commands ----
 
   BreakerSnapshot snapshot(int i) {
-    return BreakerStore.await(store(i).state(id));
+    return StoreFutures.await(store(i).state(id));
   }
 
   AcquireResult acquire(int i) {
-    return BreakerStore.await(store(i).acquire(id, node(i), policy));
+    return StoreFutures.await(store(i).acquire(id, node(i), policy));
   }
 
   RecordResult record(int i, Outcome o) {
-    return BreakerStore.await(store(i).record(id, o, policy));
+    return StoreFutures.await(store(i).record(id, o, policy));
   }
 
   /** One failure of a call admitted in {@code generation} ("" unknown), no lease. */
@@ -160,7 +161,7 @@ final class CaseSteps {
 
   /** Renews {@code lease} of a probe still running, granted in {@code generation}. */
   RenewResult renew(int i, String generation, String lease) {
-    return BreakerStore.await(store(i).renew(id, node(i), policy, lease, generation));
+    return StoreFutures.await(store(i).renew(id, node(i), policy, lease, generation));
   }
 
   /** Gives {@code lease} back unused. */
@@ -169,7 +170,7 @@ final class CaseSteps {
   }
 
   OverrideResult override(int i, OverrideKind kind, Duration forOrZero) {
-    return BreakerStore.await(
+    return StoreFutures.await(
         store(i)
             .override(
                 id,
@@ -177,7 +178,7 @@ final class CaseSteps {
   }
 
   ReassertResult reassert(int i, Reassertion r) {
-    return BreakerStore.await(store(i).reassert(id, node(i), r, policy));
+    return StoreFutures.await(store(i).reassert(id, node(i), r, policy));
   }
 
   /**

@@ -16,23 +16,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.breakerctl.runtime.BreakerStore;
 import io.breakerctl.runtime.conformance.StoreUnderTest.Capability;
 import io.breakerctl.runtime.conformance.StoreUnderTest.KeyExpiry;
 import io.breakerctl.runtime.conformance.StoreUnderTest.KeyTtls;
 import io.breakerctl.runtime.conformance.TransitionMessages.Message;
 import io.breakerctl.runtime.model.Epoch;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.AcquireResult;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideResult;
-import io.breakerctl.runtime.redis.ReassertResult;
-import io.breakerctl.runtime.redis.Reassertion;
-import io.breakerctl.runtime.redis.RecordResult;
-import io.breakerctl.runtime.redis.RenewResult;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.ReassertResult;
+import io.breakerctl.runtime.store.Reassertion;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -423,11 +424,11 @@ public abstract class ConformanceSuite {
                         + snap.number("openUntil"))
                 .as("node-1's read")
                 .isEqualTo("CLOSED stored=CLOSED generation=3 epoch=" + epoch + " openUntil=0");
-            List<String> stamps = BreakerStore.await(s.store(1).stamps(List.of(s.id)));
+            List<String> stamps = StoreFutures.await(s.store(1).stamps(List.of(s.id)));
             assertThat(stamps)
                 .as("node-1's stamp")
                 .containsExactly(BreakerStore.stamp("3", epoch, "0"))
-                .isEqualTo(BreakerStore.await(s.store(0).stamps(List.of(s.id))));
+                .isEqualTo(StoreFutures.await(s.store(0).stamps(List.of(s.id))));
             List<Message> messages = heard.throughGeneration("3");
             assertThat(messages.stream().filter(m -> m.generation().equals("3")))
                 .as("node-1 hears the close")
@@ -763,7 +764,7 @@ public abstract class ConformanceSuite {
                         s.store(i)
                             .record(
                                 s.id,
-                                new io.breakerctl.runtime.redis.Outcome(
+                                new io.breakerctl.runtime.store.Outcome(
                                     CaseSteps.node(i), 1, 0, -1, "0", ""),
                                 s.policy()));
             assertThat(failures.stream().map(Answers::recorded))
@@ -1304,7 +1305,7 @@ public abstract class ConformanceSuite {
     for (int i = 0; i < n; i++) {
       sent.add(call.apply(i));
     }
-    return sent.stream().map(BreakerStore::await).toList();
+    return sent.stream().map(StoreFutures::await).toList();
   }
 
   /** A node's re-assertion of the open window it saw (cause and failures unknown). */

@@ -1,8 +1,8 @@
 package io.breakerctl.runtime.conformance;
 
-import io.breakerctl.runtime.BreakerStore;
-import io.breakerctl.runtime.InProcessBreakerStore;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import io.breakerctl.testing.MutableClock;
 import java.time.Duration;
 import java.util.Optional;

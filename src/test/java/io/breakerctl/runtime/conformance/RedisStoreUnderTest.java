@@ -1,10 +1,11 @@
 package io.breakerctl.runtime.conformance;
 
-import io.breakerctl.runtime.BreakerStore;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisServerProcess;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -93,7 +94,7 @@ final class RedisStoreUnderTest implements StoreUnderTest {
   public void awaitStoreTime(BreakerId id, long storeMillis) {
     long bound = System.nanoTime() + WAIT_BOUND.toNanos();
     while (true) {
-      long now = BreakerStore.await(even.redisTimeMillis(id));
+      long now = StoreFutures.await(even.redisTimeMillis(id));
       if (now >= storeMillis) {
         return;
       }
@@ -147,10 +148,10 @@ final class RedisStoreUnderTest implements StoreUnderTest {
 
       @Override
       public void forwardAll(BreakerId id) {
-        BreakerSnapshot s = BreakerStore.await(shortIdle.state(id));
+        BreakerSnapshot s = StoreFutures.await(shortIdle.state(id));
         String last = s.fields().get("lastEvent");
         if (last != null) {
-          BreakerStore.await(shortIdle.markForwarded(id, s.epoch(), last, "conformance"));
+          StoreFutures.await(shortIdle.markForwarded(id, s.epoch(), last, "conformance"));
         }
       }
 

@@ -1,7 +1,7 @@
 package io.breakerctl.runtime.conformance;
 
-import io.breakerctl.runtime.BreakerStore;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.store.BreakerStore;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

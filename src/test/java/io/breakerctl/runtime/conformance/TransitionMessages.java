@@ -2,8 +2,8 @@ package io.breakerctl.runtime.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.breakerctl.runtime.BreakerStore;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.store.BreakerStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

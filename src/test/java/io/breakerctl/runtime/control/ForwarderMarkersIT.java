@@ -6,11 +6,11 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.redis.BreakerScript;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.OverrideResult;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class ForwarderMarkersIT extends ControlPlaneIT {
 
   private OverrideResult force(BreakerId id, OverrideKind kind) {
-    return RedisBreakerStore.await(
+    return StoreFutures.await(
         redis.override(id, new OverrideRequest(kind, "op", "drill", Duration.ZERO, "")));
   }
 

@@ -3,9 +3,9 @@ package io.breakerctl.runtime.control;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.BreakerEvent;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.StartSignal;
 import java.nio.file.Path;
@@ -94,7 +94,7 @@ class ForwardingIT extends ControlPlaneIT {
       assertThat(ids).extracting(BreakerId::toString).containsAll(SHARED);
       assertThat(streams).hasSizeGreaterThan(10);
       for (BreakerId id : ids) {
-        assertThat(RedisBreakerStore.await(redis.state(id)).fields())
+        assertThat(StoreFutures.await(redis.state(id)).fields())
             .as("nothing of %s was forwarded (so nothing trimmed)", id)
             .doesNotContainKey("forwarded");
       }
@@ -138,6 +138,6 @@ class ForwardingIT extends ControlPlaneIT {
   }
 
   private String holder() {
-    return RedisBreakerStore.await(redis.forwarderLeaseHolder()).orElse(null);
+    return StoreFutures.await(redis.forwarderLeaseHolder()).orElse(null);
   }
 }

@@ -6,12 +6,12 @@ import com.mongodb.client.model.Filters;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerEvent;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +31,7 @@ class HistoryForwarderIT extends ControlPlaneIT {
   }
 
   private BreakerSnapshot snapshot(BreakerId id) {
-    return RedisBreakerStore.await(redis.snapshot(id, 10));
+    return StoreFutures.await(redis.snapshot(id, 10));
   }
 
   @Test
@@ -159,7 +159,7 @@ class HistoryForwarderIT extends ControlPlaneIT {
     List<AuditRecord> audit = new AuditLog(db).forTarget(id.toString());
     assertThat(audit).as("every change audited").isNotEmpty();
     List<BreakerEvent> events =
-        RedisBreakerStore.await(redis.eventsAfter(id, "", 1000)).stream()
+        StoreFutures.await(redis.eventsAfter(id, "", 1000)).stream()
             .filter(e -> !e.field("correlationId").isEmpty())
             .toList();
     // each record carries the Redis time of its own transition
@@ -237,8 +237,8 @@ class HistoryForwarderIT extends ControlPlaneIT {
     for (int b = 0; b < breakers; b++) {
       BreakerId id = BreakerId.parse("svc" + b + ":dep");
       for (int r = 0; r < rounds; r++) {
-        RedisBreakerStore.await(redis.override(id, force(OverrideKind.FORCED_OPEN, "op", "r" + r)));
-        RedisBreakerStore.await(
+        StoreFutures.await(redis.override(id, force(OverrideKind.FORCED_OPEN, "op", "r" + r)));
+        StoreFutures.await(
             redis.override(
                 id, new OverrideRequest(OverrideKind.CLEAR, "op", "r" + r, Duration.ZERO, "")));
       }

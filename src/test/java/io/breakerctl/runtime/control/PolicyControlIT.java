@@ -11,11 +11,12 @@ import io.breakerctl.runtime.control.policy.PolicyParser;
 import io.breakerctl.runtime.control.policy.PolicySet;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.PolicyEncoding.WarmedPolicy;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.PolicyEncoding.WarmedPolicy;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.MutableClock;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Duration;
@@ -81,12 +82,12 @@ class PolicyControlIT {
   }
 
   private WarmedPolicy warmed(String breaker) {
-    BreakerSnapshot s = RedisBreakerStore.await(redis.snapshot(BreakerId.parse(breaker), 0));
+    BreakerSnapshot s = StoreFutures.await(redis.snapshot(BreakerId.parse(breaker), 0));
     return s.warmedPolicy().orElse(null);
   }
 
   private void touch(String breaker) {
-    RedisBreakerStore.await(
+    StoreFutures.await(
         redis.record(BreakerId.parse(breaker), Outcome.successes("node-1", 1), Policy.DEFAULT));
   }
 

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.model.Filters;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.AcquireResult;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,7 +38,7 @@ class ReplayIT extends ControlPlaneIT {
   private record Read(long at, State state) {}
 
   private Read read(BreakerId id) {
-    BreakerSnapshot s = RedisBreakerStore.await(redis.snapshot(id, 0));
+    BreakerSnapshot s = StoreFutures.await(redis.snapshot(id, 0));
     Read r = new Read(s.redisTimeMillis(), s.effectiveState());
     settle(r.at());
     return r;
@@ -50,7 +50,7 @@ class ReplayIT extends ControlPlaneIT {
     Poll.until(
         Duration.ofSeconds(2),
         "Redis time past " + at,
-        () -> RedisBreakerStore.await(redis.redisTimeMillis(any)) > at + 1);
+        () -> StoreFutures.await(redis.redisTimeMillis(any)) > at + 1);
   }
 
   private void waitUntilRedisTime(long at) {
@@ -59,23 +59,23 @@ class ReplayIT extends ControlPlaneIT {
 
   private void fail(BreakerId id, int n) {
     for (int i = 0; i < n; i++) {
-      RedisBreakerStore.await(redis.record(id, Outcome.failure("n1", ""), policy));
+      StoreFutures.await(redis.record(id, Outcome.failure("n1", ""), policy));
     }
-    settle(RedisBreakerStore.await(redis.redisTimeMillis(id)));
+    settle(StoreFutures.await(redis.redisTimeMillis(id)));
   }
 
   private void force(BreakerId id, OverrideKind kind, Duration d) {
-    RedisBreakerStore.await(
+    StoreFutures.await(
         redis.override(id, new OverrideRequest(kind, "alice", "drill", d, "corr-" + kind + d)));
-    settle(RedisBreakerStore.await(redis.redisTimeMillis(id)));
+    settle(StoreFutures.await(redis.redisTimeMillis(id)));
   }
 
   private void probe(BreakerId id, boolean ok) {
-    AcquireResult a = RedisBreakerStore.await(redis.acquire(id, "n1", policy));
+    AcquireResult a = StoreFutures.await(redis.acquire(id, "n1", policy));
     assertThat(a.lease()).as("a probe lease in %s", a.state()).isPresent();
-    RedisBreakerStore.await(
+    StoreFutures.await(
         redis.record(id, Outcome.probe("n1", a.generation(), a.leaseId(), ok), policy));
-    settle(RedisBreakerStore.await(redis.redisTimeMillis(id)));
+    settle(StoreFutures.await(redis.redisTimeMillis(id)));
   }
 
   @Test
@@ -85,16 +85,16 @@ class ReplayIT extends ControlPlaneIT {
   void stateAtEqualsStatus() {
     BreakerId id = BreakerId.parse("replay:dep");
     List<Read> reads = new ArrayList<>();
-    RedisBreakerStore.await(redis.record(id, Outcome.successes("n1", 1), policy));
-    settle(RedisBreakerStore.await(redis.redisTimeMillis(id)));
+    StoreFutures.await(redis.record(id, Outcome.successes("n1", 1), policy));
+    settle(StoreFutures.await(redis.redisTimeMillis(id)));
     reads.add(read(id)); // CLOSED: keys created by counting, no transition yet
     fail(id, 2);
     reads.add(read(id)); // OPEN
-    waitUntilRedisTime(RedisBreakerStore.await(redis.snapshot(id, 0)).number("openUntil"));
+    waitUntilRedisTime(StoreFutures.await(redis.snapshot(id, 0)).number("openUntil"));
     reads.add(read(id)); // HALF_OPEN computed: the window ended, no script ran
     force(id, OverrideKind.FORCED_OPEN, Duration.ofMillis(300));
     reads.add(read(id)); // FORCED_OPEN
-    waitUntilRedisTime(RedisBreakerStore.await(redis.snapshot(id, 0)).number("overrideUntil"));
+    waitUntilRedisTime(StoreFutures.await(redis.snapshot(id, 0)).number("overrideUntil"));
     reads.add(read(id)); // the override expired without a script running
     probe(id, false);
     reads.add(read(id)); // OPEN again, window doubled
@@ -102,7 +102,7 @@ class ReplayIT extends ControlPlaneIT {
     reads.add(read(id)); // DISABLED
     force(id, OverrideKind.CLEAR, Duration.ZERO);
     reads.add(read(id)); // back to the machine state
-    waitUntilRedisTime(RedisBreakerStore.await(redis.snapshot(id, 0)).number("openUntil"));
+    waitUntilRedisTime(StoreFutures.await(redis.snapshot(id, 0)).number("openUntil"));
     reads.add(read(id)); // HALF_OPEN computed
     probe(id, true);
     reads.add(read(id)); // CLOSED
@@ -153,13 +153,13 @@ class ReplayIT extends ControlPlaneIT {
   void frames() {
     BreakerId a = BreakerId.parse("frames:a");
     BreakerId b = BreakerId.parse("frames:b");
-    long start = RedisBreakerStore.await(redis.redisTimeMillis(a));
+    long start = StoreFutures.await(redis.redisTimeMillis(a));
     settle(start);
     fail(a, 2);
     force(b, OverrideKind.FORCED_CLOSED, Duration.ZERO);
     force(a, OverrideKind.FORCED_OPEN, Duration.ZERO);
     force(b, OverrideKind.CLEAR, Duration.ZERO);
-    long end = RedisBreakerStore.await(redis.redisTimeMillis(a));
+    long end = StoreFutures.await(redis.redisTimeMillis(a));
     new HistoryForwarder(db, redis, "fwd", clock).syncOnce();
 
     List<ReplayFrame> frames = new ArrayList<>();
@@ -193,7 +193,7 @@ class ReplayIT extends ControlPlaneIT {
   }
 
   private String forceOpen(BreakerId id) {
-    return RedisBreakerStore.await(
+    return StoreFutures.await(
             redis.override(
                 id,
                 new OverrideRequest(OverrideKind.FORCED_OPEN, "op", "drill", Duration.ZERO, "")))
@@ -215,8 +215,8 @@ class ReplayIT extends ControlPlaneIT {
           redis.override(pair.get(0), new OverrideRequest(kind, "op", "drill", Duration.ZERO, ""));
       var fb =
           redis.override(pair.get(1), new OverrideRequest(kind, "op", "drill", Duration.ZERO, ""));
-      events[0] = RedisBreakerStore.await(fa).eventId();
-      events[1] = RedisBreakerStore.await(fb).eventId();
+      events[0] = StoreFutures.await(fa).eventId();
+      events[1] = StoreFutures.await(fb).eventId();
       ats[0] = Long.parseLong(events[0].split("-")[0]);
       ats[1] = Long.parseLong(events[1].split("-")[0]);
       same = ats[0] == ats[1];

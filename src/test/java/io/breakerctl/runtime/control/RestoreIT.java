@@ -6,14 +6,14 @@ import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.control.policy.PolicyParser;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.BreakerSnapshot;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -28,12 +28,11 @@ class RestoreIT extends ControlPlaneIT {
   static final BreakerId MOVED = BreakerId.parse("restore:moved");
 
   private BreakerSnapshot keys(BreakerId id) {
-    return RedisBreakerStore.await(redis.snapshot(id, 1));
+    return StoreFutures.await(redis.snapshot(id, 1));
   }
 
   private void force(BreakerId id, OverrideKind kind, Duration d) {
-    RedisBreakerStore.await(
-        redis.override(id, new OverrideRequest(kind, "alice", "incident 7", d, "")));
+    StoreFutures.await(redis.override(id, new OverrideRequest(kind, "alice", "incident 7", d, "")));
   }
 
   private static Map<BreakerId, RestoreAction> actions(RestorePlan p) {
@@ -55,9 +54,9 @@ class RestoreIT extends ControlPlaneIT {
             ApplyOptions.by("it", "restore drill"));
     Policy p = Policy.builder().failureThreshold(2).open(Duration.ofSeconds(60)).build();
     for (int i = 0; i < 2; i++) {
-      RedisBreakerStore.await(redis.record(OPEN, Outcome.failure("n1", ""), p));
+      StoreFutures.await(redis.record(OPEN, Outcome.failure("n1", ""), p));
     }
-    RedisBreakerStore.await(redis.warm(FORCED, "restore:*", 1, p, "it"));
+    StoreFutures.await(redis.warm(FORCED, "restore:*", 1, p, "it"));
     force(FORCED, OverrideKind.FORCED_OPEN, Duration.ofMinutes(10));
     force(MOVED, OverrideKind.FORCED_OPEN, Duration.ZERO);
     BreakerSnapshot open = keys(OPEN);
@@ -201,7 +200,7 @@ class RestoreIT extends ControlPlaneIT {
     // the policy only MongoDB holds is not in its keys
     Policy nodeDefaults = Policy.builder().failureThreshold(2).build();
     for (int i = 0; i < 2; i++) {
-      RedisBreakerStore.await(redis.record(intact, Outcome.failure("n1", ""), nodeDefaults));
+      StoreFutures.await(redis.record(intact, Outcome.failure("n1", ""), nodeDefaults));
     }
     assertThat(new HistoryForwarder(db, redis, "fwd", clock).syncBreaker(intact).events())
         .isPositive();
@@ -243,6 +242,6 @@ class RestoreIT extends ControlPlaneIT {
     assertThat(keys(id).warmedPolicy().map(w -> w.version()))
         .as("v1 back without a node or an operator")
         .contains(1L);
-    assertThat(RedisBreakerStore.await(redis.deployment())).as("its identity back").isPresent();
+    assertThat(StoreFutures.await(redis.deployment())).as("its identity back").isPresent();
   }
 }

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.mongodb.client.model.Filters;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,7 +30,7 @@ class RetentionIT extends ControlPlaneIT {
       OverrideKind kind = i % 2 == 0 ? OverrideKind.FORCED_OPEN : OverrideKind.CLEAR;
       for (BreakerId id : ids) {
         var r =
-            RedisBreakerStore.await(
+            StoreFutures.await(
                 redis.override(id, new OverrideRequest(kind, "op", "r" + i, Duration.ZERO, "")));
         newest.put(id, id + "|" + r.epoch() + "|" + r.eventId());
       }

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.control.policy.PolicyParser;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerKeys;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.OverrideResult;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,7 +27,7 @@ class TimelineIT extends ControlPlaneIT {
 
   private OverrideResult toggle(BreakerId id, int i) {
     OverrideKind kind = i % 2 == 0 ? OverrideKind.FORCED_OPEN : OverrideKind.CLEAR;
-    return RedisBreakerStore.await(
+    return StoreFutures.await(
         redis.override(
             id,
             new OverrideRequest(kind, "alice", "step " + i, Duration.ZERO, "c-" + id + "-" + i)));
@@ -260,7 +260,7 @@ class TimelineIT extends ControlPlaneIT {
         batch.add(redis.override(id, new OverrideRequest(kind, "load", "cap", Duration.ZERO, "")));
       }
       for (CompletableFuture<OverrideResult> f : batch) {
-        epoch = RedisBreakerStore.await(f).epoch();
+        epoch = StoreFutures.await(f).epoch();
       }
     }
     String e = epoch;

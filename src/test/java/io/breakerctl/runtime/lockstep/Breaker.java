@@ -1,13 +1,13 @@
 package io.breakerctl.runtime.lockstep;
 
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.AcquireResult;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.OverrideResult;
-import io.breakerctl.runtime.redis.RecordResult;
-import io.breakerctl.runtime.redis.RenewResult;
-import io.breakerctl.runtime.redis.WarmResult;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.WarmResult;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;

@@ -2,21 +2,21 @@ package io.breakerctl.runtime.lockstep;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.breakerctl.runtime.BreakerStore;
-import io.breakerctl.runtime.InProcessBreakerStore;
 import io.breakerctl.runtime.local.LocalStateMachine;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.WarmOutcome;
-import io.breakerctl.runtime.redis.AcquireResult;
-import io.breakerctl.runtime.redis.Outcome;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
-import io.breakerctl.runtime.redis.OverrideResult;
-import io.breakerctl.runtime.redis.PolicyEncoding;
-import io.breakerctl.runtime.redis.RecordResult;
-import io.breakerctl.runtime.redis.RenewResult;
-import io.breakerctl.runtime.redis.WarmResult;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.PolicyEncoding;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.WarmResult;
+import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Clock;
@@ -178,28 +178,28 @@ final class JavaBreakers {
     @Override
     public AcquireResult acquire(String owner, String leaseName) {
       return leaseName.isEmpty()
-          ? BreakerStore.await(store.acquire(id, owner, policy))
-          : BreakerStore.await(store.acquire(id, owner, policy, leaseName));
+          ? StoreFutures.await(store.acquire(id, owner, policy))
+          : StoreFutures.await(store.acquire(id, owner, policy, leaseName));
     }
 
     @Override
     public RecordResult record(Outcome o) {
-      return BreakerStore.await(store.record(id, o, policy));
+      return StoreFutures.await(store.record(id, o, policy));
     }
 
     @Override
     public RenewResult renew(String owner, String leaseId, String generation) {
-      return BreakerStore.await(store.renew(id, owner, policy, leaseId, generation));
+      return StoreFutures.await(store.renew(id, owner, policy, leaseId, generation));
     }
 
     @Override
     public OverrideResult override(OverrideRequest q) {
-      return BreakerStore.await(store.override(id, q));
+      return StoreFutures.await(store.override(id, q));
     }
 
     @Override
     public WarmResult warm(String policyId, long version, Policy p) {
-      return BreakerStore.await(store.warm(id, policyId, version, p, "lockstep"));
+      return StoreFutures.await(store.warm(id, policyId, version, p, "lockstep"));
     }
 
     @Override
@@ -229,7 +229,7 @@ final class JavaBreakers {
 
     @Override
     public Map<String, String> storeFields() {
-      return BreakerStore.await(store.state(id)).fields();
+      return StoreFutures.await(store.state(id)).fields();
     }
 
     @Override

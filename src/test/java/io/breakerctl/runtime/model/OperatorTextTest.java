@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import io.breakerctl.runtime.control.BreakerNotes;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideRequest;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.DisplayName;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.control.policy.PolicyParser;
 import io.breakerctl.runtime.control.policy.PolicySet;
 import io.breakerctl.runtime.control.policy.PolicySpec;
-import io.breakerctl.runtime.redis.PolicyEncoding;
+import io.breakerctl.runtime.store.PolicyEncoding;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

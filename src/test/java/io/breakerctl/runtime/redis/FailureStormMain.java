@@ -2,6 +2,9 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,8 +45,7 @@ public final class FailureStormMain {
                   sleepUntil(startAt);
                   for (int i = 0; i < perThread; i++) {
                     RecordResult r =
-                        RedisBreakerStore.await(
-                            store.record(id, Outcome.failure(node, ""), policy));
+                        StoreFutures.await(store.record(id, Outcome.failure(node, ""), policy));
                     sent.incrementAndGet();
                     if (r.transitioned()) {
                       transitions.incrementAndGet();

@@ -1,9 +1,10 @@
 package io.breakerctl.runtime.redis;
 
-import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static io.breakerctl.runtime.store.StoreFutures.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.Promises;
 import io.breakerctl.testing.RedisExtension;

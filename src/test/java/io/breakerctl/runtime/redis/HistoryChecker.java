@@ -3,6 +3,7 @@ package io.breakerctl.runtime.redis;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.model.Transitions;
+import io.breakerctl.runtime.store.BreakerEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -3,6 +3,7 @@ package io.breakerctl.runtime.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.store.BreakerEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,7 +2,15 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -134,7 +142,7 @@ final class HistoryClient implements Runnable {
     String lease = node + "." + ++seq;
     AcquireResult a;
     try {
-      a = RedisBreakerStore.await(store.acquire(id, node, policy, lease), wait);
+      a = StoreFutures.await(store.acquire(id, node, policy, lease), wait);
     } catch (RuntimeException e) {
       unknown(e);
       log.add(HistoryOp.AcquireOp.unknown(node, lease));
@@ -199,7 +207,7 @@ final class HistoryClient implements Runnable {
   private boolean renew(String lease, String generation) {
     RenewResult r;
     try {
-      r = RedisBreakerStore.await(store.renew(id, node, policy, lease, generation), wait);
+      r = StoreFutures.await(store.renew(id, node, policy, lease, generation), wait);
     } catch (RuntimeException e) {
       unknown(e);
       log.add(HistoryOp.RenewOp.unknown(node, lease, generation));
@@ -222,7 +230,7 @@ final class HistoryClient implements Runnable {
     RecordResult r;
     try {
       r =
-          RedisBreakerStore.await(
+          StoreFutures.await(
               store.record(
                   id, new Outcome(node, failures, successes, -1, generation, lease), policy),
               wait);
@@ -262,7 +270,7 @@ final class HistoryClient implements Runnable {
                 kind, node, "history check", Duration.ofMillis(80 + random.nextInt(170)), "");
     OverrideResult o;
     try {
-      o = RedisBreakerStore.await(store.override(id, request), wait);
+      o = StoreFutures.await(store.override(id, request), wait);
     } catch (RuntimeException e) {
       unknown(e);
       log.add(HistoryOp.OverrideOp.unknown(node, request.kind().name()));

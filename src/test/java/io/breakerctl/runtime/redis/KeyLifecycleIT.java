@@ -1,11 +1,19 @@
 package io.breakerctl.runtime.redis;
 
-import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static io.breakerctl.runtime.store.StoreFutures.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
 import java.time.Duration;
@@ -164,11 +172,11 @@ class KeyLifecycleIT {
       OverrideKind kind = i % 2 == 0 ? OverrideKind.FORCED_OPEN : OverrideKind.CLEAR;
       pending.add(store.override(id, new OverrideRequest(kind, "op", "cap", Duration.ZERO, "")));
       if (pending.size() == 500) {
-        pending.forEach(RedisBreakerStore::await);
+        pending.forEach(StoreFutures::await);
         pending.clear();
       }
     }
-    pending.forEach(RedisBreakerStore::await);
+    pending.forEach(StoreFutures::await);
 
     assertThat((Long) t.nodeFor(id).call("XLEN", t.store.keys().events(id))).isEqualTo(10_000);
     assertThat(await(t.store.snapshot(id, 0)).number("eventsDropped")).isEqualTo(5);

@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.MalformedBreakerException;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import java.time.Duration;
@@ -36,7 +42,7 @@ class MalformedStateIT {
 
   private static BreakerId corrupt(String name, String field, String value) {
     BreakerId id = BreakerId.parse("bad:" + name);
-    RedisBreakerStore.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
+    StoreFutures.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
     redis.call("HSET", "cb:{" + id + "}", field, value);
     return id;
   }
@@ -48,7 +54,7 @@ class MalformedStateIT {
     Object before = redis.call("HGETALL", "cb:{" + id + "}").toString();
     assertThatThrownBy(
             () ->
-                RedisBreakerStore.await(
+                StoreFutures.await(
                     store.override(
                         id,
                         new OverrideRequest(
@@ -59,7 +65,7 @@ class MalformedStateIT {
         .hasMessageContaining("notanumber");
     assertThat(redis.call("HGETALL", "cb:{" + id + "}").toString()).isEqualTo(before);
     assertThat(redis.call("EXISTS", "cb:{" + id + "}:ev")).isEqualTo(0L);
-    BreakerSnapshot s = RedisBreakerStore.await(store.snapshot(id, 0));
+    BreakerSnapshot s = StoreFutures.await(store.snapshot(id, 0));
     assertThat(s.problem()).get().asString().contains("openUntil").contains("notanumber");
     assertThatThrownBy(s::effectiveState)
         .isInstanceOf(MalformedBreakerException.class)
@@ -70,17 +76,15 @@ class MalformedStateIT {
   @DisplayName("state=BOGUS: acquire's and record's full paths name the field")
   void bogusState() {
     BreakerId id = corrupt("state", "state", "BOGUS");
-    assertThatThrownBy(() -> RedisBreakerStore.await(store.acquire(id, "n1", Policy.DEFAULT)))
+    assertThatThrownBy(() -> StoreFutures.await(store.acquire(id, "n1", Policy.DEFAULT)))
         .isInstanceOf(MalformedBreakerException.class)
         .hasMessageContaining("cb:{bad:state}")
         .hasMessageContaining("field state");
     assertThatThrownBy(
-            () ->
-                RedisBreakerStore.await(
-                    store.record(id, Outcome.failure("n1", ""), Policy.DEFAULT)))
+            () -> StoreFutures.await(store.record(id, Outcome.failure("n1", ""), Policy.DEFAULT)))
         .isInstanceOf(MalformedBreakerException.class)
         .hasMessageContaining("field state");
-    assertThat(RedisBreakerStore.await(store.snapshot(id, 0)).problem())
+    assertThat(StoreFutures.await(store.snapshot(id, 0)).problem())
         .get()
         .asString()
         .contains("BOGUS");
@@ -91,9 +95,7 @@ class MalformedStateIT {
   void fastPathCount() {
     BreakerId id = corrupt("count", "winFailures", "x");
     assertThatThrownBy(
-            () ->
-                RedisBreakerStore.await(
-                    store.record(id, Outcome.failure("n1", ""), Policy.DEFAULT)))
+            () -> StoreFutures.await(store.record(id, Outcome.failure("n1", ""), Policy.DEFAULT)))
         .isInstanceOf(MalformedBreakerException.class)
         .hasMessageContaining("cb:{bad:count}")
         .hasMessageContaining("field winFailures");

@@ -2,6 +2,8 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +36,7 @@ public final class ProbeRaceMain {
             new Thread(
                 () -> {
                   FailureStormMain.sleepUntil(startAt);
-                  AcquireResult r = RedisBreakerStore.await(store.acquire(id, me, Policy.DEFAULT));
+                  AcquireResult r = StoreFutures.await(store.acquire(id, me, Policy.DEFAULT));
                   if (r.allowed()) {
                     leases.add(r.leaseId());
                   }

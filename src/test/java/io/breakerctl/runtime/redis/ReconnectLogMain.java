@@ -2,6 +2,8 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.ConsoleHandler;
@@ -34,7 +36,7 @@ public final class ReconnectLogMain {
     List<RedisBreakerStore> stores = new ArrayList<>();
     for (int i = 0; i < Integer.parseInt(args[1]); i++) {
       RedisBreakerStore s = RedisBreakerStore.connect(StoreConfig.builder().uri(args[0]).build());
-      RedisBreakerStore.await(
+      StoreFutures.await(
           s.record(BreakerId.parse("logs:n" + i), Outcome.failure("n" + i, ""), Policy.DEFAULT));
       stores.add(s);
     }

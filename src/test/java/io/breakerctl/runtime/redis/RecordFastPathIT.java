@@ -1,6 +1,6 @@
 package io.breakerctl.runtime.redis;
 
-import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static io.breakerctl.runtime.store.StoreFutures.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,6 +9,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.PolicyEncoding;
+import io.breakerctl.runtime.store.RecordResult;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
 import java.io.IOException;
@@ -160,7 +165,7 @@ class RecordFastPathIT {
       cmd.add(heartbeat == null ? "" : heartbeat);
       @SuppressWarnings("unchecked")
       List<Object> reply = (List<Object>) server.call(cmd.toArray(new String[0]));
-      return RecordResult.of(reply);
+      return ScriptAnswers.record(reply);
     }
 
     private String field(BreakerId id, String name) {

@@ -1,10 +1,20 @@
 package io.breakerctl.runtime.redis;
 
-import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static io.breakerctl.runtime.store.StoreFutures.await;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.Transitions;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.WarmResult;
 import io.breakerctl.testing.scenario.ScenarioSide;
 import java.time.Duration;
 import java.util.ArrayList;

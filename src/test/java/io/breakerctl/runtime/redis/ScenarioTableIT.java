@@ -3,6 +3,7 @@ package io.breakerctl.runtime.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.scenario.Scenario;
 import io.breakerctl.testing.scenario.ScenarioRunner;
@@ -157,7 +158,7 @@ class ScenarioTableIT {
   private static void assertRedisTimeIsLocalTime(StoreTarget t) {
     BreakerId id = StoreTarget.freshId("clock");
     long before = System.currentTimeMillis();
-    long redisTime = RedisBreakerStore.await(t.store.redisTimeMillis(id));
+    long redisTime = StoreFutures.await(t.store.redisTimeMillis(id));
     long after = System.currentTimeMillis();
     assertThat(redisTime).as("Redis TIME on %s", t).isBetween(before - 1, after + 1);
   }

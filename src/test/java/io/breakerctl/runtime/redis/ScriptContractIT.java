@@ -1,12 +1,24 @@
 package io.breakerctl.runtime.redis;
 
-import static io.breakerctl.runtime.redis.RedisBreakerStore.await;
+import static io.breakerctl.runtime.store.StoreFutures.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.ForwardResult;
+import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.OverrideResult;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.WarmResult;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
 import java.time.Duration;
@@ -505,7 +517,7 @@ class ScriptContractIT {
     for (int v : List.of(5, 3, 16, 1, 9, 12, 2, 15, 7, 4, 11, 6, 14, 8, 13, 10)) {
       all.add(t.store.warm(raced, "*:*", v, policy().failureThreshold(v).build(), "ctl" + v));
     }
-    all.forEach(RedisBreakerStore::await);
+    all.forEach(StoreFutures::await);
     BreakerSnapshot after = await(t.store.snapshot(raced, 0));
     assertThat(after.warmedPolicy().orElseThrow().version()).isEqualTo(16);
     assertThat(after.warmedPolicy().orElseThrow().policy().failureThreshold()).isEqualTo(16);

@@ -2,6 +2,10 @@ package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 
 /**
@@ -20,15 +24,15 @@ public final class SkewedClientMain {
     Policy p = Policy.builder().failureThreshold(3).open(Duration.ofMillis(500)).build();
     try (RedisBreakerStore store =
         RedisBreakerStore.connect(StoreConfig.builder().uri(args[0]).build())) {
-      long skew = System.currentTimeMillis() - RedisBreakerStore.await(store.redisTimeMillis(id));
+      long skew = System.currentTimeMillis() - StoreFutures.await(store.redisTimeMillis(id));
       RecordResult r = null;
       for (int i = 0; i < 3; i++) {
-        r = RedisBreakerStore.await(store.record(id, Outcome.failure("skewed", ""), p));
+        r = StoreFutures.await(store.record(id, Outcome.failure("skewed", ""), p));
       }
-      long tripped = RedisBreakerStore.await(store.snapshot(id, 0)).number("openedAt");
-      AcquireResult a = RedisBreakerStore.await(store.acquire(id, "skewed", p));
+      long tripped = StoreFutures.await(store.snapshot(id, 0)).number("openedAt");
+      AcquireResult a = StoreFutures.await(store.acquire(id, "skewed", p));
       for (int i = 0; i < 100_000 && !a.allowed(); i++) {
-        a = RedisBreakerStore.await(store.acquire(id, "skewed", p));
+        a = StoreFutures.await(store.acquire(id, "skewed", p));
       }
       long grantedAt = a.untilMillis() - p.probeLease().toMillis();
       long openFor = grantedAt - tripped;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.RecordResult;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisClusterProcess;
 import io.breakerctl.testing.RedisServerProcess;
@@ -30,13 +33,13 @@ class StoreBatchIT {
     try (RedisServerProcess redis = RedisServerProcess.start(RedisBinary.embedded());
         RedisBreakerStore store =
             RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      RedisBreakerStore.await(store.ping());
+      StoreFutures.await(store.ping());
       recordAll(store, "warm"); // every script cached, every class loaded
       long before = reads(redis);
       List<CompletableFuture<RecordResult>> calls = recordAll(store, "batch");
       long reads = reads(redis) - before - 1; // the INFO of the second count is one read
       for (CompletableFuture<RecordResult> c : calls) {
-        RecordResult r = RedisBreakerStore.await(c);
+        RecordResult r = StoreFutures.await(c);
         assertThat(r.windowFailures()).isEqualTo(1);
         assertThat(r.accepted()).isTrue();
       }
@@ -56,7 +59,7 @@ class StoreBatchIT {
       cluster.nodes().forEach(n -> before.put(n, reads(n)));
       List<CompletableFuture<RecordResult>> calls = recordAll(store, "batch");
       for (CompletableFuture<RecordResult> c : calls) {
-        assertThat(RedisBreakerStore.await(c).windowFailures()).isEqualTo(1);
+        assertThat(StoreFutures.await(c).windowFailures()).isEqualTo(1);
       }
       for (RedisServerProcess n : cluster.nodes()) {
         assertThat(reads(n) - before.get(n) - 1)
@@ -82,7 +85,7 @@ class StoreBatchIT {
               moved[0] =
                   store.record(
                       BreakerId.parse("moved:dep"), Outcome.failure("n1", ""), Policy.DEFAULT));
-      assertThat(RedisBreakerStore.await(moved[0]).windowFailures()).isEqualTo(1);
+      assertThat(StoreFutures.await(moved[0]).windowFailures()).isEqualTo(1);
       assertThat(to.call("HGET", key, "winFailures")).isEqualTo("1");
     }
   }
@@ -100,7 +103,7 @@ class StoreBatchIT {
                     Policy.DEFAULT));
           }
         });
-    calls.forEach(RedisBreakerStore::await);
+    calls.forEach(StoreFutures::await);
     return calls;
   }
 

@@ -2,6 +2,7 @@ package io.breakerctl.runtime.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisClusterProcess;
 import io.breakerctl.testing.RedisServerProcess;
@@ -26,16 +27,16 @@ class StoreCanaryIT {
             RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build());
         RedisBreakerStore b =
             RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
-      String first = RedisBreakerStore.await(a.canary());
+      String first = StoreFutures.await(a.canary());
       assertThat(first).startsWith("standalone=");
-      assertThat(RedisBreakerStore.await(a.canary())).isEqualTo(first);
-      assertThat(RedisBreakerStore.await(b.canary())).isEqualTo(first);
+      assertThat(StoreFutures.await(a.canary())).isEqualTo(first);
+      assertThat(StoreFutures.await(b.canary())).isEqualTo(first);
       assertThat(redis.call("GET", "cb:canary")).isNotNull();
 
       redis.flushAll();
-      String after = RedisBreakerStore.await(b.canary());
+      String after = StoreFutures.await(b.canary());
       assertThat(after).isNotEqualTo(first);
-      assertThat(RedisBreakerStore.await(a.canary())).isEqualTo(after);
+      assertThat(StoreFutures.await(a.canary())).isEqualTo(after);
     }
   }
 
@@ -45,7 +46,7 @@ class StoreCanaryIT {
     try (RedisClusterProcess cluster = RedisClusterProcess.start(RedisBinary.embedded());
         RedisBreakerStore store =
             RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
-      String first = RedisBreakerStore.await(store.canary());
+      String first = StoreFutures.await(store.canary());
       String[] parts = first.split(",");
       assertThat(parts).hasSize(3);
       Set<RedisServerProcess> owners = new HashSet<>();
@@ -56,10 +57,10 @@ class StoreCanaryIT {
         assertThat(cluster.masterFor(key).call("GET", key)).isNotNull();
       }
       assertThat(owners).as("one canary on each master").hasSize(3);
-      assertThat(RedisBreakerStore.await(store.canary())).isEqualTo(first);
+      assertThat(StoreFutures.await(store.canary())).isEqualTo(first);
 
       cluster.nodes().get(1).flushAll();
-      String after = RedisBreakerStore.await(store.canary());
+      String after = StoreFutures.await(store.canary());
       assertThat(after).isNotEqualTo(first);
       int changed = 0;
       String[] now = after.split(",");

@@ -3,6 +3,8 @@ package io.breakerctl.runtime.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.breakerctl.runtime.store.StorePermissionException;
+import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisCredentialsProvider.ImmediateRedisCredentialsProvider;
 import io.lettuce.core.RedisURI;

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.store.Outcome;
+import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.RedisServerProcess;
@@ -82,11 +85,11 @@ class StoreFailureIT {
         redis.manage(
             RedisBreakerStore.connect(
                 StoreConfig.builder().uri(redis.uri()).timeout(TIMEOUT).build()));
-    RedisBreakerStore.await(store.record(ID, Outcome.successes("n1", 1), Policy.DEFAULT));
+    StoreFutures.await(store.record(ID, Outcome.successes("n1", 1), Policy.DEFAULT));
     redis.server().pause(Duration.ofMillis(BOUND_MILLIS + 2_000));
     long start = System.nanoTime();
 
-    assertThatThrownBy(() -> RedisBreakerStore.await(store.acquire(ID, "n1", Policy.DEFAULT)))
+    assertThatThrownBy(() -> StoreFutures.await(store.acquire(ID, "n1", Policy.DEFAULT)))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("acquire it-failure:dep");
     assertThat(millisSince(start)).isLessThan(BOUND_MILLIS);
@@ -103,7 +106,7 @@ class StoreFailureIT {
     server.kill();
     long start = System.nanoTime();
 
-    assertThatThrownBy(() -> RedisBreakerStore.await(store.acquire(ID, "n1", Policy.DEFAULT)))
+    assertThatThrownBy(() -> StoreFutures.await(store.acquire(ID, "n1", Policy.DEFAULT)))
         .isInstanceOf(StoreUnavailableException.class);
     assertThat(millisSince(start)).isLessThan(BOUND_MILLIS);
 
@@ -113,7 +116,7 @@ class StoreFailureIT {
         "the store to reconnect",
         () -> {
           try {
-            return RedisBreakerStore.await(store.acquire(ID, "n1", Policy.DEFAULT)).allowed();
+            return StoreFutures.await(store.acquire(ID, "n1", Policy.DEFAULT)).allowed();
           } catch (StoreUnavailableException e) {
             return false;
           }

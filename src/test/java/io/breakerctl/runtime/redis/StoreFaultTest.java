@@ -4,6 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.breakerctl.runtime.store.MalformedBreakerException;
+import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFault;
+import io.breakerctl.runtime.store.StorePermissionException;
+import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;

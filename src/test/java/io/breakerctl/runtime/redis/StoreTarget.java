@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Transitions;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisClusterProcess;
 import io.breakerctl.testing.RedisExtension;
@@ -83,7 +85,7 @@ final class StoreTarget {
 
   /** Every event the scripts wrote for {@code id} is a row of the transition table. */
   void assertEventsLegal(BreakerId id) {
-    List<BreakerEvent> events = RedisBreakerStore.await(store.eventsAfter(id, "", 20_000));
+    List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 20_000));
     for (BreakerEvent e : events) {
       assertThat(Transitions.isLegal(e.from(), e.to(), e.cause()))
           .as("event %s %s -> %s (%s) is legal", e.streamId(), e.from(), e.to(), e.cause())

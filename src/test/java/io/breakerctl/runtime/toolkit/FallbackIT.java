@@ -36,13 +36,14 @@ import io.breakerctl.runtime.fallback.Unserved;
 import io.breakerctl.runtime.metrics.BreakerMetrics;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.FallbackPolicy;
+import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.OverrideKind;
-import io.breakerctl.runtime.redis.OverrideRequest;
 import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.retry.Retry;
 import io.breakerctl.runtime.retry.RetryPolicy;
+import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -437,9 +438,7 @@ class FallbackIT {
             Duration.ofSeconds(10),
             "the node reports its idle fallback",
             () ->
-                io.breakerctl.runtime.redis.RedisBreakerStore.await(store.snapshot(cb.id(), 0))
-                    .nodes()
-                    .stream()
+                StoreFutures.await(store.snapshot(cb.id(), 0)).nodes().stream()
                     .anyMatch(n -> n.idleFallbacks().equals("STATIC_DEFAULT")));
       }
     } finally {

@@ -1,0 +1,198 @@
+package io.breakerctl.runtime.store;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.EffectiveState;
+import io.breakerctl.runtime.model.State;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything stored about one breaker, read without a script (HGETALL, ZRANGE, XREVRANGE and TIME
+ * on the breaker's node), so a read-only ACL user can take it.
+ *
+ * @param id the breaker
+ * @param fields the state hash as stored (empty when the breaker has no keys)
+ * @param leases live and not yet removed probe leases
+ * @param recentEvents the newest events, newest first
+ * @param nodes the heartbeats of the nodes using the breaker, oldest first
+ * @param redisTimeMillis Redis time when read
+ */
+public record BreakerSnapshot(
+    BreakerId id,
+    Map<String, String> fields,
+    List<ProbeLease> leases,
+    List<BreakerEvent> recentEvents,
+    List<NodeHeartbeat> nodes,
+    long redisTimeMillis) {
+
+  /** Whether the breaker's keys exist. */
+  public boolean exists() {
+    return !fields.isEmpty();
+  }
+
+  /**
+   * The stored machine state (CLOSED when absent).
+   *
+   * @throws MalformedBreakerException when the field holds no stored state
+   */
+  public State storedState() {
+    String s = fields.getOrDefault("state", "CLOSED");
+    if (!STORED_STATES.contains(s)) {
+      throw new MalformedBreakerException("breaker " + id + ": " + problem().orElseThrow(), null);
+    }
+    return State.valueOf(s);
+  }
+
+  /**
+   * The override as stored, live or expired.
+   *
+   * @throws MalformedBreakerException when the field holds no override state
+   */
+  public Optional<State> override() {
+    String o = fields.get("override");
+    if (o == null || o.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!OVERRIDES.contains(o)) {
+      throw new MalformedBreakerException("breaker " + id + ": " + problem().orElseThrow(), null);
+    }
+    return Optional.of(State.valueOf(o));
+  }
+
+  /** The state in force at the time of the read (the shared {@link EffectiveState} function). */
+  public State effectiveState() {
+    return effectiveStateAt(redisTimeMillis);
+  }
+
+  /** The state in force at another Redis time, e.g. for replay. */
+  public State effectiveStateAt(long nowMillis) {
+    return EffectiveState.of(
+        storedState(),
+        number("openUntil"),
+        override().orElse(null),
+        number("overrideUntil"),
+        nowMillis);
+  }
+
+  /**
+   * Where the breaker's history goes and what holds its keys, at the time of the read.
+   *
+   * @throws MalformedBreakerException when a field it reads is not a number
+   */
+  public BreakerHistory history() {
+    return BreakerHistory.of(this);
+  }
+
+  /** Leases whose expiry is still ahead at the time of the read. */
+  public List<ProbeLease> liveLeases() {
+    return leases.stream().filter(l -> l.expiresAtMillis() > redisTimeMillis).toList();
+  }
+
+  /**
+   * A numeric field, 0 when absent.
+   *
+   * @throws MalformedBreakerException when the field holds something else than an integer
+   */
+  public long number(String field) {
+    String v = fields.get(field);
+    if (v == null || v.isEmpty()) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      throw new MalformedBreakerException("breaker " + id + ": " + notANumber(field, v), e);
+    }
+  }
+
+  /**
+   * What makes this snapshot unreadable, if anything: the first field (in a fixed order) whose
+   * value no script writes, e.g. {@code field openUntil is not a number: 'notanumber'}. A snapshot
+   * with a problem answers {@link #effectiveState()} and {@link #number} with a {@link
+   * MalformedBreakerException}; readers show it as invalid instead.
+   */
+  public Optional<String> problem() {
+    String state = fields.get("state");
+    if (state != null && !STORED_STATES.contains(state)) {
+      return Optional.of("field state is not CLOSED, OPEN or HALF_OPEN: " + quote(state));
+    }
+    String o = fields.get("override");
+    if (o != null && !o.isEmpty() && !OVERRIDES.contains(o)) {
+      return Optional.of(
+          "field override is not FORCED_OPEN, FORCED_CLOSED, DISABLED or METRICS_ONLY: "
+              + quote(o));
+    }
+    for (String f : NUMBERS) {
+      String v = fields.get(f);
+      if (v != null && !v.isEmpty() && !isInteger(v)) {
+        return Optional.of(notANumber(f, v));
+      }
+    }
+    try {
+      warmedPolicy();
+    } catch (RuntimeException e) {
+      return Optional.of("the warmed policy (policyVersion, p.*) is malformed: " + e.getMessage());
+    }
+    return Optional.empty();
+  }
+
+  private static final List<String> STORED_STATES = List.of("CLOSED", "OPEN", "HALF_OPEN");
+  private static final List<String> OVERRIDES =
+      List.of("FORCED_OPEN", "FORCED_CLOSED", "DISABLED", "METRICS_ONLY");
+  private static final List<String> NUMBERS =
+      List.of(
+          "openUntil",
+          "overrideUntil",
+          "openedAt",
+          "openMillis",
+          "overrideAt",
+          "generation",
+          "winFailures",
+          "winCalls",
+          "failuresTotal",
+          "successesTotal",
+          "eventsDropped",
+          "policyVersion",
+          "streamLength",
+          "unfwdSince",
+          "unfwdCount",
+          "historyHold",
+          "eventsExpired",
+          "expiredAt",
+          "lastTransitionAt");
+
+  /** {@code -?\d{1,19}} without a regex: this runs for a dozen fields of every breaker read. */
+  private static boolean isInteger(String v) {
+    int start = v.charAt(0) == '-' ? 1 : 0;
+    int digits = v.length() - start;
+    if (digits < 1 || digits > 19) {
+      return false;
+    }
+    for (int i = start; i < v.length(); i++) {
+      char ch = v.charAt(i);
+      if (ch < '0' || ch > '9') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String notANumber(String field, String value) {
+    return "field " + field + " is not a number: " + quote(value);
+  }
+
+  private static String quote(String value) {
+    return "'" + (value.length() > 64 ? value.substring(0, 64) + "..." : value) + "'";
+  }
+
+  /** The keys' incarnation. */
+  public String epoch() {
+    return fields.getOrDefault("epoch", "");
+  }
+
+  /** The warmed policy, if any. */
+  public Optional<PolicyEncoding.WarmedPolicy> warmedPolicy() {
+    return PolicyEncoding.fromFields(fields);
+  }
+}
