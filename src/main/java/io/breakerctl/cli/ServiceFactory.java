@@ -5,7 +5,7 @@ import io.breakerctl.runtime.control.BreakerOverrides;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.PolicyControl;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -19,7 +19,7 @@ public final class ServiceFactory implements AutoCloseable {
   private final Supplier<Settings> settingsSupplier;
   private final Environment env;
   private Settings settings;
-  private RedisBreakerStore redis;
+  private RedisFleetStore redis;
   private ControlDatabase control;
 
   ServiceFactory(Supplier<Settings> settings, Environment env) {
@@ -41,12 +41,12 @@ public final class ServiceFactory implements AutoCloseable {
   }
 
   /** The Redis store, connected on first use. */
-  public RedisBreakerStore redis() {
+  public RedisFleetStore redis() {
     if (redis == null) {
       Settings s = settings();
       s.requireRedisIdentity();
       redis =
-          RedisBreakerStore.connect(
+          RedisFleetStore.connect(
               StoreConfig.builder()
                   .uri(s.redis())
                   .timeout(s.timeout())

@@ -5,7 +5,7 @@ import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.model.Actor;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OperatorText;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.StorePermissionException;
 import java.io.IOException;
@@ -66,7 +66,7 @@ public final class WriteAccess {
    */
   static String identity(Settings s) {
     Optional<String> redis =
-        RedisBreakerStore.authenticatedUser(s.redis(), s.redisUser(), s.redisPassword());
+        RedisFleetStore.authenticatedUser(s.redis(), s.redisUser(), s.redisPassword());
     if (redis.isPresent()) {
       return redis.get();
     }
@@ -112,7 +112,7 @@ public final class WriteAccess {
    *     user and the missing actions
    */
   public static void require(BreakerCtl root, String what, Collection<BreakerId> breakers) {
-    RedisBreakerStore store = root.services().redis();
+    RedisFleetStore store = root.services().redis();
     List<BreakerId> ids = new ArrayList<>(new LinkedHashSet<>(breakers));
     if (ids.isEmpty()) {
       ids.add(PROBE);

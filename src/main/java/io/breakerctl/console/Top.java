@@ -3,7 +3,7 @@ package io.breakerctl.console;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
 import java.io.IOException;
 import java.time.Duration;
@@ -40,7 +40,7 @@ final class Top {
   private static final int RECENT_SCAN = 500;
 
   private boolean recentLoaded;
-  private final RedisBreakerStore store;
+  private final RedisFleetStore store;
   private final Duration interval;
   private final BiFunction<List<String>, String, String> force;
   private final TopScreen screen = new TopScreen();
@@ -59,7 +59,7 @@ final class Top {
       Terminal terminal,
       String title,
       Supplier<List<BreakerView>> read,
-      RedisBreakerStore store,
+      RedisFleetStore store,
       Duration interval,
       BiFunction<List<String>, String, String> force,
       boolean colour) {
@@ -85,7 +85,7 @@ final class Top {
     terminal.puts(Capability.keypad_xmit);
     terminal.puts(Capability.cursor_invisible);
     terminal.flush();
-    RedisBreakerStore.Subscription subscription = null;
+    RedisFleetStore.Subscription subscription = null;
     try {
       subscription = store.subscribe(this::message, () -> dirty.set(true));
       loop();

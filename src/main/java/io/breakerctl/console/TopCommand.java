@@ -9,7 +9,7 @@ import io.breakerctl.cli.ServiceFactory;
 import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.FleetCallRates;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -104,7 +104,7 @@ public final class TopCommand implements Callable<Integer> {
       }
       return status.execute(args.toArray(new String[0]));
     }
-    RedisBreakerStore store = services.redis();
+    RedisFleetStore store = services.redis();
     Duration timeout = services.settings().timeout();
     String title = TargetLabel.of(services.settings());
     boolean colour = root.env().get("NO_COLOR") == null && root.style().colour();
@@ -125,7 +125,7 @@ public final class TopCommand implements Callable<Integer> {
   }
 
   private static List<BreakerView> read(
-      RedisBreakerStore store, Duration timeout, BreakerSelector selector) {
+      RedisFleetStore store, Duration timeout, BreakerSelector selector) {
     List<BreakerView> rows = new ArrayList<>();
     FleetCallRates rates = StatusCommand.callRates(store, timeout);
     store

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
@@ -82,6 +83,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   private volatile BreakerStore store;
 
   private volatile BreakerStore raw;
+
+  /**
+   * The operators' port on the node's Redis connection (the history forwarder's); null otherwise.
+   */
+  private volatile RedisFleetStore fleet;
+
   private final MeteredStore.Counts commands = new MeteredStore.Counts();
   private volatile BreakerStore.Subscription subscription;
   private volatile boolean listening = true;
@@ -161,7 +168,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
         cfg.controlPlane() != null && cfg.mode() != Mode.LOCAL
             ? new ControlPlaneLink(
                 cfg.controlPlane(),
-                () -> raw instanceof RedisBreakerStore r ? r : null,
+                () -> fleet,
                 () -> store,
                 cfg.nodeId(),
                 cfg.clock(),
@@ -363,6 +370,9 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     if (s instanceof RedisBreakerStore r && cfg.controlPlane() != null) {
       r.forwardsHistory(cfg.historyHold()); // history has a destination: see historyHold
     }
+    if (s instanceof RedisBreakerStore r) {
+      fleet = RedisFleetStore.over(r); // the control plane's port, on the node's connection
+    }
     BreakerStore connected = s;
     s = new MeteredStore(connected, commands);
     store = s; // before raw: whoever sees the connection sees its timed store
@@ -384,12 +394,13 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   /**
    * Logs once, at start, when Redis may evict breaker keys ({@code maxmemory} with a policy other
-   * than {@code noeviction}: {@link RedisBreakerStore#evictionRisk()}). A user without {@code
-   * CONFIG GET} cannot tell, and nothing is logged; {@code breakerctl doctor} says so.
+   * than {@code noeviction}: {@link RedisFleetStore#evictionRisk()}). A user without {@code CONFIG
+   * GET} cannot tell, and nothing is logged; {@code breakerctl doctor} says so.
    */
   private static void warnIfEvicting(BreakerStore connected) {
     if (connected instanceof RedisBreakerStore r) {
-      r.evictionRisk()
+      RedisFleetStore.over(r)
+          .evictionRisk()
           .whenComplete(
               (risk, e) -> {
                 if (e == null && risk.isPresent()) {

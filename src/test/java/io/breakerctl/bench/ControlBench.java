@@ -14,7 +14,7 @@ import io.breakerctl.runtime.control.TestMongo;
 import io.breakerctl.runtime.control.Timeline;
 import io.breakerctl.runtime.control.TimelinePage;
 import io.breakerctl.runtime.control.TimelineQuery;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
@@ -83,8 +83,8 @@ public final class ControlBench {
               .timeout(Duration.ofSeconds(60))
               .build();
       try (ControlDatabase db = ControlDatabase.connect(wide);
-          RedisBreakerStore redis =
-              RedisBreakerStore.connect(
+          RedisFleetStore redis =
+              RedisFleetStore.connect(
                   StoreConfig.builder()
                       .uri(redisServer.uri())
                       .timeout(Duration.ofSeconds(5))
@@ -95,8 +95,7 @@ public final class ControlBench {
     }
   }
 
-  private static void timeline(
-      ControlDatabase db, RedisBreakerStore redis, int entries, int rounds) {
+  private static void timeline(ControlDatabase db, RedisFleetStore redis, int entries, int rounds) {
     MongoCollection<Document> history = db.collection(ControlDatabase.HISTORY);
     history.deleteMany(new Document());
     long t0 = System.currentTimeMillis() - 10L * entries;

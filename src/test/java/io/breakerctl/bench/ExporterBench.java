@@ -4,7 +4,7 @@ import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.exporter.FleetExporter;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
@@ -77,8 +77,8 @@ public final class ExporterBench {
               new BufferedReader(new StringReader("")),
               "bench");
       HttpClient http = HttpClient.newHttpClient();
-      try (RedisBreakerStore store =
-              RedisBreakerStore.connect(
+      try (RedisFleetStore store =
+              RedisFleetStore.connect(
                   StoreConfig.builder().uri(redis.uri()).timeout(Duration.ofSeconds(120)).build());
           FleetExporter exporter =
               new FleetExporter(

@@ -8,7 +8,7 @@ import io.breakerctl.runtime.control.TestMongo;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideRequest;
@@ -70,8 +70,8 @@ public final class ForwarderBench {
               .timeout(Duration.ofSeconds(60))
               .build();
       try (ControlDatabase db = ControlDatabase.connect(wide);
-          RedisBreakerStore redis =
-              RedisBreakerStore.connect(
+          RedisFleetStore redis =
+              RedisFleetStore.connect(
                   StoreConfig.builder()
                       .uri(server.uri())
                       .timeout(Duration.ofSeconds(10))
@@ -120,7 +120,7 @@ public final class ForwarderBench {
   }
 
   /** Creates {@code n} breakers that each tripped once (one event each). */
-  private static List<BreakerId> trip(RedisBreakerStore redis, int n) {
+  private static List<BreakerId> trip(RedisFleetStore redis, int n) {
     Policy p = Policy.builder().failureThreshold(1).build();
     List<BreakerId> ids = new ArrayList<>(n);
     List<CompletableFuture<?>> inFlight = new ArrayList<>();
@@ -137,7 +137,7 @@ public final class ForwarderBench {
   }
 
   /** The Redis reads of the forwarder before the markers: a snapshot and an XRANGE per breaker. */
-  private static SyncResult previousReads(RedisBreakerStore redis, List<BreakerId> ids) {
+  private static SyncResult previousReads(RedisFleetStore redis, List<BreakerId> ids) {
     List<BreakerId> listed = new ArrayList<>();
     redis.forEachBreaker(listed::add);
     for (BreakerId id : listed) {

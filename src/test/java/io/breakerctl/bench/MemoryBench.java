@@ -5,7 +5,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.Outcome;
@@ -49,8 +49,8 @@ public final class MemoryBench {
     RedisBinary binary = BenchSupport.binary(redisPath[0]);
     BenchSupport.header("Redis memory per breaker", binary, redisPath[0] != null);
     try (RedisServerProcess server = RedisServerProcess.start(binary);
-        RedisBreakerStore plain = store(server);
-        RedisBreakerStore declared = store(server).forwardsHistory(Duration.ofDays(7))) {
+        RedisFleetStore plain = store(server);
+        RedisFleetStore declared = store(server).forwardsHistory(Duration.ofDays(7))) {
       System.out.printf("%-52s %5s %8s %14s%n", "breaker", "keys", "stream", "MEMORY USAGE");
       BreakerId idle = BreakerId.parse("memory:idle");
       await(plain.record(idle, Outcome.successes("node-1", 50), Policy.DEFAULT, null));
@@ -96,8 +96,8 @@ public final class MemoryBench {
     }
   }
 
-  private static RedisBreakerStore store(RedisServerProcess server) {
-    return RedisBreakerStore.connect(
+  private static RedisFleetStore store(RedisServerProcess server) {
+    return RedisFleetStore.connect(
         StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(10)).build());
   }
 

@@ -9,7 +9,7 @@ import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.Outcome;
@@ -41,7 +41,7 @@ import java.util.function.Supplier;
  *
  * <p>It starts its own redis-server (loopback, free port) and {@code --nodes} HYBRID registries
  * (default 20; each its own Lettuce client and connections, default options: 1 s refresh and
- * flush), all in this JVM. A driver {@link RedisBreakerStore} on its own connection changes one
+ * flush), all in this JVM. A driver {@link RedisFleetStore} on its own connection changes one
  * breaker; for every node the benchmark spins ({@link Thread#onSpinWait}) on {@code view().state()}
  * until it shows the new state, at most {@code --spin-millis} (2000), and records the time since
  * the driver SENT the change:
@@ -98,8 +98,8 @@ public final class PropagationBench {
         opt.nodes, opt.trips, opt.openMillis, opt.spinMillis);
     long started = System.nanoTime();
     try (RedisServerProcess server = RedisServerProcess.start(binary);
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(
+        RedisFleetStore store =
+            RedisFleetStore.connect(
                 StoreConfig.builder()
                     .uri(server.uri())
                     .timeout(Duration.ofSeconds(5))
@@ -123,7 +123,7 @@ public final class PropagationBench {
     int missed;
   }
 
-  private void run(RedisServerProcess server, RedisBreakerStore store) {
+  private void run(RedisServerProcess server, RedisFleetStore store) {
     Policy policy =
         Policy.builder().failureThreshold(5).open(Duration.ofMillis(opt.openMillis)).build();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(opt.maxSeconds);
@@ -325,7 +325,7 @@ public final class PropagationBench {
   }
 
   /** The first-trip row: fresh JVMs, their first trip. */
-  private static void firstTrips(Opt opt, RedisServerProcess server, RedisBreakerStore store) {
+  private static void firstTrips(Opt opt, RedisServerProcess server, RedisFleetStore store) {
     List<Long> lags = new ArrayList<>();
     int missed = 0;
     Policy policy = Policy.builder().failureThreshold(5).build();
@@ -428,7 +428,7 @@ public final class PropagationBench {
   }
 
   /** The first-trip row with the nodes calling (FirstTripIT's figures): fresh JVMs trip it. */
-  private static void callingTrips(Opt opt, RedisServerProcess server, RedisBreakerStore store) {
+  private static void callingTrips(Opt opt, RedisServerProcess server, RedisFleetStore store) {
     List<Long> lags = new ArrayList<>();
     List<Long> doomedRuns = new ArrayList<>();
     List<Long> pushedRuns = new ArrayList<>();

@@ -8,7 +8,7 @@ import io.breakerctl.runtime.RegistryInternals;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.BreakerKeys;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
@@ -319,7 +319,7 @@ public final class RuntimeBench {
             .commandTimeout(COMMAND_TIMEOUT)
             .build()) {
       CircuitBreaker cb = registry.breaker(id);
-      RedisBreakerStore store = RegistryInternals.store(registry);
+      RedisFleetStore store = RegistryInternals.store(registry);
       @SuppressWarnings("unchecked")
       StatefulRedisConnection<String, String> conn =
           (StatefulRedisConnection<String, String>) store.connection();

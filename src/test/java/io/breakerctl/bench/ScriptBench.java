@@ -4,7 +4,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.RenewOutcome;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.NodeHeartbeat;
@@ -30,8 +30,8 @@ import java.util.TreeMap;
  * costs compared with a bare round trip, seen from the caller and from Redis.
  *
  * <p>It starts its own redis-server (loopback, free port) through the test fixture and opens ONE
- * Lettuce connection with {@link RedisBreakerStore#connect}. On that same connection it measures,
- * one call at a time from one thread:
+ * Lettuce connection with {@link RedisFleetStore#connect}. On that same connection it measures, one
+ * call at a time from one thread:
  *
  * <ul>
  *   <li>{@code ping} — {@code async().ping().toCompletableFuture().join()}: the floor, through the
@@ -102,9 +102,9 @@ public final class ScriptBench {
         opt.warmup, opt.rounds, opt.perRound, opt.cpuCalls);
 
     try (RedisServerProcess server = RedisServerProcess.start(binary);
-        RedisBreakerStore store =
+        RedisFleetStore store =
             declared(
-                RedisBreakerStore.connect(
+                RedisFleetStore.connect(
                     StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build()),
                 opt.historyHoldMillis)) {
       @SuppressWarnings("unchecked")
@@ -364,7 +364,7 @@ public final class ScriptBench {
     System.out.printf("  %-8s evalsha %.2f us =%s%n", name, c.usPerCall(), b);
   }
 
-  private static RedisBreakerStore declared(RedisBreakerStore store, int holdMillis) {
+  private static RedisFleetStore declared(RedisFleetStore store, int holdMillis) {
     if (holdMillis > 0) {
       System.out.printf("history: destination declared, hold %d ms%n", holdMillis);
       return store.forwardsHistory(Duration.ofMillis(holdMillis));

@@ -2,7 +2,7 @@ package io.breakerctl.bench;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -62,8 +62,8 @@ public final class StartupBench {
     Sandbox sandbox = new Sandbox(tmp.resolve("state/breakerctl/sandbox"));
     try {
       SandboxState s = sandbox.up().state();
-      try (RedisBreakerStore store =
-          RedisBreakerStore.connect(StoreConfig.builder().uri(s.redisUri()).build())) {
+      try (RedisFleetStore store =
+          RedisFleetStore.connect(StoreConfig.builder().uri(s.redisUri()).build())) {
         for (int i = 0; i < 10; i++) {
           BreakerId id = BreakerId.parse("bench:dep" + i);
           StoreFutures.await(store.record(id, Outcome.successes("bench-node", 10), Policy.DEFAULT));

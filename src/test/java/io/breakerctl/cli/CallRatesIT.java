@@ -16,7 +16,7 @@ import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideRequest;
@@ -70,8 +70,8 @@ class CallRatesIT {
   @Test
   @DisplayName("admitted, rejected and fallback-served calls come back from rate x window")
   void ratesFromTheNodesBeat() throws Exception {
-    RedisBreakerStore store =
-        redis.manage(RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
+    RedisFleetStore store =
+        redis.manage(RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
     BreakerRegistry node =
         redis.manage(
             BreakerRegistry.builder()

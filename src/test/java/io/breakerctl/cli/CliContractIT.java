@@ -10,7 +10,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.Outcome;
@@ -53,7 +53,7 @@ class CliContractIT {
   static CliServers servers;
   static RedisServerProcess redis;
   static int mongoPort;
-  static RedisBreakerStore store;
+  static RedisFleetStore store;
   static CliProcess cli;
   @TempDir static Path home;
 
@@ -316,8 +316,8 @@ class CliContractIT {
         RedisServerProcess.builder(RedisBinary.embedded())
             .config("user viewer on >viewer-secret ~* &* -@all +@read +@connection +time +info\n")
             .start()) {
-      try (RedisBreakerStore admin =
-          RedisBreakerStore.connect(StoreConfig.builder().uri(acl.uri()).build())) {
+      try (RedisFleetStore admin =
+          RedisFleetStore.connect(StoreConfig.builder().uri(acl.uri()).build())) {
         StoreFutures.await(
             admin.override(
                 BreakerId.parse("acl:seen"),
@@ -462,8 +462,8 @@ class CliContractIT {
   @DisplayName("status on a 3-master cluster lists breakers from every master")
   void cluster() throws Exception {
     try (RedisClusterProcess cluster = RedisClusterProcess.start(RedisBinary.embedded());
-        RedisBreakerStore c =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
+        RedisFleetStore c =
+            RedisFleetStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
       Set<String> expected = new HashSet<>();
       Set<Integer> masters = new HashSet<>();
       for (int i = 0; i < 30; i++) {

@@ -6,7 +6,7 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -52,8 +52,8 @@ class CliRunIT {
     mongo = new MongoServer(new MemoryBackend());
     mongo.bind("127.0.0.1", 0);
     mongoUri = "mongodb://127.0.0.1:" + mongo.getLocalAddress().getPort();
-    try (RedisBreakerStore s =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore s =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       for (String id : new String[] {"claims:members", "claims:billing", "web:search:query"}) {
         StoreFutures.await(
             s.record(BreakerId.parse(id), Outcome.failure("n1", ""), Policy.DEFAULT));

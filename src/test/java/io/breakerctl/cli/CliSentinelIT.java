@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -36,8 +36,8 @@ class CliSentinelIT {
                 .args("--sentinel")
                 .start());
     BreakerId id = BreakerId.parse("sentinel:dep");
-    try (RedisBreakerStore direct =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(master.uri()).build())) {
+    try (RedisFleetStore direct =
+        RedisFleetStore.connect(StoreConfig.builder().uri(master.uri()).build())) {
       StoreFutures.await(
           direct.record(
               id, Outcome.failure("n1", ""), Policy.builder().failureThreshold(1).build()));

@@ -2,7 +2,7 @@ package io.breakerctl.cli;
 
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
@@ -15,7 +15,7 @@ import java.nio.file.Path;
  */
 final class CliServers implements AutoCloseable {
   final RedisServerProcess redis;
-  final RedisBreakerStore store;
+  final RedisFleetStore store;
   final int mongoPort;
   final CliProcess cli;
   private final MemoryBackend mongoBackend = new MemoryBackend();
@@ -26,7 +26,7 @@ final class CliServers implements AutoCloseable {
     mongo = new MongoServer(mongoBackend);
     mongo.bind("127.0.0.1", 0);
     mongoPort = mongo.getLocalAddress().getPort();
-    store = RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build());
+    store = RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build());
     cli =
         new CliProcess(home)
             .env("BREAKERCTL_REDIS", redis.uri())

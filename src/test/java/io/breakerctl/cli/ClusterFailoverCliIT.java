@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -149,8 +149,8 @@ class ClusterFailoverCliIT {
       Map<Integer, Set<String>> byMaster = new HashMap<>();
       Map<String, Integer> portOf = new HashMap<>();
       Set<String> ids = new TreeSet<>();
-      try (RedisBreakerStore store =
-          RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
+      try (RedisFleetStore store =
+          RedisFleetStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
         for (int i = 0; i < 12; i++) {
           BreakerId id = BreakerId.parse("hc:inv" + i);
           StoreFutures.await(store.record(id, Outcome.successes("n1", 1), Policy.DEFAULT));
@@ -257,8 +257,8 @@ class ClusterFailoverCliIT {
   void migratingSlot() throws Exception {
     cluster = RedisClusterProcess.start(RedisBinary.embedded());
     try (RedisClusterProcess started = cluster;
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
       InProcessRun warm = run(cluster.uri(), "status"); // the JVM's first run: not timed
       assertThat(warm.code()).as(warm.err()).isZero();
       BreakerId id = BreakerId.parse("mig:one");

@@ -2,7 +2,7 @@ package io.breakerctl.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.MemoryMongo;
@@ -57,8 +57,8 @@ class DoctorEvictionIT {
 
   /** What the runtime's start-up check finds (one CONFIG GET). */
   private java.util.Optional<String> nodeSees() {
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       return StoreFutures.await(store.evictionRisk());
     }
   }

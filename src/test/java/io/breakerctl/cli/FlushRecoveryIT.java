@@ -16,7 +16,7 @@ import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.NodeCallCounts;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -87,8 +87,8 @@ class FlushRecoveryIT {
       "doctor fails at once; within 5 s status -o json shows 3 nodes, v3 and the override;"
           + " a serving node without a report is named")
   void flushedFleetComesBack() throws Exception {
-    RedisBreakerStore store =
-        redis.manage(RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
+    RedisFleetStore store =
+        redis.manage(RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
     try (ControlDatabase db =
         ControlDatabase.connect(ControlConfig.builder().uri(mongo.uri()).build())) {
       PolicyControl control = new PolicyControl(db, store, Clock.systemUTC());

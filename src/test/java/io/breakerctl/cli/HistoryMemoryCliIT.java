@@ -6,7 +6,7 @@ import io.breakerctl.runtime.HistoryDestinationIT;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -52,14 +52,14 @@ class HistoryMemoryCliIT {
     BreakerId held = BreakerId.parse("memory-held:dep");
     BreakerId none = BreakerId.parse("memory-none:dep");
     Duration hold = Duration.ofSeconds(4);
-    try (RedisBreakerStore plain =
-            RedisBreakerStore.connect(
+    try (RedisFleetStore plain =
+            RedisFleetStore.connect(
                 StoreConfig.builder()
                     .uri(servers.redis.uri())
                     .idleTtl(Duration.ofMinutes(5))
                     .build());
-        RedisBreakerStore forwarding =
-            RedisBreakerStore.connect(
+        RedisFleetStore forwarding =
+            RedisFleetStore.connect(
                     StoreConfig.builder()
                         .uri(servers.redis.uri())
                         .idleTtl(Duration.ofMinutes(5))

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -48,8 +48,8 @@ class MongoRolesIT {
     mongo = AuthenticatingMongo.start(List.of(READER, WRITER));
     cli =
         new CliProcess(home).env("BREAKERCTL_REDIS", redis.uri()).env("BREAKERCTL_TIMEOUT", "10s");
-    try (RedisBreakerStore s =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore s =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       StoreFutures.await(s.record(BREAKER, Outcome.failure("n1", ""), Policy.DEFAULT));
     }
     // the writer sets the control plane up: two policy versions, forwarded history

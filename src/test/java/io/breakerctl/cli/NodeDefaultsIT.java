@@ -10,7 +10,7 @@ import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -47,8 +47,8 @@ class NodeDefaultsIT {
   @DisplayName("threshold 3 from the nodes' defaults; a node with threshold 7 drifts")
   void defaultsShown() {
     BreakerId id = BreakerId.parse("defaults:dep");
-    RedisBreakerStore store =
-        redis.manage(RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
+    RedisFleetStore store =
+        redis.manage(RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
     CircuitBreaker a = node("same-a", 3, id);
     CircuitBreaker b = node("same-b", 3, id);
     a.tryAcquire().onSuccess(1_000_000);

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -160,8 +160,8 @@ class OverrideReassertIT {
       assertThat(clear.code()).as(clear.err()).isZero();
       // gone:x lost, then recreated by a node's first call: a new incarnation without the override
       redis.call("DEL", "cb:{gone:x}", "cb:{gone:x}:ev", "cb:{gone:x}:unfwd");
-      try (RedisBreakerStore node =
-          RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      try (RedisFleetStore node =
+          RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
         StoreFutures.await(
             node.record(BreakerId.parse("gone:x"), Outcome.failure("n1", ""), Policy.DEFAULT));
       }

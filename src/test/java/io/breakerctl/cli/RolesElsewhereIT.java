@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.console.VirtualTerminal;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -66,8 +66,7 @@ class RolesElsewhereIT {
   }
 
   private static void record(String uri, String breaker) {
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(uri).build())) {
+    try (RedisFleetStore store = RedisFleetStore.connect(StoreConfig.builder().uri(uri).build())) {
       StoreFutures.await(
           store.record(BreakerId.parse(breaker), Outcome.successes("n1", 1), Policy.DEFAULT));
     }

@@ -17,7 +17,7 @@ import io.breakerctl.runtime.control.PayloadKeys;
 import io.breakerctl.runtime.control.SnapshotApproval;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -107,8 +107,8 @@ class RolesIT {
     mongoUri = servers.mongoUri;
     cli = servers.cli(home).env("BREAKERCTL_FALLBACK_SALT", SALT);
     // the state every command below could change, set up by the default user
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       StoreFutures.await(store.record(BREAKER, Outcome.successes("n1", 1), Policy.DEFAULT));
       StoreFutures.await(
           store.record(BreakerId.parse("roles:gone"), Outcome.successes("n1", 1), Policy.DEFAULT));

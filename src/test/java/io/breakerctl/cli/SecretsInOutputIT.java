@@ -6,7 +6,7 @@ import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -70,8 +70,8 @@ class SecretsInOutputIT {
     try (ServerSocket s = new ServerSocket(0)) {
       deadPort = s.getLocalPort();
     }
-    try (RedisBreakerStore s =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore s =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       StoreFutures.await(
           s.record(BreakerId.parse("claims:members"), Outcome.failure("n1", ""), Policy.DEFAULT));
     }

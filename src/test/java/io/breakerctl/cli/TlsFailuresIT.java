@@ -3,7 +3,7 @@ package io.breakerctl.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.redis.StoreTlsException;
 import io.breakerctl.runtime.redis.TlsFailure;
@@ -101,7 +101,7 @@ class TlsFailuresIT {
     }
 
     TlsFailure failure(String uri, Path caFile) {
-      try (RedisBreakerStore s = RedisBreakerStore.connect(config(uri, caFile))) {
+      try (RedisFleetStore s = RedisFleetStore.connect(config(uri, caFile))) {
         throw new AssertionError("connected to " + uri);
       } catch (StoreTlsException e) {
         assertThat(e.getMessage()).startsWith("connect to " + uri + ": TLS");
@@ -112,7 +112,7 @@ class TlsFailuresIT {
     @Test
     @DisplayName("trusted CA and the right host: connected")
     void happyPath() {
-      try (RedisBreakerStore s = RedisBreakerStore.connect(config(tls(trustedTls), ca.caFile()))) {
+      try (RedisFleetStore s = RedisFleetStore.connect(config(tls(trustedTls), ca.caFile()))) {
         assertThat(StoreFutures.await(s.ping())).isNotNull();
       }
     }
@@ -131,7 +131,7 @@ class TlsFailuresIT {
     @Test
     @DisplayName("a bad CA file is a configuration error naming the file")
     void badCaFile() {
-      assertThatThrownBy(() -> RedisBreakerStore.connect(config(tls(trustedTls), garbage)))
+      assertThatThrownBy(() -> RedisFleetStore.connect(config(tls(trustedTls), garbage)))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage(
               "CA file "

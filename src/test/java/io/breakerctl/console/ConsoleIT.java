@@ -7,7 +7,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.Outcome;
@@ -45,7 +45,7 @@ class ConsoleIT {
   private static String mongoUri;
 
   @TempDir Path home;
-  private RedisBreakerStore store;
+  private RedisFleetStore store;
 
   @BeforeAll
   static void startMongo() {
@@ -62,7 +62,7 @@ class ConsoleIT {
   @BeforeEach
   void breakers(RedisServerProcess server) {
     server.flushAll();
-    store = RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build());
+    store = RedisFleetStore.connect(StoreConfig.builder().uri(server.uri()).build());
     for (String id : List.of("checkout:payments", "checkout:inventory", "claims:members")) {
       StoreFutures.await(
           store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), Policy.DEFAULT));

@@ -7,7 +7,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -249,7 +249,7 @@ class ConsoleTargetIT {
   }
 
   private static void seed(RedisServerProcess server, String prefix, String... ids) {
-    try (RedisBreakerStore store = store(server, prefix)) {
+    try (RedisFleetStore store = store(server, prefix)) {
       for (String id : ids) {
         StoreFutures.await(
             store.record(BreakerId.parse(id), Outcome.successes("it-node", 1), Policy.DEFAULT));
@@ -258,14 +258,13 @@ class ConsoleTargetIT {
   }
 
   private static State state(RedisServerProcess server, String prefix, String id) {
-    try (RedisBreakerStore store = store(server, prefix)) {
+    try (RedisFleetStore store = store(server, prefix)) {
       return StoreFutures.await(store.snapshot(BreakerId.parse(id), 0)).effectiveState();
     }
   }
 
-  private static RedisBreakerStore store(RedisServerProcess server, String prefix) {
-    return RedisBreakerStore.connect(
-        StoreConfig.builder().uri(server.uri()).prefix(prefix).build());
+  private static RedisFleetStore store(RedisServerProcess server, String prefix) {
+    return RedisFleetStore.connect(StoreConfig.builder().uri(server.uri()).prefix(prefix).build());
   }
 
   /** Every key of {@code server} with its serialized value. */

@@ -7,7 +7,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.Outcome;
@@ -45,8 +45,8 @@ class TopIT {
     mongo.bind("127.0.0.1", 0);
     Policy policy = Policy.builder().failureThreshold(5).open(Duration.ofSeconds(60)).build();
     BreakerId payments = BreakerId.parse("checkout:payments");
-    try (RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build());
+    try (RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(server.uri()).build());
         VirtualTerminal t =
             new VirtualTerminal(
                 Map.of(

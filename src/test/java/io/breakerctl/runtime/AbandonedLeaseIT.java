@@ -8,7 +8,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
@@ -58,7 +58,7 @@ class AbandonedLeaseIT {
   }
 
   /** Trips {@code cb} with one failure and waits until Redis holds it OPEN. */
-  private static long trip(CircuitBreaker cb, RedisBreakerStore store) {
+  private static long trip(CircuitBreaker cb, RedisFleetStore store) {
     Permission p = cb.tryAcquire();
     assertThat(p.allowed()).isTrue();
     p.onFailure(new RuntimeException("dependency down"), 1_000_000);
@@ -83,8 +83,8 @@ class AbandonedLeaseIT {
   void timedOutAcquire(Mode mode) {
     BreakerId id = BreakerId.parse("abandoned:stall-" + SEQ.incrementAndGet());
     CircuitBreaker cb = node("stalled-" + mode, mode).breaker(id);
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       long firstUntil = trip(cb, store);
       Fleet.sleep(firstUntil + 20 - System.currentTimeMillis());
       // a first probe fails and reopens the breaker for a doubled window; this node has then asked
@@ -164,8 +164,8 @@ class AbandonedLeaseIT {
     BreakerId id = BreakerId.parse("abandoned:ignored-" + SEQ.incrementAndGet());
     CircuitBreaker a = node("ignoring", Mode.HYBRID).breaker(id);
     CircuitBreaker b = node("other", Mode.HYBRID).breaker(id);
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       long openUntil = trip(a, store);
       Fleet.sleep(openUntil + 20 - System.currentTimeMillis());
       Permission probe = a.tryAcquire();

@@ -7,7 +7,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerKeys;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -104,8 +104,8 @@ class ClusterFailoverIT {
         for (Thread t : callers) {
           t.join(2000);
         }
-        try (RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
+        try (RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
           long start = System.currentTimeMillis();
           for (int i = 0; i < 5; i++) {
             StoreFutures.await(

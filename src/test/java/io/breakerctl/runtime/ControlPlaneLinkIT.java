@@ -11,7 +11,7 @@ import io.breakerctl.runtime.control.policy.PolicyDocument;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisExtension;
@@ -35,8 +35,8 @@ class ControlPlaneLinkIT {
     Policy three = Policy.builder().failureThreshold(3).build();
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     try (TestMongo mongo = TestMongo.start();
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       ControlConfig config = mongo.database();
       try (ControlDatabase db = ControlDatabase.connect(config)) {
         new PolicyControl(db, null, Clock.systemUTC())

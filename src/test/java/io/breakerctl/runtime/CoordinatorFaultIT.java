@@ -6,7 +6,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
@@ -164,8 +164,8 @@ class CoordinatorFaultIT {
       undone = true;
       Poll.until(Duration.ofSeconds(10), "recovered", () -> !node.degraded());
       assertThat(node.degradedReason()).isEmpty();
-      try (RedisBreakerStore store =
-          RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      try (RedisFleetStore store =
+          RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
         Poll.until(
             Duration.ofSeconds(3),
             "the local trip published",
@@ -217,8 +217,8 @@ class CoordinatorFaultIT {
     node.breaker(BreakerId.parse("denied:dep-" + SEQ.get())).tryAcquire().onSuccess(1_000);
     Poll.until(Duration.ofSeconds(5), "degraded by the refusal", node::degraded);
     assertThat(node.degradedReason()).contains("noperm");
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       Poll.until(
           Duration.ofSeconds(5),
           "the node's report on the writable breaker says degraded, noperm",
@@ -311,8 +311,8 @@ class CoordinatorFaultIT {
         "back-to-back HYBRID threshold %d: 1 caller %d calls, %d callers at most %d calls%n",
         threshold, reached, callers, most);
     // the failures went to Redis as they happened: the fleet trips on them
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       for (CircuitBreaker cb : List.of(one, fours.get(0), fours.get(fours.size() - 1))) {
         Poll.until(
             Duration.ofSeconds(3),
@@ -496,8 +496,8 @@ class CoordinatorFaultIT {
   void closeSendsOrCountsThePendingSuccesses() throws Exception {
     LogCapture log = new LogCapture();
     try (log;
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       BreakerId up = BreakerId.parse("close:up-" + SEQ.incrementAndGet());
       BreakerRegistry first = closeNode();
       for (int i = 0; i < 40; i++) {

@@ -7,7 +7,7 @@ import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -206,8 +206,8 @@ class DegradedOverrideIT {
     long killedAt;
     long confirmedAt;
     try (here;
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(server.uri()).build())) {
       Fleet.sleep(start - 600 - System.currentTimeMillis());
       setAt = System.currentTimeMillis();
       StoreFutures.await(

@@ -11,7 +11,7 @@ import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.model.Transitions;
 import io.breakerctl.runtime.redis.BreakerKeys;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.OverrideRequest;
@@ -118,8 +118,8 @@ class FailoverIT {
     List<CircuitBreaker> nodes = nodes(id, 3);
     RedisClient raw = RedisClient.create(redis.uri());
     try (StatefulRedisConnection<byte[], byte[]> bin = raw.connect(ByteArrayCodec.INSTANCE);
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       // the keys exist, CLOSED: what the replica will have
       Permission p = nodes.get(0).tryAcquire();
       p.onSuccess(1_000_000);
@@ -197,8 +197,8 @@ class FailoverIT {
   void flushedOverride() throws Exception {
     BreakerId id = BreakerId.parse("failover:flushed");
     List<CircuitBreaker> nodes = nodes(id, 3);
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       StoreFutures.await(
           store.override(
               id,
@@ -275,9 +275,9 @@ class FailoverIT {
                         .checkInterval(Duration.ofMillis(500))
                         .build()));
           }
-          RedisBreakerStore store =
+          RedisFleetStore store =
               redis.manage(
-                  RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build()));
+                  RedisFleetStore.connect(StoreConfig.builder().uri(server.uri()).build()));
           for (int round = lane; round < 20; round += LANES) {
             probes.addAndGet(flushRound(server, store, registries, round));
           }
@@ -287,10 +287,7 @@ class FailoverIT {
 
   /** One round of {@link #flushAtWindowEnd}: the calls that reached the dependency (0 or 1). */
   private static int flushRound(
-      RedisServerProcess server,
-      RedisBreakerStore store,
-      List<BreakerRegistry> registries,
-      int round)
+      RedisServerProcess server, RedisFleetStore store, List<BreakerRegistry> registries, int round)
       throws Exception {
     BreakerId id = BreakerId.parse("failover:window-end-" + round);
     List<CircuitBreaker> nodes = registries.stream().map(r -> r.breaker(id)).toList();
@@ -352,8 +349,8 @@ class FailoverIT {
       "FLUSHALL under three nodes running policy v6: reports, liveness and v6 back within 5 s")
   void flushedFleetView() throws Exception {
     BreakerId id = BreakerId.parse("failover:fleet-view");
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       StoreFutures.await(store.warm(id, id.toString(), 6, POLICY, "ci"));
       List<CircuitBreaker> nodes = nodes(id, 3);
       Poll.until(
@@ -376,7 +373,7 @@ class FailoverIT {
   }
 
   /** Reports of {@code version} from nodes alive now. */
-  private static long liveReports(RedisBreakerStore store, BreakerId id, long version) {
+  private static long liveReports(RedisFleetStore store, BreakerId id, long version) {
     var snap = StoreFutures.await(store.snapshot(id, 0));
     var alive = StoreFutures.await(store.liveness());
     return alive.live(snap.nodes(), System.currentTimeMillis()).stream()

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -87,8 +87,8 @@ class FirstTripIT {
   void firstTrip() throws Exception {
     BreakerId id = BreakerId.parse("first-trip:dep");
     try (LoopbackDependency dependency = new LoopbackDependency(false);
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       Path go = Files.createTempFile("breakerctl-first-trip", ".go");
       Files.delete(go);
       List<ChildJvm> children = new ArrayList<>();
@@ -218,7 +218,7 @@ class FirstTripIT {
   }
 
   /** When Redis first held the breaker CLOSED again (wall clock ms), 0 if not by {@code until}. */
-  private static long awaitClosed(RedisBreakerStore store, BreakerId id, long until) {
+  private static long awaitClosed(RedisFleetStore store, BreakerId id, long until) {
     while (System.currentTimeMillis() < until) {
       if (StoreFutures.await(store.state(id)).effectiveState() == State.CLOSED) {
         return System.currentTimeMillis();

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -105,8 +105,8 @@ class FleetSplitIT {
     assertThat(here.allRejectedAt()).as("every node here rejected").isPositive();
     assertThat(childValue(child, "allRejected=")).as("every child node rejected").isEqualTo("true");
 
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 1000));
       List<TransitionCause> causes = events.stream().map(BreakerEvent::cause).toList();
       BreakerEvent trip = events.get(0);

@@ -6,7 +6,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -57,8 +57,8 @@ class FleetTableIT {
   void fleetTable(Mode mode) {
     BreakerId id =
         BreakerId.parse("fleet-" + mode.name().toLowerCase() + ":dep-" + SEQ.incrementAndGet());
-    try (RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build());
+    try (RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build());
         Fleet fleet = new Fleet(redis.uri(), id, mode, NODES, "n", policy())) {
       long start = System.currentTimeMillis();
       fleet.start(2);

@@ -6,7 +6,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
@@ -59,8 +59,8 @@ class FlushDuringProbeIT {
                       .build())
               .breaker(id));
     }
-    RedisBreakerStore store =
-        redis.manage(RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
+    RedisFleetStore store =
+        redis.manage(RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
     CircuitBreaker prober = nodes.get(0);
     for (int i = 0; i < 2; i++) {
       Permission p = prober.tryAcquire();

@@ -8,7 +8,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.RecordResult;
@@ -53,7 +53,7 @@ public class HistoryDestinationIT {
             .commandTimeout(GENEROUS) // the test drives the store: no 50 ms bound on a busy box
             .build();
     try {
-      RedisBreakerStore store = RegistryInternals.store(node);
+      RedisFleetStore store = RegistryInternals.store(node);
       for (int i = 1; i <= 4000; i++) {
         tripAndClose(store, id);
         if (i % 500 == 0) {
@@ -97,7 +97,7 @@ public class HistoryDestinationIT {
                     .build())
             .build();
     try {
-      RedisBreakerStore store = RegistryInternals.store(node);
+      RedisFleetStore store = RegistryInternals.store(node);
       for (BreakerId id : List.of(touched, untouched)) {
         for (int i = 0; i < 3; i++) {
           tripAndClose(store, id);
@@ -147,7 +147,7 @@ public class HistoryDestinationIT {
   }
 
   /** Trips {@code id} (threshold 1) and closes it with a probe: three events. */
-  public static void tripAndClose(RedisBreakerStore store, BreakerId id) {
+  public static void tripAndClose(RedisFleetStore store, BreakerId id) {
     RecordResult trip = await(store.record(id, Outcome.failure("n1", ""), FLAPPING));
     assertThat(trip.state()).isEqualTo(State.OPEN);
     AcquireResult probe = await(store.acquire(id, "n1", FLAPPING));

@@ -13,7 +13,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
@@ -53,8 +53,8 @@ class HistoryHandOffIT {
               .nodeId("r1")
               .controlPlane(control)
               .build();
-      try (RedisBreakerStore store =
-          RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      try (RedisFleetStore store =
+          RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
         BreakerId id = BreakerId.parse("resolve:dep");
         CircuitBreaker cb = node.breaker(id);
         Poll.until(
@@ -95,8 +95,8 @@ class HistoryHandOffIT {
                   .controlPlane(control)
                   .build());
       try (ControlDatabase db = ControlDatabase.connect(control);
-          RedisBreakerStore store =
-              RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+          RedisFleetStore store =
+              RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
         CircuitBreaker cb = nodes.get(0).breaker(id);
         for (int i = 0; i < 2; i++) {
           cb.tryAcquire().onFailure(new RuntimeException("down"), 1_000_000);

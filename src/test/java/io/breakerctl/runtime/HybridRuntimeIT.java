@@ -8,7 +8,7 @@ import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.NodeHeartbeat;
@@ -36,11 +36,11 @@ class HybridRuntimeIT {
   static final RedisExtension redis = RedisExtension.standalone(RedisBinary::embedded);
 
   private static final AtomicInteger SEQ = new AtomicInteger();
-  private static RedisBreakerStore store;
+  private static RedisFleetStore store;
 
   @BeforeAll
   static void connect() {
-    store = RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build());
+    store = RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build());
   }
 
   @AfterAll

@@ -7,7 +7,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.BreakerKeys;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.RedisBinary;
@@ -116,8 +116,8 @@ class MasterDownIT {
         assertThat(reached)
             .as("calls that reached the failing dependency behind the healthy master")
             .isLessThanOrEqualTo(THRESHOLD + NODES - 1);
-        try (RedisBreakerStore store =
-            RedisBreakerStore.connect(
+        try (RedisFleetStore store =
+            RedisFleetStore.connect(
                 StoreConfig.builder()
                     .uri(cluster.nodes().get(1).uri() + "," + cluster.nodes().get(2).uri())
                     .build())) {

@@ -8,7 +8,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.FleetSelection;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.NodeHeartbeat;
@@ -33,8 +33,8 @@ class NodeLivenessIT {
   @DisplayName("a live node's report counts, an expired one's not, an unknown node's by its time")
   void readersApplyLiveness() throws Exception {
     try (RedisServerProcess redis = RedisServerProcess.start(RedisBinary.embedded());
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       BreakerId id = BreakerId.parse("live:dep");
       for (String node : List.of("alive", "gone", "old-runtime")) {
         await(
@@ -115,8 +115,8 @@ class NodeLivenessIT {
           + " counting at its first beat")
   void reusedNodeId() {
     try (RedisServerProcess redis = RedisServerProcess.start(RedisBinary.embedded());
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       BreakerId both = BreakerId.parse("reuse:both");
       BreakerId first = BreakerId.parse("reuse:first-only");
       BreakerRegistry.Builder node =
@@ -162,7 +162,7 @@ class NodeLivenessIT {
     }
   }
 
-  private static List<String> reporters(RedisBreakerStore store, BreakerId id) {
+  private static List<String> reporters(RedisFleetStore store, BreakerId id) {
     return await(store.snapshot(id, 0)).nodes().stream().map(NodeHeartbeat::node).toList();
   }
 }

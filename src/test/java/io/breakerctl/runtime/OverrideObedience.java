@@ -6,7 +6,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
@@ -32,7 +32,7 @@ final class OverrideObedience {
   static void check(
       List<CircuitBreaker> nodes,
       BreakerId id,
-      RedisBreakerStore operator,
+      RedisFleetStore operator,
       Runnable fault,
       long boundMillis)
       throws InterruptedException {

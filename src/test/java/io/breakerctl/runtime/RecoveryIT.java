@@ -8,7 +8,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.Outcome;
@@ -57,8 +57,8 @@ class RecoveryIT {
             .build());
   }
 
-  private RedisBreakerStore store() {
-    return redis.manage(RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
+  private RedisFleetStore store() {
+    return redis.manage(RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build()));
   }
 
   private static void fail(CircuitBreaker cb) {
@@ -123,7 +123,7 @@ class RecoveryIT {
   @DisplayName("a shared FORCED_OPEN survives the outage as itself: no synthetic transitions")
   void overrideReconciled() {
     BreakerId id = fresh("override");
-    RedisBreakerStore store = store();
+    RedisFleetStore store = store();
     CircuitBreaker cb =
         node(redis.uri(), "reconcile", Duration.ofMillis(200), Duration.ofMillis(200)).breaker(id);
     StoreFutures.await(
@@ -201,7 +201,7 @@ class RecoveryIT {
                 && !b.view().degraded()
                 && a.view().state() == State.OPEN
                 && b.view().state() == State.OPEN);
-    RedisBreakerStore store = store();
+    RedisFleetStore store = store();
     List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 100));
     assertThat(events)
         .singleElement()
@@ -224,7 +224,7 @@ class RecoveryIT {
     Poll.until(Duration.ofSeconds(3), "degraded", () -> cb.view().degraded() || probeDegraded(cb));
     redis.server().restart();
     Poll.until(Duration.ofSeconds(5), "recovered", () -> !cb.view().degraded());
-    RedisBreakerStore store = store();
+    RedisFleetStore store = store();
     // Lettuce re-subscribes the pub/sub connection on its own backoff: wait for the subscription
     // itself (a fixed sleep was a bet on the machine's speed)
     Poll.until(
@@ -264,7 +264,7 @@ class RecoveryIT {
     long clients = clientsOf("nosub");
     assertThat(clients).as("refused subscriptions closed their connections").isLessThanOrEqualTo(2);
     redis.server().call("ACL", "SETUSER", "nosub", "+subscribe");
-    RedisBreakerStore store = store();
+    RedisFleetStore store = store();
     Poll.until(
         Duration.ofSeconds(8),
         "the node learns a trip by push once subscribed",

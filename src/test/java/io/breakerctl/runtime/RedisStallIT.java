@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -158,8 +158,8 @@ class RedisStallIT {
           lanes.keySet(),
           mode -> {
             RedisServerProcess server = servers.get(mode);
-            try (RedisBreakerStore store =
-                RedisBreakerStore.connect(StoreConfig.builder().uri(server.uri()).build())) {
+            try (RedisFleetStore store =
+                RedisFleetStore.connect(StoreConfig.builder().uri(server.uri()).build())) {
               for (int i : lanes.get(mode)) {
                 long start = first + slot(lanes, i) * SLOT_MILLIS;
                 runs[i] = run(scenarios.get(i), server, start, dependencies.get(i), store);
@@ -369,7 +369,7 @@ class RedisStallIT {
       RedisServerProcess server,
       long start,
       LoopbackDependency dependency,
-      RedisBreakerStore store) {
+      RedisFleetStore store) {
     Fleet.sleep(start - 2500 - System.currentTimeMillis());
     LoopbackFleet here =
         new LoopbackFleet(
@@ -410,7 +410,7 @@ class RedisStallIT {
     throw new IllegalArgumentException("scenario " + i + " in no lane");
   }
 
-  private static BreakerEvent awaitTrip(RedisBreakerStore store, BreakerId id, long deadline) {
+  private static BreakerEvent awaitTrip(RedisFleetStore store, BreakerId id, long deadline) {
     while (System.currentTimeMillis() < deadline) {
       List<BreakerEvent> events = StoreFutures.await(store.eventsAfter(id, "", 10));
       for (BreakerEvent e : events) {

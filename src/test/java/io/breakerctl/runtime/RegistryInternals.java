@@ -1,6 +1,6 @@
 package io.breakerctl.runtime;
 
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 
 /**
  * Test-side access to a registry's internals for the benchmarks in {@code io.breakerctl.bench}
@@ -11,8 +11,8 @@ public final class RegistryInternals {
   private RegistryInternals() {}
 
   /** The store (and so the connection) a registry's breakers use; null while never connected. */
-  public static RedisBreakerStore store(BreakerRegistry registry) {
-    return (RedisBreakerStore) ((DefaultBreakerRegistry) registry).rawStore();
+  public static RedisFleetStore store(BreakerRegistry registry) {
+    return (RedisFleetStore) ((DefaultBreakerRegistry) registry).rawStore();
   }
 
   /**

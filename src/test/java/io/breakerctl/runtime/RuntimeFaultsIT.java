@@ -9,7 +9,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.Outcome;
@@ -130,8 +130,8 @@ class RuntimeFaultsIT {
         Duration.ofSeconds(15),
         "every node recovered",
         () -> nodes.stream().noneMatch(cb -> cb.view().degraded()));
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       Poll.until(
           Duration.ofSeconds(5),
           "the local trips published to the shared state",
@@ -273,8 +273,8 @@ class RuntimeFaultsIT {
             // machine, still meets the dead node's lease
             .probeLease(Duration.ofSeconds(6))
             .build();
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       await(store.record(id, Outcome.failure("setup", ""), p));
       ChildJvm doomed =
           redis.manage(ChildJvm.start(LeaseHolderMain.class, redis.uri(), id.toString()));

@@ -2,7 +2,7 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisExtension;
@@ -54,8 +54,8 @@ class SilentSubscriptionIT {
                         .build())
                 .breaker(id));
       }
-      try (RedisBreakerStore operator =
-          RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      try (RedisFleetStore operator =
+          RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
         OverrideObedience.check(nodes, id, operator, proxy::silenceWatched, BOUND_MILLIS);
       }
     }

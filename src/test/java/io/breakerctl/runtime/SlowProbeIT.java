@@ -7,7 +7,7 @@ import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
@@ -251,8 +251,8 @@ class SlowProbeIT {
   }
 
   private static List<BreakerEvent> events(BreakerId id) {
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       return StoreFutures.await(store.eventsAfter(id, "", 1000));
     }
   }
@@ -367,7 +367,7 @@ class SlowProbeIT {
 
   /** The probe lease the child's node holds, once it holds one and renewed it at least once. */
   private static String renewedLeaseOf(
-      RedisBreakerStore store, BreakerId id, String owner, ChildJvm child) {
+      RedisFleetStore store, BreakerId id, String owner, ChildJvm child) {
     String[] held = new String[1];
     try {
       pollRenewedLease(store, id, owner, held);
@@ -386,7 +386,7 @@ class SlowProbeIT {
   }
 
   private static void pollRenewedLease(
-      RedisBreakerStore store, BreakerId id, String owner, String[] held) {
+      RedisFleetStore store, BreakerId id, String owner, String[] held) {
     Poll.until(
         Duration.ofSeconds(30),
         "the child's node probes and renews its lease",
@@ -424,8 +424,8 @@ class SlowProbeIT {
     SlowFleet here =
         new SlowFleet(redis.uri(), id, mode, 1, prefix("other", id, mode), policy(30_000));
     try (here;
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       everyScenarioSetUp();
       prober.go();
       renewedLeaseOf(store, id, prefix("prober", id, mode) + "0", child);
@@ -460,8 +460,8 @@ class SlowProbeIT {
     SlowFleet here =
         new SlowFleet(redis.uri(), id, mode, 1, prefix("other", id, mode), policy(30_000));
     try (here;
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       everyScenarioSetUp();
       prober.go();
       String lease = renewedLeaseOf(store, id, prefix("prober", id, mode) + "0", child);

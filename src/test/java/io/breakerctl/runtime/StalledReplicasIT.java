@@ -2,7 +2,7 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisClusterProcess;
@@ -31,8 +31,8 @@ class StalledReplicasIT {
         RedisClusterProcess.startWithReplicas(RedisBinary.embedded(), Duration.ofMillis(2000))) {
       BreakerId id = BreakerId.parse("stall:dep");
       List<BreakerRegistry> registries = new ArrayList<>();
-      try (RedisBreakerStore operator =
-          RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
+      try (RedisFleetStore operator =
+          RedisFleetStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
         List<CircuitBreaker> nodes = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
           BreakerRegistry r =

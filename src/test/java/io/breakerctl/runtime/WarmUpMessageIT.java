@@ -10,7 +10,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.Poll;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.Outcome;
@@ -49,8 +49,8 @@ class WarmUpMessageIT {
             .halfOpenPermits(1)
             .build();
     ConcurrentLinkedQueue<String> messages = new ConcurrentLinkedQueue<>();
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       java.util.concurrent.CountDownLatch subscribed = new java.util.concurrent.CountDownLatch(1);
       try (var sub = store.subscribe(messages::add, subscribed::countDown)) {
         assertThat(subscribed.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();

@@ -7,7 +7,7 @@ import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.commands.SandboxCommand;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -50,8 +50,8 @@ class SandboxCompletionIT {
     home = Files.createTempDirectory("breakerctl-completion");
     sandbox = new Sandbox(home.resolve("state/breakerctl/sandbox"));
     SandboxState state = sandbox.up().state();
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(
             StoreConfig.builder().uri(state.redisUri()).timeout(Duration.ofSeconds(5)).build())) {
       for (String id : List.of("checkout:payments", "checkout:inventory", "claims:members")) {
         StoreFutures.await(

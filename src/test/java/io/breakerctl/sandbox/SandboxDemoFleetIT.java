@@ -10,7 +10,7 @@ import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
@@ -110,8 +110,8 @@ class SandboxDemoFleetIT {
             .state()
             .orElseThrow()
             .redisUri();
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(
             StoreConfig.builder().uri(redisUri).timeout(Duration.ofSeconds(5)).build())) {
       for (Mode mode : List.of(Mode.SHARED, Mode.HYBRID)) {
         BreakerId payments = DemoFleet.breaker(DemoFleet.FAILING, mode);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -21,8 +21,8 @@ class EventAuditIT {
   @DisplayName("the scripts' own events pass; the server closes")
   void scriptEventsPass() {
     RedisServerProcess server = RedisServerProcess.start(RedisBinary.embedded());
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(
             StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build())) {
       Policy p = Policy.builder().failureThreshold(1).build();
       StoreFutures.await(store.record(BreakerId.parse("a:b"), Outcome.failure("n1", ""), p));

@@ -6,7 +6,7 @@ import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -48,8 +48,8 @@ public final class CompleteCommand implements Callable<Integer> {
       } else if ("breaker-ids".equals(kind)) {
         Settings s = root.services().settings();
         Duration timeout = s.timeout().compareTo(BOUND) < 0 ? s.timeout() : BOUND;
-        try (RedisBreakerStore store =
-            RedisBreakerStore.connect(
+        try (RedisFleetStore store =
+            RedisFleetStore.connect(
                 StoreConfig.builder()
                     .uri(s.redis())
                     .timeout(timeout)

@@ -8,7 +8,7 @@ import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.sandbox.DemoFleet;
 import io.breakerctl.sandbox.FleetRow;
@@ -124,8 +124,8 @@ public final class DemoCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     SandboxStart start = SandboxCommand.up(root.env(), err);
     List<FleetRow> rows;
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(
             StoreConfig.builder()
                 .uri(start.state().redisUri())
                 .timeout(Duration.ofSeconds(5))

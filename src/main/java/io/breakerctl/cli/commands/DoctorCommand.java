@@ -13,7 +13,7 @@ import io.breakerctl.runtime.control.Deployments;
 import io.breakerctl.runtime.control.OverrideGuard;
 import io.breakerctl.runtime.control.PolicyDrift;
 import io.breakerctl.runtime.redis.FleetSelection;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreDiagnostics;
 import io.breakerctl.runtime.store.HistoryTotals;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -113,7 +113,7 @@ public final class DoctorCommand implements Callable<Integer> {
   }
 
   private void checkRedis(BreakerCtl root, Settings settings) {
-    RedisBreakerStore store;
+    RedisFleetStore store;
     long t0 = System.nanoTime();
     try {
       store = root.services().redis();
@@ -146,7 +146,7 @@ public final class DoctorCommand implements Callable<Integer> {
     long[] now = {0};
     Optional<String> holder;
     try {
-      RedisBreakerStore store = root.services().redis();
+      RedisFleetStore store = root.services().redis();
       store
           .fleet(settings.timeout(), 1000)
           .snapshots(
@@ -276,7 +276,7 @@ public final class DoctorCommand implements Callable<Integer> {
     List<OverrideGuard.Lost> lost;
     List<String> unread = new ArrayList<>();
     try {
-      RedisBreakerStore redis = root.services().redis();
+      RedisFleetStore redis = root.services().redis();
       String deployment =
           new Deployments(root.services().control()).identify(redis).id().orElse(null);
       lost =

@@ -25,7 +25,7 @@ import io.breakerctl.runtime.model.OperatorText;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.ReplicaAcks;
@@ -127,7 +127,7 @@ abstract class ForceAction implements Callable<Integer> {
     BreakerSelector selector = new BreakerSelector(target, caller, dependency);
     ServiceFactory services = root.services();
     OverrideRequest request = new OverrideRequest(kind(), actor, reason, duration(), "");
-    RedisBreakerStore store = services.redis();
+    RedisFleetStore store = services.redis();
     List<BreakerId> ids = select(selector, services, store);
     List<CompletableFuture<BreakerSnapshot>> reads = new ArrayList<>();
     ids.forEach(id -> reads.add(store.snapshot(id, 0)));
@@ -218,11 +218,11 @@ abstract class ForceAction implements Callable<Integer> {
 
   /**
    * The rows with where each change is: the replicas of its master that acknowledged it, asked once
-   * per master after the batch ({@link RedisBreakerStore#replicaAcks}). Only rows this command
-   * wrote are asked: an unchanged breaker was not written (its replicas are not this command's to
-   * count), and a row whose answer was read back lost the connection that wrote it.
+   * per master after the batch ({@link RedisFleetStore#replicaAcks}). Only rows this command wrote
+   * are asked: an unchanged breaker was not written (its replicas are not this command's to count),
+   * and a row whose answer was read back lost the connection that wrote it.
    */
-  private static List<OverrideView> replication(List<OverrideView> rows, RedisBreakerStore store) {
+  private static List<OverrideView> replication(List<OverrideView> rows, RedisFleetStore store) {
     List<BreakerId> written = new ArrayList<>();
     for (OverrideView v : rows) {
       if (written(v)) {
@@ -281,7 +281,7 @@ abstract class ForceAction implements Callable<Integer> {
   }
 
   private List<BreakerId> select(
-      BreakerSelector selector, ServiceFactory services, RedisBreakerStore store) {
+      BreakerSelector selector, ServiceFactory services, RedisFleetStore store) {
     BreakerId exact = selector.exactId();
     if (exact != null) {
       return List.of(exact);
@@ -331,7 +331,7 @@ abstract class ForceAction implements Callable<Integer> {
   }
 
   private List<OverrideView> dryRun(
-      Map<BreakerId, BreakerSnapshot> current, OverrideRequest request, RedisBreakerStore store) {
+      Map<BreakerId, BreakerSnapshot> current, OverrideRequest request, RedisFleetStore store) {
     List<OverrideView> plan = new ArrayList<>();
     for (BreakerSnapshot s : current.values()) {
       if (s.problem().isPresent()) {

@@ -19,7 +19,7 @@ import io.breakerctl.runtime.control.TimelineKind;
 import io.breakerctl.runtime.control.TimelinePage;
 import io.breakerctl.runtime.control.TimelineQuery;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.StoreUnavailableException;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -115,7 +115,7 @@ public final class HistoryCommand implements Callable<Integer> {
       throw CliException.usage("--follow streams: use -o jsonl, name, table or wide");
     }
     TimelineQuery query = query(root.env().clock());
-    RedisBreakerStore redis = redisOrNull(root, follow);
+    RedisFleetStore redis = redisOrNull(root, follow);
     Timeline timeline = new Timeline(root.services().control(), redis);
     PrintWriter out = spec.commandLine().getOut();
     Style style = root.style();
@@ -131,7 +131,7 @@ public final class HistoryCommand implements Callable<Integer> {
     }
     Semaphore wake = new Semaphore(0);
     // subscribed before the first page: nothing published after it is missed
-    try (RedisBreakerStore.Subscription sub = redis.subscribe(m -> wake.release(), wake::release)) {
+    try (RedisFleetStore.Subscription sub = redis.subscribe(m -> wake.release(), wake::release)) {
       Optional<String> cursor = print(timeline, query, docs, style, true, warned);
       while (!Interruption.requested()) {
         wake.tryAcquire(1, TimeUnit.SECONDS);
@@ -207,7 +207,7 @@ public final class HistoryCommand implements Callable<Integer> {
   }
 
   /** Redis, or null (with a warning) when it is down and the page can come from MongoDB alone. */
-  private RedisBreakerStore redisOrNull(BreakerCtl root, boolean required) {
+  private RedisFleetStore redisOrNull(BreakerCtl root, boolean required) {
     try {
       return root.services().redis();
     } catch (StoreUnavailableException e) {

@@ -22,7 +22,7 @@ import io.breakerctl.runtime.control.policy.PolicyResolver;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerHistory;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetCallRates;
@@ -215,7 +215,7 @@ public final class StatusCommand implements Callable<Integer> {
   private int render(BreakerSelector selector) {
     BreakerCtl root = BreakerCtl.of(spec);
     PrintWriter out = spec.commandLine().getOut();
-    RedisBreakerStore store = root.services().redis();
+    RedisFleetStore store = root.services().redis();
     OutputFormat format = output.format();
     boolean buffer = format.isTable() || sort != null;
     List<BreakerView> rows = new ArrayList<>();
@@ -412,7 +412,7 @@ public final class StatusCommand implements Callable<Integer> {
    * The fleet's call rates (one read of the liveness set and the nodes' counts); none when they
    * cannot be read, which leaves the rates unknown rather than failing the whole status.
    */
-  public static FleetCallRates callRates(RedisBreakerStore store, Duration timeout) {
+  public static FleetCallRates callRates(RedisFleetStore store, Duration timeout) {
     try {
       return StoreFutures.await(store.callRates(), timeout);
     } catch (StoreException e) {
@@ -422,7 +422,7 @@ public final class StatusCommand implements Callable<Integer> {
 
   /** One breaker by its exact id; keys of the wrong type show it as INVALID. */
   private static void readOne(
-      RedisBreakerStore store,
+      RedisFleetStore store,
       BreakerId id,
       Consumer<BreakerSnapshot> tally,
       Consumer<BreakerView> sink) {

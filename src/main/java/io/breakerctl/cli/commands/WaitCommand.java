@@ -11,7 +11,7 @@ import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.io.PrintWriter;
@@ -71,7 +71,7 @@ public final class WaitCommand implements Callable<Integer> {
     BreakerCtl root = BreakerCtl.of(spec);
     Duration timeout = root.flags().timeout() == null ? DEFAULT_TIMEOUT : root.flags().timeout();
     long deadline = System.nanoTime() + timeout.toNanos();
-    RedisBreakerStore store = root.services().redis();
+    RedisFleetStore store = root.services().redis();
     BreakerId exact = selector.exactId();
     if (exact != null) {
       KnownBreakers.require(
@@ -138,7 +138,7 @@ public final class WaitCommand implements Callable<Integer> {
   }
 
   private static Map<String, State> read(
-      BreakerSelector selector, BreakerCtl root, RedisBreakerStore store) {
+      BreakerSelector selector, BreakerCtl root, RedisFleetStore store) {
     Map<String, State> out = new TreeMap<>();
     BreakerId exact = selector.exactId();
     if (exact != null) {

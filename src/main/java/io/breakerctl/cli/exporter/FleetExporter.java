@@ -5,7 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.redis.FleetSelection;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -41,7 +41,7 @@ public final class FleetExporter implements AutoCloseable {
   private static final Duration GRACE = Duration.ofSeconds(1);
   private static final int ERROR_LENGTH = 300;
 
-  private final Supplier<RedisBreakerStore> store;
+  private final Supplier<RedisFleetStore> store;
   private final FleetSelection selection;
   private final Duration timeout;
   private final long ttlNanos;
@@ -72,7 +72,7 @@ public final class FleetExporter implements AutoCloseable {
    */
   public FleetExporter(
       InetSocketAddress listen,
-      Supplier<RedisBreakerStore> store,
+      Supplier<RedisFleetStore> store,
       FleetSelection selection,
       Duration timeout,
       Duration cacheTtl,

@@ -6,7 +6,7 @@ import io.breakerctl.cli.output.BreakerViews;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.FleetReader;
 import io.breakerctl.runtime.redis.FleetSelection;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerHistory;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetCallRates;
@@ -215,7 +215,7 @@ public final class FleetMetrics {
    * @return the samples; {@code error} is set (and the samples hold what was read) when part of the
    *     keyspace or the call rates could not be read
    */
-  static Read read(RedisBreakerStore store, FleetSelection selection, Duration timeout, int batch) {
+  static Read read(RedisFleetStore store, FleetSelection selection, Duration timeout, int batch) {
     long start = System.nanoTime();
     Exposition e = declared();
     int[] count = {0};

@@ -2,7 +2,7 @@ package io.breakerctl.runtime.control;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.OverrideResult;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -27,7 +27,7 @@ import java.util.UUID;
  */
 public final class BreakerOverrides {
 
-  private final RedisBreakerStore redis;
+  private final RedisFleetStore redis;
   private final AuditLog audit;
   private final Clock clock;
   private volatile String mongoDown;
@@ -36,7 +36,7 @@ public final class BreakerOverrides {
   private volatile AuditSpool spool;
 
   /** Overrides on {@code redis}, audited in {@code db}. */
-  public BreakerOverrides(RedisBreakerStore redis, ControlDatabase db, Clock clock) {
+  public BreakerOverrides(RedisFleetStore redis, ControlDatabase db, Clock clock) {
     this.redis = redis;
     this.audit = new AuditLog(db);
     this.db = db;

@@ -5,7 +5,7 @@ import io.breakerctl.runtime.control.policy.PolicyResolver;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.EffectiveState;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.LostAnswerException;
 import io.breakerctl.runtime.store.RestoreRequest;
@@ -47,18 +47,18 @@ import java.util.UUID;
 public final class BreakerRestore {
 
   private final ControlDatabase db;
-  private final RedisBreakerStore redis;
+  private final RedisFleetStore redis;
   private final Clock clock;
   private final Deployments deployments;
   private final Optional<String> named;
 
   /** A restore from {@code db} into {@code redis} of the Redis's own deployment's history. */
-  public BreakerRestore(ControlDatabase db, RedisBreakerStore redis, Clock clock) {
+  public BreakerRestore(ControlDatabase db, RedisFleetStore redis, Clock clock) {
     this(db, redis, clock, Optional.empty());
   }
 
   private BreakerRestore(
-      ControlDatabase db, RedisBreakerStore redis, Clock clock, Optional<String> named) {
+      ControlDatabase db, RedisFleetStore redis, Clock clock, Optional<String> named) {
     this.db = db;
     this.redis = redis;
     this.clock = clock;

@@ -5,7 +5,7 @@ import static com.mongodb.client.model.Filters.eq;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -127,7 +127,7 @@ public final class Deployments {
    * @throws ControlUnavailableException when MongoDB is down
    * @throws io.breakerctl.runtime.store.StoreException when Redis fails
    */
-  public Identity identify(RedisBreakerStore redis) {
+  public Identity identify(RedisFleetStore redis) {
     Optional<String> key = StoreFutures.await(redis.deployment());
     List<Deployment> recorded = recorded(redis.keys().prefix());
     Optional<Deployment> at =
@@ -143,7 +143,7 @@ public final class Deployments {
    * @throws ControlUnavailableException when MongoDB is down
    * @throws io.breakerctl.runtime.store.StoreException when Redis fails
    */
-  public String ensure(RedisBreakerStore redis, Clock clock) {
+  public String ensure(RedisFleetStore redis, Clock clock) {
     Identity identity = identify(redis);
     String id = identity.key().orElse(null);
     if (id == null) {
@@ -156,7 +156,7 @@ public final class Deployments {
     return id;
   }
 
-  private void seen(String id, RedisBreakerStore redis, Clock clock) {
+  private void seen(String id, RedisFleetStore redis, Clock clock) {
     Date now = Date.from(clock.instant());
     db.call(
         "record deployment " + id,

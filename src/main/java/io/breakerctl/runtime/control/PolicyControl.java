@@ -8,7 +8,7 @@ import io.breakerctl.runtime.control.policy.PolicySpec;
 import io.breakerctl.runtime.control.policy.PolicySpec.FieldChange;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.WarmResult;
 import java.time.Clock;
 import java.time.Instant;
@@ -33,7 +33,7 @@ public final class PolicyControl {
 
   private final PolicyStore store;
   private final AuditLog audit;
-  private final RedisBreakerStore redis;
+  private final RedisFleetStore redis;
   private final Clock clock;
 
   /**
@@ -41,7 +41,7 @@ public final class PolicyControl {
    *
    * @param redis where to warm policies; null to only record versions
    */
-  public PolicyControl(ControlDatabase db, RedisBreakerStore redis, Clock clock) {
+  public PolicyControl(ControlDatabase db, RedisFleetStore redis, Clock clock) {
     this.store = new PolicyStore(db);
     this.audit = new AuditLog(db);
     this.redis = redis;

@@ -3,7 +3,7 @@ package io.breakerctl.runtime.control;
 import com.mongodb.client.model.Filters;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -29,7 +29,7 @@ import org.bson.Document;
 public final class Replay {
 
   private final ControlDatabase db;
-  private final RedisBreakerStore redis;
+  private final RedisFleetStore redis;
   private final Optional<String> deployment;
 
   /**
@@ -38,11 +38,11 @@ public final class Replay {
    * @param db the control plane (history)
    * @param redis the breakers' store for the unforwarded tail, or null for MongoDB alone
    */
-  public Replay(ControlDatabase db, RedisBreakerStore redis) {
+  public Replay(ControlDatabase db, RedisFleetStore redis) {
     this(db, redis, Optional.empty());
   }
 
-  private Replay(ControlDatabase db, RedisBreakerStore redis, Optional<String> deployment) {
+  private Replay(ControlDatabase db, RedisFleetStore redis, Optional<String> deployment) {
     this.db = db;
     this.redis = redis;
     this.deployment = deployment;

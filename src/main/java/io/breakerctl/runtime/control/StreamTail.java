@@ -1,7 +1,7 @@
 package io.breakerctl.runtime.control;
 
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.util.ArrayList;
@@ -15,7 +15,7 @@ final class StreamTail {
   static final int MAX_EVENTS = 20_000;
 
   /** The selected breakers that have keys in Redis (an exact id is taken as is). */
-  static List<BreakerId> breakers(RedisBreakerStore redis, BreakerPattern pattern) {
+  static List<BreakerId> breakers(RedisFleetStore redis, BreakerPattern pattern) {
     if (pattern.exact().isPresent()) {
       return List.of(pattern.exact().get());
     }
@@ -30,7 +30,7 @@ final class StreamTail {
   }
 
   /** The stream's events after {@code after} ("" for all), oldest first, at most MAX_EVENTS. */
-  static List<BreakerEvent> after(RedisBreakerStore redis, BreakerId id, String after) {
+  static List<BreakerEvent> after(RedisFleetStore redis, BreakerId id, String after) {
     List<BreakerEvent> out = new ArrayList<>();
     String from = after;
     while (out.size() < MAX_EVENTS) {

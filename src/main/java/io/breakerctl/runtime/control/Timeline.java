@@ -9,7 +9,7 @@ import static com.mongodb.client.model.Filters.or;
 import com.mongodb.client.model.Sorts;
 import io.breakerctl.runtime.model.Actor;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.StoreException;
@@ -44,7 +44,7 @@ import org.bson.conversions.Bson;
 public final class Timeline {
 
   private final ControlDatabase db;
-  private final RedisBreakerStore redis;
+  private final RedisFleetStore redis;
 
   /**
    * A timeline reader.
@@ -52,7 +52,7 @@ public final class Timeline {
    * @param db the control plane, or null to read Redis only (pages are then partial)
    * @param redis the breakers' store, or null to read MongoDB only (pages are then partial)
    */
-  public Timeline(ControlDatabase db, RedisBreakerStore redis) {
+  public Timeline(ControlDatabase db, RedisFleetStore redis) {
     this.db = db;
     this.redis = redis;
   }

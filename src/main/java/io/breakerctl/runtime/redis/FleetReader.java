@@ -62,7 +62,7 @@ public final class FleetReader {
   /** Batches of reads in flight per master. */
   static final int WINDOW = 4;
 
-  private final RedisBreakerStore store;
+  private final RedisFleetStore store;
   private final BreakerKeys keys;
   private final Duration timeout;
   private final long deadline;
@@ -101,7 +101,7 @@ public final class FleetReader {
    * node's connection or a reply, ends when the timeout since this reader was made has passed; a
    * master that does not answer in that time is left out and named in {@link #missing()}.
    */
-  public FleetReader(RedisBreakerStore store, Duration timeout, int batch) {
+  public FleetReader(RedisFleetStore store, Duration timeout, int batch) {
     this.store = store;
     this.keys = store.keys();
     this.timeout = timeout;
@@ -397,9 +397,7 @@ public final class FleetReader {
    * not are in the reader's {@link #missing()}.
    */
   static FleetReader reachable(
-      RedisBreakerStore store,
-      Duration timeout,
-      List<StatefulRedisConnection<String, String>> into) {
+      RedisFleetStore store, Duration timeout, List<StatefulRedisConnection<String, String>> into) {
     FleetReader r = new FleetReader(store, timeout, 1);
     for (Master m : r.masters()) {
       into.add(m.connection());

@@ -26,9 +26,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Default 5 lines per minute. {@code -Dbreakerctl.reconnectLogLimit=off} (or the environment
  * variable {@code BREAKERCTL_RECONNECT_LOG_LIMIT=off}) shows every line; {@code 20/30s} keeps 20
- * lines per 30 s. Installed once per JVM by the first {@link RedisBreakerStore} (before it creates
- * a Lettuce client): Lettuce's loggers are created when its classes load, so a JVM that used
- * Lettuce before (another Redis client of the service) keeps those classes' loggers unlimited.
+ * lines per 30 s. Installed once per JVM by the first {@link RedisFleetStore} (before it creates a
+ * Lettuce client): Lettuce's loggers are created when its classes load, so a JVM that used Lettuce
+ * before (another Redis client of the service) keeps those classes' loggers unlimited.
  */
 final class ReconnectLogLimit extends InternalLoggerFactory {
 

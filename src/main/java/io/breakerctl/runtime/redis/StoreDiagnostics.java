@@ -56,7 +56,7 @@ public final class StoreDiagnostics {
    * @param where the redacted address to name in the first check
    * @param connectMillis how long connecting took
    */
-  public static List<Check> run(RedisBreakerStore store, String where, double connectMillis) {
+  public static List<Check> run(RedisFleetStore store, String where, double connectMillis) {
     List<Check> checks = new ArrayList<>();
     List<StatefulRedisConnection<String, String>> masters = new ArrayList<>();
     List<FleetReader.Missing> unread;
@@ -113,7 +113,7 @@ public final class StoreDiagnostics {
   }
 
   /**
-   * Fails when a master may evict breaker keys ({@link RedisBreakerStore#evictionRisk(String,
+   * Fails when a master may evict breaker keys ({@link RedisFleetStore#evictionRisk(String,
    * String)}); a warning when {@code CONFIG GET} is refused (no {@code @admin}), since it could not
    * be checked.
    */
@@ -126,7 +126,7 @@ public final class StoreDiagnostics {
         String max = config.get("maxmemory");
         String policy = config.get("maxmemory-policy");
         String port = field(r.info("server"), "tcp_port");
-        RedisBreakerStore.evictionRisk(max, policy)
+        RedisFleetStore.evictionRisk(max, policy)
             .ifPresent(why -> risks.add(":" + port + ": " + why));
       } catch (RuntimeException e) {
         return new Check(
@@ -153,7 +153,7 @@ public final class StoreDiagnostics {
    * the nodes notice (their next check, at most {@code checkInterval}) and report again. Reads
    * every state hash once, the liveness set and the nodes' counts.
    */
-  public static List<Check> nodes(RedisBreakerStore store, java.time.Duration timeout) {
+  public static List<Check> nodes(RedisFleetStore store, java.time.Duration timeout) {
     java.util.Map<String, java.util.Set<String>> reporters = new java.util.HashMap<>();
     java.util.Map<String, java.util.Map<String, Integer>> degraded = new java.util.TreeMap<>();
     int[] breakers = new int[1];
@@ -315,7 +315,7 @@ public final class StoreDiagnostics {
     }
   }
 
-  private static Check topology(RedisBreakerStore store) {
+  private static Check topology(RedisFleetStore store) {
     if (!(store.connection() instanceof StatefulRedisClusterConnection<String, String> c)) {
       List<String> sentinels = store.addresses().stream().filter(a -> a.contains("/")).toList();
       if (!sentinels.isEmpty()) {
@@ -407,7 +407,7 @@ public final class StoreDiagnostics {
   }
 
   private static void permissions(
-      RedisBreakerStore store, StatefulRedisConnection<String, String> m, List<Check> checks) {
+      RedisFleetStore store, StatefulRedisConnection<String, String> m, List<Check> checks) {
     BreakerKeys keys = store.keys();
     String probe = keys.prefix() + ":{doctor:probe}";
     try {

@@ -11,7 +11,7 @@ import javax.net.ssl.SSLException;
  * Why a TLS connection ({@code rediss://}) to Redis failed, named so that a certificate problem
  * never reads as a network outage. Decided from the JDK's and Netty's exceptions among the causes
  * of a failed connect ({@link #of}); a plain server is also recognised by its answer to a plain
- * {@code PING} after a handshake that got no answer ({@code RedisBreakerStore}).
+ * {@code PING} after a handshake that got no answer ({@code RedisFleetStore}).
  */
 public enum TlsFailure {
   /** No trusted CA signed the server's certificate (the PKIX path cannot be built). */

@@ -1,5 +1,5 @@
 /**
- * The Lua scripts' Java face: {@link io.breakerctl.runtime.redis.RedisBreakerStore} on Lettuce,
+ * The Lua scripts' Java face: {@link io.breakerctl.runtime.redis.RedisFleetStore} on Lettuce,
  * standalone or Cluster, the adapter of the store port ({@code io.breakerctl.runtime.store}): it
  * turns the scripts' positional replies into the port's answers ({@code ScriptAnswers}) and
  * Lettuce's exceptions into the port's {@code StoreException} kinds ({@code StoreErrors}), so no
@@ -16,8 +16,8 @@
  * HSET}); {@code RecordFastPathIT} holds the latter to the full path. On the client, every key and
  * argument costs an encoding: the caller's policy travels as one argument of eleven values, the
  * fast paths answer with short replies, and {@link
- * io.breakerctl.runtime.redis.RedisBreakerStore#acquire} sends the lean form (the hash key alone,
- * no arguments) while it last saw the breaker CLOSED. The full path loads the hash with one {@code
+ * io.breakerctl.runtime.redis.RedisFleetStore#acquire} sends the lean form (the hash key alone, no
+ * arguments) while it last saw the breaker CLOSED. The full path loads the hash with one {@code
  * HGETALL} (cheaper than an {@code HMGET} of 34 names in a listpack) and keeps the window as
  * maintained totals, touching old buckets only when the bucket number moves.
  *

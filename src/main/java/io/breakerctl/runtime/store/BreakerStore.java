@@ -10,9 +10,9 @@ import java.util.function.Consumer;
  * The shared store a fleet keeps its breakers in: exactly what a breaker and its registry need
  * (acquire, record, override, re-assert, warm, read, subscribe), nothing about how it is kept.
  *
- * <p>Two implementations: {@code RedisBreakerStore}, the Lua scripts on Redis or Redis Cluster
- * (what production runs), and {@link io.breakerctl.runtime.store.inprocess.InProcessBreakerStore},
- * one {@code LocalStateMachine} per breaker in this process with the scripts' answers, messages and
+ * <p>Two implementations: {@code RedisFleetStore}, the Lua scripts on Redis or Redis Cluster (what
+ * production runs), and {@link io.breakerctl.runtime.store.inprocess.InProcessBreakerStore}, one
+ * {@code LocalStateMachine} per breaker in this process with the scripts' answers, messages and
  * snapshot fields (tests of the runtime and of services that embed it, without Redis; it can be
  * made unavailable or slow to show what a node does then). A registry uses the store given to
  * {@code BreakerRegistry.Builder.store(BreakerStore)} and never closes it; otherwise it connects to

@@ -2,8 +2,8 @@ package io.breakerctl.runtime.store;
 
 /**
  * How many replicas of a breaker's master acknowledged the writes this store's connection made to
- * that master ({@code RedisBreakerStore.replicaAcks}): Redis's {@code WAIT} after the master's
- * {@code connected_slaves}.
+ * that master ({@code RedisFleetStore.replicaAcks}): Redis's {@code WAIT} after the master's {@code
+ * connected_slaves}.
  *
  * <p>A replica that is connected but stalled (SIGSTOP, loading, behind a partition) is counted in
  * {@code connected} and not in {@code acknowledged}; one whose link is broken is in neither (the

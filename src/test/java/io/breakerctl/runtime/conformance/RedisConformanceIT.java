@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The conformance suite ({@link ConformanceSuite}) on the Lua scripts, through {@code
- * RedisBreakerStore}, on real redis-server processes this test starts: a standalone server and a
+ * RedisFleetStore}, on real redis-server processes this test starts: a standalone server and a
  * 3-master cluster (skip the cluster with {@code -Dconformance.cluster=false}). The scripts take
  * time only from Redis {@code TIME}, so the hooks wait for it ({@link RedisStoreUnderTest}); every
  * duration is a multiple of {@code -Dconformance.unitMillis} (150 by default), and a case that

@@ -1,7 +1,7 @@
 package io.breakerctl.runtime.conformance;
 
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
@@ -42,10 +42,10 @@ final class RedisStoreUnderTest implements StoreUnderTest {
   private final List<RedisServerProcess> masters;
   private final Function<String, RedisServerProcess> masterFor;
   private final AutoCloseable deployment;
-  private final RedisBreakerStore even;
-  private final RedisBreakerStore odd;
-  private final RedisBreakerStore shortIdle;
-  private final RedisBreakerStore held;
+  private final RedisFleetStore even;
+  private final RedisFleetStore odd;
+  private final RedisFleetStore shortIdle;
+  private final RedisFleetStore held;
 
   /**
    * @param name the label
@@ -70,8 +70,8 @@ final class RedisStoreUnderTest implements StoreUnderTest {
     this.held = connect(uri, SHORT_IDLE).forwardsHistory(HOLD);
   }
 
-  private static RedisBreakerStore connect(String uri, Duration idleTtl) {
-    return RedisBreakerStore.connect(
+  private static RedisFleetStore connect(String uri, Duration idleTtl) {
+    return RedisFleetStore.connect(
         StoreConfig.builder().uri(uri).timeout(Duration.ofSeconds(5)).idleTtl(idleTtl).build());
   }
 

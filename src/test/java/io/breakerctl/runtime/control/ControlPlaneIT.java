@@ -1,6 +1,6 @@
 package io.breakerctl.runtime.control;
 
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisExtension;
 import java.time.Clock;
@@ -23,7 +23,7 @@ abstract class ControlPlaneIT {
   static TestMongo mongo;
 
   ControlDatabase db;
-  RedisBreakerStore redis;
+  RedisFleetStore redis;
   final Clock clock = Clock.systemUTC();
 
   @BeforeAll
@@ -49,9 +49,9 @@ abstract class ControlPlaneIT {
     db.close();
   }
 
-  static RedisBreakerStore store(String uri) {
+  static RedisFleetStore store(String uri) {
     // a deployment with a control plane: its history has a destination
-    return RedisBreakerStore.connect(
+    return RedisFleetStore.connect(
             StoreConfig.builder().uri(uri).timeout(Duration.ofSeconds(2)).build())
         .forwardsHistory(Duration.ofDays(7));
   }

@@ -11,7 +11,7 @@ import io.breakerctl.runtime.control.policy.PolicyParser;
 import io.breakerctl.runtime.control.policy.PolicySet;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.Outcome;
@@ -45,7 +45,7 @@ class PolicyControlIT {
   static TestMongo mongo;
 
   ControlDatabase db;
-  RedisBreakerStore redis;
+  RedisFleetStore redis;
   MutableClock clock;
   PolicyControl control;
 
@@ -64,7 +64,7 @@ class PolicyControlIT {
     REDIS.server().flushAll();
     db = ControlDatabase.connect(mongo.database());
     redis =
-        RedisBreakerStore.connect(
+        RedisFleetStore.connect(
             StoreConfig.builder().uri(REDIS.uri()).timeout(Duration.ofSeconds(2)).build());
     clock = new MutableClock(Instant.now());
     control = new PolicyControl(db, redis, clock);

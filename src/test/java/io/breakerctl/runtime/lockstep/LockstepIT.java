@@ -2,7 +2,7 @@ package io.breakerctl.runtime.lockstep;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.BreakerScript;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
@@ -25,10 +25,10 @@ import net.jqwik.api.statistics.Statistics;
  * lease, probe results, late results of an old generation, lease releases, every override with and
  * without expiry, clears, warms, waits across bucket, window, open, lease and override boundaries)
  * run on {@code LocalStateMachine}, on {@code InProcessBreakerStore} and on the Lua scripts on a
- * real redis-server (embedded 6.2) through {@link RedisBreakerStore}, one fresh breaker per
- * sequence. Every answer, every transition event and, after every step, the fields that decide the
- * breaker's next answers must agree ({@link Lockstep}, {@link MachineHash}). A failure prints the
- * shrunk sequence with each step's answer; it becomes a row of the scenario table.
+ * real redis-server (embedded 6.2) through {@link RedisFleetStore}, one fresh breaker per sequence.
+ * Every answer, every transition event and, after every step, the fields that decide the breaker's
+ * next answers must agree ({@link Lockstep}, {@link MachineHash}). A failure prints the shrunk
+ * sequence with each step's answer; it becomes a row of the scenario table.
  *
  * <p>Time: the scripts read Redis {@code TIME}, as they must. The policies' durations are tens of
  * ms and waits are real sleeps, so a sequence crosses its boundaries in well under a second. The
@@ -45,13 +45,13 @@ class LockstepIT {
   private static final AtomicInteger RUNS = new AtomicInteger();
 
   private static RedisServerProcess server;
-  private static RedisBreakerStore store;
+  private static RedisFleetStore store;
 
   @BeforeContainer
   static void start() throws Exception {
     server = RedisServerProcess.start(RedisBinary.embedded());
     store =
-        RedisBreakerStore.connect(
+        RedisFleetStore.connect(
             StoreConfig.builder()
                 .uri(server.uri())
                 .timeout(Duration.ofSeconds(30))

@@ -2,7 +2,7 @@ package io.breakerctl.runtime.lockstep;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisBreakerStore;
+import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
@@ -26,7 +26,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The scripts on a real redis-server, called through {@link RedisBreakerStore}, each call bracketed
+ * The scripts on a real redis-server, called through {@link RedisFleetStore}, each call bracketed
  * by Redis {@code TIME}: {@code MULTI; TIME; EVALSHA <script>; TIME; EXEC} on the store's own
  * connection (the store's command joins the transaction because it is sent on that connection
  * between MULTI and EXEC). The script's {@code TIME} lies between the two, so {@link #lo} and
@@ -37,7 +37,7 @@ import java.util.function.Supplier;
 final class RedisBreaker implements Breaker {
   private static final long WAIT_SECONDS = 60;
 
-  private final RedisBreakerStore store;
+  private final RedisFleetStore store;
   private final BreakerId id;
   private final Policy policy;
   private final String policyArg;
@@ -50,7 +50,7 @@ final class RedisBreaker implements Breaker {
   long hi;
 
   @SuppressWarnings("unchecked")
-  RedisBreaker(RedisBreakerStore store, BreakerId id, Policy policy) {
+  RedisBreaker(RedisFleetStore store, BreakerId id, Policy policy) {
     this.store = store;
     this.id = id;
     this.policy = policy;

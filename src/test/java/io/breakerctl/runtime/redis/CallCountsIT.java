@@ -26,8 +26,8 @@ class CallCountsIT {
   @Test
   @DisplayName("two nodes' counts summed; a node that leaves takes its counts along")
   void countsOnCluster() {
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       await(
           store.alive(
               "n1",

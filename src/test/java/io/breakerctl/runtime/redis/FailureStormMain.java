@@ -34,8 +34,8 @@ public final class FailureStormMain {
     String node = args[6];
     AtomicInteger transitions = new AtomicInteger();
     AtomicInteger sent = new AtomicInteger();
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(
             StoreConfig.builder().uri(uri).timeout(Duration.ofSeconds(10)).build())) {
       List<Thread> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {

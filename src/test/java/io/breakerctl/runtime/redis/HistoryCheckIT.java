@@ -63,8 +63,8 @@ class HistoryCheckIT {
   private static final Duration BOUND = Duration.ofMillis(MILLIS).plusSeconds(60);
 
   /** A client's connection: every other one with a short command timeout. */
-  static RedisBreakerStore connect(String uri, int client) {
-    return RedisBreakerStore.connect(
+  static RedisFleetStore connect(String uri, int client) {
+    return RedisFleetStore.connect(
         StoreConfig.builder()
             .uri(uri)
             .timeout(Duration.ofSeconds(5))
@@ -102,8 +102,8 @@ class HistoryCheckIT {
   static void startChildren() {
     RedisServerProcess server = redis.server();
     List<String> args = new ArrayList<>();
-    try (RedisBreakerStore admin =
-        RedisBreakerStore.connect(
+    try (RedisFleetStore admin =
+        RedisFleetStore.connect(
             StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(5)).build())) {
       for (int permits : PERMITS) {
         BreakerId id = breaker(permits);
@@ -143,7 +143,7 @@ class HistoryCheckIT {
       awaitLine(c, "START " + id);
     }
 
-    List<RedisBreakerStore> stores = new ArrayList<>();
+    List<RedisFleetStore> stores = new ArrayList<>();
     try {
       for (int c = 0; c <= CLIENTS; c++) {
         stores.add(connect(server.uri(), c));
@@ -162,7 +162,7 @@ class HistoryCheckIT {
         new Thread(() -> injectFaults(server, end, new Random(seed - 1), injecting, faults));
     try {
       for (int c = 0; c <= CLIENTS; c++) {
-        RedisBreakerStore store = stores.get(c);
+        RedisFleetStore store = stores.get(c);
         List<HistoryOp> log = new ArrayList<>();
         boolean operator = c == CLIENTS;
         HistoryClient client =
@@ -216,8 +216,8 @@ class HistoryCheckIT {
 
     List<BreakerEvent> events;
     Map<String, String> hash;
-    try (RedisBreakerStore reader =
-        RedisBreakerStore.connect(
+    try (RedisFleetStore reader =
+        RedisFleetStore.connect(
             StoreConfig.builder().uri(server.uri()).timeout(Duration.ofSeconds(10)).build())) {
       events = await(reader.eventsAfter(id, "", 20_000));
       hash = await(reader.snapshot(id, 0)).fields();
@@ -264,9 +264,9 @@ class HistoryCheckIT {
   }
 
   /** Closes every store at once (each close waits for its client's threads to stop). */
-  static void closeAll(List<RedisBreakerStore> stores) throws InterruptedException {
+  static void closeAll(List<RedisFleetStore> stores) throws InterruptedException {
     List<Thread> closing = new ArrayList<>();
-    for (RedisBreakerStore s : stores) {
+    for (RedisFleetStore s : stores) {
       Thread t = new Thread(s::close, "history-close");
       t.start();
       closing.add(t);

@@ -21,8 +21,8 @@ import java.util.TreeMap;
 
 /**
  * One client of {@code HistoryCheckIT}: drives a breaker with random operations through {@link
- * RedisBreakerStore} until a deadline and logs each operation with what it saw ({@link HistoryOp}).
- * A node's client acquires (naming its lease), reports outcomes of admitted calls with their
+ * RedisFleetStore} until a deadline and logs each operation with what it saw ({@link HistoryOp}). A
+ * node's client acquires (naming its lease), reports outcomes of admitted calls with their
  * generation, success batches and failures without one, and for a granted lease a probe outcome
  * (sometimes twice), a release, or nothing (abandoned: its outcome is sent late, after the lease
  * expired or the generation moved on). An operator's client sets, lets expire and clears overrides.
@@ -42,7 +42,7 @@ final class HistoryClient implements Runnable {
 
   private static final int MAX_LATE = 16;
 
-  private final RedisBreakerStore store;
+  private final RedisFleetStore store;
   private final BreakerId id;
   private final Policy policy;
   private final String node;
@@ -67,7 +67,7 @@ final class HistoryClient implements Runnable {
    * @param log where it appends what it did; only this client's thread writes it
    */
   HistoryClient(
-      RedisBreakerStore store,
+      RedisFleetStore store,
       BreakerId id,
       int permits,
       String node,

@@ -24,12 +24,12 @@ public final class HistoryClientMain {
     long millis = Long.parseLong(args[2]);
     String prefix = args[3];
     long seed = Long.parseLong(args[4]);
-    List<List<RedisBreakerStore>> stores = new ArrayList<>();
+    List<List<RedisFleetStore>> stores = new ArrayList<>();
     List<Thread> reporting = new ArrayList<>();
     boolean reported = false;
     try {
       for (int p = 5; p < args.length; p++) {
-        List<RedisBreakerStore> phase = new ArrayList<>();
+        List<RedisFleetStore> phase = new ArrayList<>();
         stores.add(phase);
         for (int c = 0; c < clients; c++) {
           phase.add(HistoryCheckIT.connect(uri, c));
@@ -40,7 +40,7 @@ public final class HistoryClientMain {
         String[] phase = args[p].split("@", 2);
         int permits = Integer.parseInt(phase[0]);
         BreakerId id = BreakerId.parse(phase[1]);
-        List<RedisBreakerStore> phaseStores = stores.get(p - 5);
+        List<RedisFleetStore> phaseStores = stores.get(p - 5);
         System.out.println("START " + id);
         long end = System.nanoTime() + Duration.ofMillis(millis).toNanos();
         List<List<HistoryOp>> logs = new ArrayList<>();
@@ -79,8 +79,8 @@ public final class HistoryClientMain {
       }
       reported = true;
     } finally {
-      for (List<RedisBreakerStore> phase : reported ? List.<List<RedisBreakerStore>>of() : stores) {
-        for (RedisBreakerStore s : phase) {
+      for (List<RedisFleetStore> phase : reported ? List.<List<RedisFleetStore>>of() : stores) {
+        for (RedisFleetStore s : phase) {
           s.close();
         }
       }
@@ -90,7 +90,7 @@ public final class HistoryClientMain {
   private static void report(
       BreakerId id,
       String prefix,
-      List<RedisBreakerStore> stores,
+      List<RedisFleetStore> stores,
       List<List<HistoryOp>> logs,
       List<HistoryClient> clients) {
     try {

@@ -50,7 +50,7 @@ class KeyLifecycleIT {
   }
 
   /** A store of its own writing idle TTL {@code idle}. */
-  private static RedisBreakerStore connect(StoreTarget t, Duration idle) {
+  private static RedisFleetStore connect(StoreTarget t, Duration idle) {
     return t.connect(
         StoreConfig.builder().uri(t.uri()).idleTtl(idle).timeout(Duration.ofSeconds(5)).build());
   }
@@ -65,7 +65,7 @@ class KeyLifecycleIT {
       "idle keys expire; never while open, half-open or overridden, nor unforwarded within the"
           + " history hold; new epoch after")
   void expiryRules(StoreTarget t) {
-    RedisBreakerStore store = connect(t, Duration.ofSeconds(2)).forwardsHistory(Duration.ofDays(7));
+    RedisFleetStore store = connect(t, Duration.ofSeconds(2)).forwardsHistory(Duration.ofDays(7));
     BreakerId id = StoreTarget.freshId("ttl");
     BreakerKeys k = store.keys();
     Policy p = Policy.builder().failureThreshold(1).open(Duration.ofMillis(200)).build();
@@ -165,7 +165,7 @@ class KeyLifecycleIT {
   @DisplayName("the stream's hard cap drops the oldest unforwarded events and counts them")
   void hardCap(StoreTarget t) {
     BreakerId id = StoreTarget.freshId("cap");
-    RedisBreakerStore store = t.connect(Duration.ofSeconds(5)).forwardsHistory(Duration.ofDays(7));
+    RedisFleetStore store = t.connect(Duration.ofSeconds(5)).forwardsHistory(Duration.ofDays(7));
     List<CompletableFuture<OverrideResult>> pending = new ArrayList<>();
     int events = 10_005;
     for (int i = 0; i < events; i++) {
@@ -189,7 +189,7 @@ class KeyLifecycleIT {
           + " holds nothing")
   void boundedTail(StoreTarget t) {
     BreakerId id = StoreTarget.freshId("tail");
-    RedisBreakerStore store = connect(t, Duration.ofSeconds(60));
+    RedisFleetStore store = connect(t, Duration.ofSeconds(60));
     for (int i = 0; i < 251; i++) {
       OverrideKind kind = i % 2 == 0 ? OverrideKind.FORCED_OPEN : OverrideKind.CLEAR;
       await(store.override(id, new OverrideRequest(kind, "op", "tail", Duration.ZERO, "")));
@@ -208,7 +208,7 @@ class KeyLifecycleIT {
     }
 
     // a destination declared later: the tail's events wait too, the hold from the oldest of them
-    RedisBreakerStore declared =
+    RedisFleetStore declared =
         connect(t, Duration.ofSeconds(60)).forwardsHistory(Duration.ofDays(7));
     await(
         declared.override(

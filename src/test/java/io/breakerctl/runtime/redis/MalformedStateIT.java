@@ -26,12 +26,12 @@ import org.junit.jupiter.api.Test;
 @DisplayName("malformed breaker hashes: the scripts and the snapshot name key and field")
 class MalformedStateIT {
   static RedisServerProcess redis;
-  static RedisBreakerStore store;
+  static RedisFleetStore store;
 
   @BeforeAll
   static void start() {
     redis = RedisServerProcess.start(RedisBinary.embedded());
-    store = RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build());
+    store = RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build());
   }
 
   @AfterAll

@@ -26,8 +26,8 @@ public final class ProbeRaceMain {
     long startAt = Long.parseLong(args[3]);
     String node = args[4];
     ConcurrentLinkedQueue<String> leases = new ConcurrentLinkedQueue<>();
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(
             StoreConfig.builder().uri(uri).timeout(Duration.ofSeconds(10)).build())) {
       List<Thread> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {

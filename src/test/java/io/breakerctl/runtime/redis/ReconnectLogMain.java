@@ -33,9 +33,9 @@ public final class ReconnectLogMain {
     root.setLevel(Level.INFO);
     root.addHandler(h);
     WATCHDOG.setLevel(Level.FINE);
-    List<RedisBreakerStore> stores = new ArrayList<>();
+    List<RedisFleetStore> stores = new ArrayList<>();
     for (int i = 0; i < Integer.parseInt(args[1]); i++) {
-      RedisBreakerStore s = RedisBreakerStore.connect(StoreConfig.builder().uri(args[0]).build());
+      RedisFleetStore s = RedisFleetStore.connect(StoreConfig.builder().uri(args[0]).build());
       StoreFutures.await(
           s.record(BreakerId.parse("logs:n" + i), Outcome.failure("n" + i, ""), Policy.DEFAULT));
       stores.add(s);

@@ -24,12 +24,12 @@ import java.util.Map;
 /** The scenario table's Lua side: the scripts on one breaker of a real Redis, via the store. */
 final class RedisScenarioSide implements ScenarioSide {
 
-  private final RedisBreakerStore store;
+  private final RedisFleetStore store;
   private final BreakerId id;
   private final Policy policy;
   private String lastEvent = "";
 
-  RedisScenarioSide(RedisBreakerStore store, BreakerId id, Policy policy) {
+  RedisScenarioSide(RedisFleetStore store, BreakerId id, Policy policy) {
     this.store = store;
     this.id = id;
     this.policy = policy;

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The scenario table ({@link ScenarioTable}) on the Lua scripts, through {@link RedisBreakerStore},
+ * The scenario table ({@link ScenarioTable}) on the Lua scripts, through {@link RedisFleetStore},
  * on every target (standalone and 3-master cluster, each redis-server binary available). {@code
  * ScenarioTableTest} runs the same table on the Java machine.
  *

@@ -106,7 +106,7 @@ class ScriptContractIT {
     assertThat(r3.state() + "/" + r3.windowFailures()).isEqualTo("OPEN/3");
     assertThat(r3.transitioned()).isTrue();
 
-    RedisBreakerStore other = t.connect(Duration.ofSeconds(5));
+    RedisFleetStore other = t.connect(Duration.ofSeconds(5));
     assertThat(await(other.snapshot(id, 10)).effectiveState()).isEqualTo(State.OPEN);
     AcquireResult a = await(other.acquire(id, "n2", p));
     assertThat(a.allowed()).isFalse();
@@ -604,8 +604,7 @@ class ScriptContractIT {
   void forwardedCursor(StoreTarget t) {
     BreakerId id = fresh(t, "forwarded");
     // the first events from a store that declares a destination: the breaker's keys keep it
-    RedisBreakerStore declared =
-        t.connect(Duration.ofSeconds(5)).forwardsHistory(Duration.ofDays(7));
+    RedisFleetStore declared = t.connect(Duration.ofSeconds(5)).forwardsHistory(Duration.ofDays(7));
     for (OverrideKind kind : List.of(OverrideKind.FORCED_OPEN, OverrideKind.CLEAR)) {
       await(declared.override(id, new OverrideRequest(kind, "op", "d", Duration.ZERO, "")));
     }

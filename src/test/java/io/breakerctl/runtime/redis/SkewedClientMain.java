@@ -22,8 +22,8 @@ public final class SkewedClientMain {
   public static void main(String[] args) {
     BreakerId id = BreakerId.parse(args[1]);
     Policy p = Policy.builder().failureThreshold(3).open(Duration.ofMillis(500)).build();
-    try (RedisBreakerStore store =
-        RedisBreakerStore.connect(StoreConfig.builder().uri(args[0]).build())) {
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(args[0]).build())) {
       long skew = System.currentTimeMillis() - StoreFutures.await(store.redisTimeMillis(id));
       RecordResult r = null;
       for (int i = 0; i < 3; i++) {

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link RedisBreakerStore#batch}: the script calls of a batch reach each master in one pipelined
+ * {@link RedisFleetStore#batch}: the script calls of a batch reach each master in one pipelined
  * write (counted by the server's read events), each with its own answer; on a Cluster a call to a
  * slot that moved since the store's last topology goes again through the cluster connection.
  */
@@ -31,8 +31,8 @@ class StoreBatchIT {
   @DisplayName("standalone: 60 record calls in one batch reach Redis in a few reads, all counted")
   void standalone() {
     try (RedisServerProcess redis = RedisServerProcess.start(RedisBinary.embedded());
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       StoreFutures.await(store.ping());
       recordAll(store, "warm"); // every script cached, every class loaded
       long before = reads(redis);
@@ -52,8 +52,8 @@ class StoreBatchIT {
   @DisplayName("cluster: one write per master; a slot moved behind the store's back still works")
   void cluster() {
     try (RedisClusterProcess cluster = RedisClusterProcess.start(RedisBinary.embedded());
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
       recordAll(store, "warm");
       Map<RedisServerProcess, Long> before = new HashMap<>();
       cluster.nodes().forEach(n -> before.put(n, reads(n)));
@@ -91,7 +91,7 @@ class StoreBatchIT {
   }
 
   private static List<CompletableFuture<RecordResult>> recordAll(
-      RedisBreakerStore store, String caller) {
+      RedisFleetStore store, String caller) {
     List<CompletableFuture<RecordResult>> calls = new ArrayList<>();
     store.batch(
         () -> {

@@ -23,10 +23,10 @@ class StoreCanaryIT {
   @DisplayName("standalone: stable, then moved by FLUSHALL; every store sees the same token")
   void standalone() {
     try (RedisServerProcess redis = RedisServerProcess.start(RedisBinary.embedded());
-        RedisBreakerStore a =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build());
-        RedisBreakerStore b =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+        RedisFleetStore a =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build());
+        RedisFleetStore b =
+            RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
       String first = StoreFutures.await(a.canary());
       assertThat(first).startsWith("standalone=");
       assertThat(StoreFutures.await(a.canary())).isEqualTo(first);
@@ -44,13 +44,13 @@ class StoreCanaryIT {
   @DisplayName("cluster: one canary in each master's slots; a FLUSHALL on one master moves it")
   void cluster() {
     try (RedisClusterProcess cluster = RedisClusterProcess.start(RedisBinary.embedded());
-        RedisBreakerStore store =
-            RedisBreakerStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
+        RedisFleetStore store =
+            RedisFleetStore.connect(StoreConfig.builder().uri(cluster.uri()).build())) {
       String first = StoreFutures.await(store.canary());
       String[] parts = first.split(",");
       assertThat(parts).hasSize(3);
       Set<RedisServerProcess> owners = new HashSet<>();
-      List<String> keys = store.canaryKeys();
+      List<String> keys = store.node().canaryKeys();
       assertThat(keys).hasSize(3);
       for (String key : keys) {
         owners.add(cluster.masterFor(key));

@@ -20,7 +20,7 @@ class StoreCredentialsTest {
     // nothing listens on port 1: the refusal comes before any connection is tried
     StoreConfig config =
         StoreConfig.builder().uri("redis://127.0.0.1:1").username("viewer").build();
-    assertThatThrownBy(() -> RedisBreakerStore.connect(config))
+    assertThatThrownBy(() -> RedisFleetStore.connect(config))
         .isInstanceOf(StorePermissionException.class)
         .hasMessageContaining("'viewer'")
         .hasMessageContaining("without a password");
@@ -34,7 +34,7 @@ class StoreCredentialsTest {
             .uri("redis://viewer:s3cret@127.0.0.1:1")
             .timeout(Duration.ofMillis(500))
             .build();
-    assertThatThrownBy(() -> RedisBreakerStore.connect(config))
+    assertThatThrownBy(() -> RedisFleetStore.connect(config))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining("viewer:***@")
         .hasMessageNotContaining("s3cret")
@@ -46,7 +46,7 @@ class StoreCredentialsTest {
       "every URI is handed to Lettuce with credentials it resolves on the event loop, as given")
   void immediateCredentials() {
     // An asynchronous provider lets the handshake complete off the event loop, before the
-    // connection is active: its first command is then rejected (RedisBreakerStore.uri).
+    // connection is active: its first command is then rejected (RedisFleetStore.uri).
     record Case(StoreConfig config, String user, String password) {}
     Case[] cases = {
       new Case(StoreConfig.builder().uri("redis://h:1").build(), null, null),
@@ -67,7 +67,7 @@ class StoreCredentialsTest {
       new Case(StoreConfig.builder().uri("redis://viewer@h:1").build(), null, "viewer"),
     };
     for (Case c : cases) {
-      RedisURI uri = RedisBreakerStore.uri(c.config().uris().get(0), c.config());
+      RedisURI uri = RedisConnector.uri(c.config().uris().get(0), c.config());
       String what = c.config().uris().get(0) + " " + c.user() + "/" + c.password();
       assertThat(uri.getCredentialsProvider())
           .as(what)

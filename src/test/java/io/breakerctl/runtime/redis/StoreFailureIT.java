@@ -49,13 +49,12 @@ class StoreFailureIT {
   @DisplayName("nothing listening: StoreUnavailableException naming the URI, within the timeout")
   void unreachable() throws IOException {
     // Load Lettuce and Netty first: their one-time start-up is not what is measured here.
-    RedisBreakerStore.connect(StoreConfig.builder().uri(redis.uri()).build()).close();
+    RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build()).close();
     String uri = "redis://127.0.0.1:" + freePort();
     long start = System.nanoTime();
 
     assertThatThrownBy(
-            () ->
-                RedisBreakerStore.connect(StoreConfig.builder().uri(uri).timeout(TIMEOUT).build()))
+            () -> RedisFleetStore.connect(StoreConfig.builder().uri(uri).timeout(TIMEOUT).build()))
         .isInstanceOf(StoreUnavailableException.class)
         .hasMessageContaining(uri);
     assertThat(millisSince(start)).isLessThan(BOUND_MILLIS);
@@ -70,7 +69,7 @@ class StoreFailureIT {
 
       assertThatThrownBy(
               () ->
-                  RedisBreakerStore.connect(
+                  RedisFleetStore.connect(
                       StoreConfig.builder().uri(proxy.uri()).timeout(TIMEOUT).build()))
           .isInstanceOf(StoreUnavailableException.class);
       assertThat(millisSince(start)).isLessThan(BOUND_MILLIS);
@@ -81,9 +80,9 @@ class StoreFailureIT {
   @DisplayName(
       "CLIENT PAUSE: a script call fails with StoreUnavailableException within the timeout")
   void paused() {
-    RedisBreakerStore store =
+    RedisFleetStore store =
         redis.manage(
-            RedisBreakerStore.connect(
+            RedisFleetStore.connect(
                 StoreConfig.builder().uri(redis.uri()).timeout(TIMEOUT).build()));
     StoreFutures.await(store.record(ID, Outcome.successes("n1", 1), Policy.DEFAULT));
     redis.server().pause(Duration.ofMillis(BOUND_MILLIS + 2_000));
@@ -98,9 +97,9 @@ class StoreFailureIT {
   @Test
   @DisplayName("killed: calls fail fast; restarted on the same port: the store recovers")
   void killedAndRestarted() {
-    RedisBreakerStore store =
+    RedisFleetStore store =
         redis.manage(
-            RedisBreakerStore.connect(
+            RedisFleetStore.connect(
                 StoreConfig.builder().uri(redis.uri()).timeout(TIMEOUT).build()));
     RedisServerProcess server = redis.server();
     server.kill();

@@ -26,7 +26,7 @@ final class StoreTarget {
   private final RedisServerProcess server;
   private final RedisClusterProcess cluster;
   private final RedisExtension owner;
-  final RedisBreakerStore store;
+  final RedisFleetStore store;
 
   private StoreTarget(
       String label, RedisServerProcess server, RedisClusterProcess cluster, RedisExtension owner) {
@@ -60,12 +60,12 @@ final class StoreTarget {
   }
 
   /** A new, separately connected store (closed with the target). */
-  RedisBreakerStore connect(Duration timeout) {
+  RedisFleetStore connect(Duration timeout) {
     return connect(StoreConfig.builder().uri(uri()).timeout(timeout).build());
   }
 
-  RedisBreakerStore connect(StoreConfig config) {
-    return owner.manage(RedisBreakerStore.connect(config));
+  RedisFleetStore connect(StoreConfig config) {
+    return owner.manage(RedisFleetStore.connect(config));
   }
 
   /** The server holding {@code id}'s keys. */

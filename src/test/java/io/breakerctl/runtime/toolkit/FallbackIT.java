@@ -431,8 +431,8 @@ class FallbackIT {
       }
       assertThat(lines).as("and one at the first rejection, not per rejection").hasSize(2);
       assertThat(lines.get(1)).contains(cb.id().toString(), "rejected a call", "logged once");
-      try (io.breakerctl.runtime.redis.RedisBreakerStore store =
-          io.breakerctl.runtime.redis.RedisBreakerStore.connect(
+      try (io.breakerctl.runtime.redis.RedisFleetStore store =
+          io.breakerctl.runtime.redis.RedisFleetStore.connect(
               io.breakerctl.runtime.redis.StoreConfig.builder().uri(redis.uri()).build())) {
         Poll.until(
             Duration.ofSeconds(10),
