@@ -35,12 +35,13 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * trace printed goes through {@link Redaction} first (before it is cut: a cut could drop the
  * {@code @} that ends a password).
  */
-final class ErrorPolicy
+public final class ErrorPolicy
     implements IExecutionExceptionHandler, IParameterExceptionHandler, IExitCodeExceptionMapper {
 
-  private final BreakerCtl root;
+  private final CliContext root;
 
-  ErrorPolicy(BreakerCtl root) {
+  /** The policy of the command line whose root is {@code root}. */
+  public ErrorPolicy(CliContext root) {
     this.root = root;
   }
 

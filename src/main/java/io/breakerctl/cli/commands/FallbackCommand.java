@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
@@ -69,7 +69,7 @@ public final class FallbackCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      BreakerCtl root = BreakerCtl.of(spec);
+      CliContext root = CliContext.of(spec);
       List<FallbackSnapshot> all =
           new FallbackCatalog(root.services().control())
               .snapshots(ReplayCommand.pattern(pattern), LIMIT);
@@ -133,7 +133,7 @@ public final class FallbackCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      BreakerCtl root = BreakerCtl.of(spec);
+      CliContext root = CliContext.of(spec);
       FallbackCatalog catalog = new FallbackCatalog(root.services().control());
       List<DeferredSummary> all;
       if (trackingId != null) {

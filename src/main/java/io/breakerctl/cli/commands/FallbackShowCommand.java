@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.commands.FallbackViews.SnapshotView;
@@ -55,7 +55,7 @@ public final class FallbackShowCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     BreakerId breaker = FallbackViews.breaker(id);
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     String hash = hash(root.env(), businessKey, keyHash);
     FallbackCatalog catalog = new FallbackCatalog(root.services().control());
     FallbackSnapshot s =

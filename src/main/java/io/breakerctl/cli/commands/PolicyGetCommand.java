@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
@@ -50,7 +50,7 @@ public final class PolicyGetCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PolicyId pid = PolicyCommand.policyId(id);
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PolicyStore store = root.services().policies(false).store();
     Optional<PolicyVersion> inForce = store.inForce(pid, root.env().clock().instant());
     PolicyVersion v;

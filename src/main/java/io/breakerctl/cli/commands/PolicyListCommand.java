@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
@@ -40,7 +40,7 @@ public final class PolicyListCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PolicyStore store = root.services().policies(false).store();
     Instant now = root.env().clock().instant();
     Map<PolicyId, PolicyVersion> inForce = store.allInForce(now);

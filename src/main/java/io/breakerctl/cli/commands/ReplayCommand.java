@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Interruption;
@@ -80,7 +80,7 @@ public final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Clock clock = root.env().clock();
     BreakerPattern p = pattern(pattern);
     if ((at == null) == (from == null)) {

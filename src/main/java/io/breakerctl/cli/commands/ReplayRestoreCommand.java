@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
@@ -78,7 +78,7 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
     String actor = WriteAccess.actor(root);
     BreakerPattern p = ReplayCommand.pattern(pattern);
@@ -178,7 +178,7 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
       if (items.isEmpty()) {
         out.println("No breakers in history.");
       } else {
-        ReplayViews.restore(items).print(out, BreakerCtl.of(spec).style(), output.headers());
+        ReplayViews.restore(items).print(out, CliContext.of(spec).style(), output.headers());
       }
     } else if (format == OutputFormat.NAME) {
       items.forEach(i -> out.println(Printable.escape(i.id())));

@@ -1,7 +1,7 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
@@ -204,7 +204,7 @@ public final class StatusCommand implements Callable<Integer> {
    */
   private String separator(OutputFormat format) {
     return switch (format) {
-      case TABLE, WIDE -> BreakerCtl.of(spec).style().terminal() ? "\u001b[H\u001b[2J" : "\n";
+      case TABLE, WIDE -> CliContext.of(spec).style().terminal() ? "\u001b[H\u001b[2J" : "\n";
       case YAML -> "---\n";
       case JSON, JSONL -> "";
       case NAME -> "\n";
@@ -212,7 +212,7 @@ public final class StatusCommand implements Callable<Integer> {
   }
 
   private int render(BreakerSelector selector) {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PrintWriter out = spec.commandLine().getOut();
     RedisBreakerStore store = root.services().redis();
     OutputFormat format = output.format();
@@ -380,7 +380,7 @@ public final class StatusCommand implements Callable<Integer> {
    * MongoDB given, none is consulted (an incident tool does not wait on a default address); when
    * the read fails, status goes on without it and says so on stderr.
    */
-  private InForceLookup inForce(BreakerCtl root) {
+  private InForceLookup inForce(CliContext root) {
     if (!root.services().settings().mongoConfigured()) {
       return null;
     }
