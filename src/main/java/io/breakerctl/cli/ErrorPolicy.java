@@ -12,6 +12,7 @@ import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.redis.LostAnswerException;
 import io.breakerctl.runtime.redis.MalformedBreakerException;
 import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.redis.StoreFault;
 import io.breakerctl.runtime.redis.StorePermissionException;
 import io.breakerctl.runtime.redis.StoreTlsException;
 import io.breakerctl.runtime.redis.StoreUnavailableException;
@@ -184,21 +185,23 @@ public final class ErrorPolicy
     return ExitCode.INTERNAL;
   }
 
-  /** A connect failure caused by WRONGPASS/NOAUTH/NOPERM is an authentication failure. */
+  /**
+   * Redis refused the credentials or a permission ({@link StoreFault#AUTH}, {@link
+   * StoreFault#NOPERM}) anywhere in the chain, e.g. a connect failure that carries it as its cause.
+   */
   private static boolean refusedCredentials(Throwable ex) {
-    for (Throwable t = ex; t != null; t = t.getCause()) {
-      String m = String.valueOf(t.getMessage());
-      if (m.startsWith("WRONGPASS") || m.startsWith("NOAUTH") || m.startsWith("NOPERM")) {
-        return true;
-      }
-    }
-    return false;
+    return hasFault(ex, StoreFault.AUTH) || hasFault(ex, StoreFault.NOPERM);
   }
 
   /** Redis answered WRONGTYPE: a key of the prefix is not what a breaker keeps there. */
   private static boolean wrongType(Throwable ex) {
+    return hasFault(ex, StoreFault.WRONGTYPE);
+  }
+
+  /** Whether a store failure in the chain of {@code ex} has the typed fault {@code fault}. */
+  private static boolean hasFault(Throwable ex, StoreFault fault) {
     for (Throwable t = ex; t != null; t = t.getCause()) {
-      if (t instanceof StoreException && String.valueOf(t.getMessage()).contains("WRONGTYPE")) {
+      if (t instanceof StoreException s && s.fault() == fault) {
         return true;
       }
     }

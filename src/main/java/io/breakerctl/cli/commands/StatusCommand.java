@@ -28,6 +28,7 @@ import io.breakerctl.runtime.redis.FleetReader;
 import io.breakerctl.runtime.redis.HistoryTotals;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.StoreException;
+import io.breakerctl.runtime.redis.StoreFault;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -429,7 +430,7 @@ public final class StatusCommand implements Callable<Integer> {
     try {
       s = RedisBreakerStore.await(store.snapshot(id, 0));
     } catch (StoreException e) {
-      if (!String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
+      if (e.fault() != StoreFault.WRONGTYPE) {
         throw e;
       }
       sink.accept(

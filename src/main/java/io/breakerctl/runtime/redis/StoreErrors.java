@@ -85,7 +85,7 @@ final class StoreErrors {
       return new StoreUnavailableException(
           action + ": Redis cannot do it (" + fault.code() + "): " + msg, e, fault);
     }
-    return new StoreException(action + ": " + msg, e);
+    return new StoreException(action + ": " + msg, e, fault);
   }
 
   /**

@@ -39,6 +39,11 @@ public enum StoreFault {
   AUTH(true),
   /** A runtime error inside a script (a Lua error, not one the script raised on purpose). */
   SCRIPT(true),
+  /**
+   * {@code -WRONGTYPE}: a key of the breaker holds another type than the store keeps there (a wrong
+   * prefix, or something else writing under it): a fault of the data, not of the coordinator.
+   */
+  WRONGTYPE(false),
   /** Any other error reply: a fault of the request, not of the coordinator. */
   OTHER(false);
 
@@ -61,7 +66,8 @@ public enum StoreFault {
   /**
    * The fault of an error reply, from its error code (the reply's first word): {@code OOM}, {@code
    * READONLY}, ...; {@link #SCRIPT} for a Lua runtime error ({@code ERR user_script:...} on Redis
-   * 7, {@code ERR Error running script} on 6.2); {@link #OTHER} for anything else.
+   * 7, {@code ERR Error running script} on 6.2, unless it wraps a reply with a code of its own,
+   * such as {@code -WRONGTYPE}); {@link #OTHER} for anything else.
    */
   static StoreFault ofReply(String reply) {
     String r = reply == null ? "" : reply.strip();
@@ -87,6 +93,8 @@ public enum StoreFault {
       case "WRONGPASS":
       case "NOAUTH":
         return AUTH;
+      case "WRONGTYPE":
+        return WRONGTYPE;
       case "ERR":
         if (r.startsWith("ERR Error running script")) {
           // Redis 6.2 wraps the error of a command the script called: "... @user_script: 12: -OOM
