@@ -71,7 +71,7 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    BreakerId breaker = FallbackViews.breaker(id);
+    BreakerId breaker = FallbackCommand.breaker(id);
     CliContext root = CliContext.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
     String actor = WriteAccess.actor(root);

@@ -3,8 +3,9 @@ package io.breakerctl.cli.commands;
 import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Environment;
-import io.breakerctl.cli.commands.FallbackViews.SnapshotView;
 import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.FallbackViews;
+import io.breakerctl.cli.output.FallbackViews.SnapshotView;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Printable;
@@ -54,7 +55,7 @@ public final class FallbackShowCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    BreakerId breaker = FallbackViews.breaker(id);
+    BreakerId breaker = FallbackCommand.breaker(id);
     CliContext root = CliContext.of(spec);
     String hash = hash(root.env(), businessKey, keyHash);
     FallbackCatalog catalog = new FallbackCatalog(root.services().control());

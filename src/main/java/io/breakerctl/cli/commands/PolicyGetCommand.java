@@ -5,6 +5,7 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.PolicyViews;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.control.PolicyStore;
 import io.breakerctl.runtime.control.PolicyVersion;

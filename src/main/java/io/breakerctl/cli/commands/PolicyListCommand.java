@@ -4,6 +4,7 @@ import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.PolicyViews;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.control.PolicyStore;
 import io.breakerctl.runtime.control.PolicyVersion;

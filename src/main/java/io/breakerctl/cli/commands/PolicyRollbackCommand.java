@@ -7,6 +7,7 @@ import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.PolicyViews;
 import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.ApplyResult;
 import io.breakerctl.runtime.control.PolicyControl;

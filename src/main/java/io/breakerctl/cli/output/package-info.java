@@ -1,5 +1,6 @@
 /**
- * Human and machine output of the CLI: the versioned view records, the {@link
+ * Human and machine output of the CLI: the versioned view records of every command (breakers,
+ * policies, replay and restore, the timeline, fallback snapshots: {@code *Views}), the {@link
  * io.breakerctl.cli.output.Table} and detail printers of table output, and {@link
  * io.breakerctl.cli.output.Documents} for JSON, YAML, jsonl and names.
  *
