@@ -24,7 +24,7 @@ public final class Confirmation {
    * @throws CliException usage when not interactive, cancelled when declined
    */
   public static void confirm(
-      BreakerCtl root, boolean yes, PrintWriter err, String change, String noun, List<String> items)
+      CliContext root, boolean yes, PrintWriter err, String change, String noun, List<String> items)
       throws IOException {
     if (yes) {
       return;

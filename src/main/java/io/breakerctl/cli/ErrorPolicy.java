@@ -14,6 +14,7 @@ import io.breakerctl.runtime.redis.TlsFailure;
 import io.breakerctl.runtime.store.LostAnswerException;
 import io.breakerctl.runtime.store.MalformedBreakerException;
 import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFault;
 import io.breakerctl.runtime.store.StorePermissionException;
 import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.breakerctl.runtime.store.WriteOutcome;
@@ -35,12 +36,13 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * trace printed goes through {@link Redaction} first (before it is cut: a cut could drop the
  * {@code @} that ends a password).
  */
-final class ErrorPolicy
+public final class ErrorPolicy
     implements IExecutionExceptionHandler, IParameterExceptionHandler, IExitCodeExceptionMapper {
 
-  private final BreakerCtl root;
+  private final CliContext root;
 
-  ErrorPolicy(BreakerCtl root) {
+  /** The policy of the command line whose root is {@code root}. */
+  public ErrorPolicy(CliContext root) {
     this.root = root;
   }
 
@@ -183,21 +185,23 @@ final class ErrorPolicy
     return ExitCode.INTERNAL;
   }
 
-  /** A connect failure caused by WRONGPASS/NOAUTH/NOPERM is an authentication failure. */
+  /**
+   * Redis refused the credentials or a permission ({@link StoreFault#AUTH}, {@link
+   * StoreFault#NOPERM}) anywhere in the chain, e.g. a connect failure that carries it as its cause.
+   */
   private static boolean refusedCredentials(Throwable ex) {
-    for (Throwable t = ex; t != null; t = t.getCause()) {
-      String m = String.valueOf(t.getMessage());
-      if (m.startsWith("WRONGPASS") || m.startsWith("NOAUTH") || m.startsWith("NOPERM")) {
-        return true;
-      }
-    }
-    return false;
+    return hasFault(ex, StoreFault.AUTH) || hasFault(ex, StoreFault.NOPERM);
   }
 
   /** Redis answered WRONGTYPE: a key of the prefix is not what a breaker keeps there. */
   private static boolean wrongType(Throwable ex) {
+    return hasFault(ex, StoreFault.WRONGTYPE);
+  }
+
+  /** Whether a store failure in the chain of {@code ex} has the typed fault {@code fault}. */
+  private static boolean hasFault(Throwable ex, StoreFault fault) {
     for (Throwable t = ex; t != null; t = t.getCause()) {
-      if (t instanceof StoreException && String.valueOf(t.getMessage()).contains("WRONGTYPE")) {
+      if (t instanceof StoreException s && s.fault() == fault) {
         return true;
       }
     }

@@ -15,7 +15,7 @@ public final class Interruption {
   private Interruption() {}
 
   /** Installs the handlers for {@code thread} (the real process only; tests never call this). */
-  static void install(Thread thread) {
+  public static void install(Thread thread) {
     for (String name : new String[] {"INT", "TERM"}) {
       try {
         Signal.handle(new Signal(name), s -> interrupt(thread, "SIG" + name));

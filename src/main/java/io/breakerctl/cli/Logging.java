@@ -14,7 +14,7 @@ import java.util.logging.SimpleFormatter;
  * java.util.logging: off by default, warnings and above to stderr with {@code -v}, redacted ({@link
  * Redaction}) with the exceptions they carry.
  */
-final class Logging {
+public final class Logging {
   private Logging() {}
 
   /** The JDK's one-line format, with every URI's password hidden (a library may log a URI). */
@@ -25,7 +25,8 @@ final class Logging {
     }
   }
 
-  static void configure(boolean verbose) {
+  /** Library logging off, or warnings and above to stderr with {@code verbose}. */
+  public static void configure(boolean verbose) {
     LogManager.getLogManager().reset();
     Logger root = Logger.getLogger("");
     root.setLevel(verbose ? Level.INFO : Level.OFF);

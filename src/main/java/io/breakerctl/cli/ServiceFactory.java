@@ -22,9 +22,17 @@ public final class ServiceFactory implements AutoCloseable {
   private RedisFleetStore redis;
   private ControlDatabase control;
 
-  ServiceFactory(Supplier<Settings> settings, Environment env) {
+  private ServiceFactory(Supplier<Settings> settings, Environment env) {
     this.settingsSupplier = settings;
     this.env = env;
+  }
+
+  /**
+   * New connections on demand for the flags {@code flags} gives when the settings are first needed
+   * (resolved in {@code env}); the caller closes them.
+   */
+  public static ServiceFactory of(Supplier<Settings.Flags> flags, Environment env) {
+    return new ServiceFactory(() -> Settings.resolve(flags.get(), env), env);
   }
 
   /** The resolved settings (resolving reads the config file, never the network). */

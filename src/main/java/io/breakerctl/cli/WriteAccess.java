@@ -51,7 +51,7 @@ public final class WriteAccess {
    *
    * @throws CliException usage when the OS user name is not one operators can be shown
    */
-  public static String actor(BreakerCtl root) {
+  public static String actor(CliContext root) {
     Confirmation.checkText(
         "the actor's OS user (the USER environment variable)",
         root.env().user(),
@@ -111,7 +111,7 @@ public final class WriteAccess {
    * @throws io.breakerctl.runtime.control.ControlPermissionException (exit 4) naming the MongoDB
    *     user and the missing actions
    */
-  public static void require(BreakerCtl root, String what, Collection<BreakerId> breakers) {
+  public static void require(CliContext root, String what, Collection<BreakerId> breakers) {
     RedisFleetStore store = root.services().redis();
     List<BreakerId> ids = new ArrayList<>(new LinkedHashSet<>(breakers));
     if (ids.isEmpty()) {
@@ -153,7 +153,7 @@ public final class WriteAccess {
    * identity must also be an administrator (it may run {@code CONFIG GET}, {@code @admin}; the
    * README's admin role).
    */
-  public static void requireAdmin(BreakerCtl root, String what) {
+  public static void requireAdmin(CliContext root, String what) {
     try {
       StoreFutures.await(root.services().redis().checkAdminPermission(what));
     } catch (StorePermissionException e) {
@@ -172,7 +172,7 @@ public final class WriteAccess {
   }
 
   /** {@link #require} for one breaker. */
-  public static void require(BreakerCtl root, String what, BreakerId breaker) {
+  public static void require(CliContext root, String what, BreakerId breaker) {
     require(root, what, List.of(breaker));
   }
 }

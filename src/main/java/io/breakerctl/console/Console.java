@@ -1,7 +1,7 @@
 package io.breakerctl.console;
 
-import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.CliException;
+import io.breakerctl.cli.CommandLines;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.ExitCode;
@@ -45,19 +45,22 @@ public final class Console {
   private final Terminal terminal;
   private final Environment env;
   private final ConsoleSessions sessions;
+  private final CommandLines commandLines;
   private final TrailingLine output;
   private final PrintWriter writer;
   private final PrintWriter err;
   private int lastFailure;
 
   /**
-   * A console on {@code terminal} whose lines start from {@code options}; settings and history
-   * locations come from {@code env}.
+   * A console on {@code terminal} whose lines start from {@code options} and run on command lines
+   * from {@code commandLines}; settings and history locations come from {@code env}.
    */
-  public Console(Terminal terminal, Environment env, GlobalOptions options) {
+  public Console(
+      Terminal terminal, Environment env, GlobalOptions options, CommandLines commandLines) {
     this.terminal = terminal;
     this.env = env;
     this.sessions = new ConsoleSessions(options);
+    this.commandLines = commandLines;
     this.output = new TrailingLine(terminal.writer());
     this.writer = new PrintWriter(output, true);
     this.err = writer;
@@ -95,7 +98,7 @@ public final class Console {
             .parser(parser)
             .completer(
                 new ConsoleCompleter(
-                    BreakerCtl.commandLine(env).getCommandSpec(),
+                    commandLines.create(env).getCommandSpec(),
                     prefix -> LiveCandidates.breakerIds(sessions, env, prefix),
                     () -> LiveCandidates.contexts(env)))
             .history(history)
@@ -142,9 +145,14 @@ public final class Console {
    * Piped stdin: one command a line (blank lines and {@code #} comments skipped), no prompt;
    * returns the exit code of the last command that failed (0 when none did).
    */
-  public static int piped(Environment env, GlobalOptions options, PrintWriter out, PrintWriter err)
+  public static int piped(
+      Environment env,
+      GlobalOptions options,
+      CommandLines commandLines,
+      PrintWriter out,
+      PrintWriter err)
       throws IOException {
-    Console c = new Console(env, options, out, err);
+    Console c = new Console(env, options, commandLines, out, err);
     DefaultParser parser = new DefaultParser();
     parser.setEscapeChars(new char[0]);
     try {
@@ -164,10 +172,16 @@ public final class Console {
     return c.lastFailure;
   }
 
-  private Console(Environment env, GlobalOptions options, PrintWriter out, PrintWriter err) {
+  private Console(
+      Environment env,
+      GlobalOptions options,
+      CommandLines commandLines,
+      PrintWriter out,
+      PrintWriter err) {
     this.terminal = null;
     this.env = env;
     this.sessions = new ConsoleSessions(options);
+    this.commandLines = commandLines;
     this.output = null;
     this.writer = out;
     this.err = err;
@@ -224,7 +238,7 @@ public final class Console {
       vars.put("NO_COLOR", "1"); // a dumb terminal shows escapes as text
     }
     Environment commandEnv = new Environment(vars, interactive, env.clock(), stdin, env.user());
-    CommandLine cl = BreakerCtl.commandLine(commandEnv, sessions);
+    CommandLine cl = commandLines.create(commandEnv, sessions);
     cl.setOut(writer);
     cl.setErr(err);
     Thread self = Thread.currentThread();

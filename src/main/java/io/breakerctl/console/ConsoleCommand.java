@@ -1,6 +1,6 @@
 package io.breakerctl.console;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.GlobalOptions;
 import io.breakerctl.cli.Settings;
@@ -37,7 +37,7 @@ public final class ConsoleCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     if (root.inConsole()) {
       throw CliException.usage("already in the console");
     }
@@ -45,11 +45,15 @@ public final class ConsoleCommand implements Callable<Integer> {
     Settings.resolve(options.flags(), root.env()); // a context that is not one: exit 2 now
     if (!root.env().interactive()) {
       return Console.piped(
-          root.env(), options, spec.commandLine().getOut(), spec.commandLine().getErr());
+          root.env(),
+          options,
+          root.commandLines(),
+          spec.commandLine().getOut(),
+          spec.commandLine().getErr());
     }
     try (Terminal terminal =
         TerminalBuilder.builder().name("breakerctl").system(true).dumb(true).build()) {
-      return new Console(terminal, root.env(), options).run();
+      return new Console(terminal, root.env(), options, root.commandLines()).run();
     }
   }
 }

@@ -1,9 +1,9 @@
 package io.breakerctl.console;
 
-import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.GlobalOptions;
 import io.breakerctl.cli.ServiceFactory;
+import io.breakerctl.cli.Sessions;
 import io.breakerctl.cli.Settings;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,7 +13,7 @@ import java.util.Map;
  * until {@code use CONTEXT} switches them), and one set of connections per settings in use, opened
  * on the first command that needs them and kept until the console ends.
  */
-final class ConsoleSessions implements BreakerCtl.Sessions, AutoCloseable {
+final class ConsoleSessions implements Sessions, AutoCloseable {
   private final Map<String, ServiceFactory> open = new LinkedHashMap<>();
   private volatile GlobalOptions options;
 
@@ -34,7 +34,7 @@ final class ConsoleSessions implements BreakerCtl.Sessions, AutoCloseable {
   @Override
   public synchronized ServiceFactory services(Settings.Flags flags, Environment env) {
     String key = flags + "|" + env.get("BREAKERCTL_CONTEXT");
-    return open.computeIfAbsent(key, k -> BreakerCtl.newServices(flags, env));
+    return open.computeIfAbsent(key, k -> ServiceFactory.of(() -> flags, env));
   }
 
   /** How many sets of connections are open (one per settings used). */

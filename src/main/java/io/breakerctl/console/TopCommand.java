@@ -1,7 +1,7 @@
 package io.breakerctl.console;
 
-import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
@@ -77,7 +77,7 @@ public final class TopCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw CliException.usage(e.getMessage());
     }
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Terminal inConsole = Console.current();
     if (inConsole != null) {
       return run(root, inConsole, selector);
@@ -88,7 +88,7 @@ public final class TopCommand implements Callable<Integer> {
     }
   }
 
-  private int run(BreakerCtl root, Terminal terminal, BreakerSelector selector) throws IOException {
+  private int run(CliContext root, Terminal terminal, BreakerSelector selector) throws IOException {
     ServiceFactory services = root.services();
     if (dumb(terminal) || !root.env().interactive()) {
       PrintWriter err = spec.commandLine().getErr();
@@ -141,13 +141,13 @@ public final class TopCommand implements Callable<Integer> {
   }
 
   /** The command model on the same connections (kept open: this command closes them). */
-  private static CommandLine nested(BreakerCtl root, ServiceFactory services) {
-    return BreakerCtl.commandLine(root.env(), (flags, env) -> services);
+  private static CommandLine nested(CliContext root, ServiceFactory services) {
+    return root.commandLines().create(root.env(), (flags, env) -> services);
   }
 
   /** Runs {@code force ... --reason R --yes} as the command line does; returns its outcome. */
   private static String force(
-      BreakerCtl root, ServiceFactory services, List<String> args, String reason) {
+      CliContext root, ServiceFactory services, List<String> args, String reason) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cl = nested(root, services);

@@ -1,6 +1,6 @@
 package io.breakerctl.bench;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.exporter.FleetExporter;

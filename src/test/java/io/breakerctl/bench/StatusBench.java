@@ -224,7 +224,7 @@ public final class StatusBench {
         cmd.add(launcher.toString());
       } else {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.breakerctl.cli.Main"));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.breakerctl.Main"));
       }
       cmd.addAll(List.of("status", "-o", "json", "--redis", redis.uri()));
       ProcessBuilder pb = new ProcessBuilder(cmd);

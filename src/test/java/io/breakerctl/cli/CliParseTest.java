@@ -3,6 +3,7 @@ package io.breakerctl.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.breakerctl.BreakerCtl;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.runtime.model.BreakerId;
 import java.io.BufferedReader;

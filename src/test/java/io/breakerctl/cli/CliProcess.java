@@ -1,5 +1,6 @@
 package io.breakerctl.cli;
 
+import io.breakerctl.BreakerCtl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

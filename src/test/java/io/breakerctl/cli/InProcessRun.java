@@ -1,5 +1,6 @@
 package io.breakerctl.cli;
 
+import io.breakerctl.BreakerCtl;
 import java.io.BufferedReader;
 import java.io.PrintWriter;
 import java.io.StringReader;

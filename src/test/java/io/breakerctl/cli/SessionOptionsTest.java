@@ -2,6 +2,7 @@ package io.breakerctl.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.BreakerCtl;
 import io.breakerctl.cli.output.OutputFormat;
 import java.io.BufferedReader;
 import java.io.PrintWriter;
@@ -48,7 +49,7 @@ class SessionOptionsTest {
     CommandLine cl =
         BreakerCtl.commandLine(
             ENV,
-            new BreakerCtl.Sessions() {
+            new Sessions() {
               @Override
               public ServiceFactory services(Settings.Flags flags, Environment env) {
                 throw new AssertionError("the line needs no connection");

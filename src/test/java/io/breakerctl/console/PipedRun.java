@@ -1,6 +1,6 @@
 package io.breakerctl.console;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.BreakerCtl;
 import io.breakerctl.cli.Environment;
 import java.io.BufferedReader;
 import java.io.PrintWriter;

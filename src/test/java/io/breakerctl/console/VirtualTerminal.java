@@ -1,6 +1,6 @@
 package io.breakerctl.console;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.BreakerCtl;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.GlobalOptions;
 import java.io.BufferedReader;
@@ -87,7 +87,7 @@ public final class VirtualTerminal implements AutoCloseable {
         new Thread(
             () -> {
               try {
-                code.set(new Console(terminal, env, options).run());
+                code.set(new Console(terminal, env, options, BreakerCtl::commandLine).run());
               } catch (Throwable t) {
                 failure = t;
               }

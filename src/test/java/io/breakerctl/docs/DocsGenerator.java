@@ -1,6 +1,6 @@
 package io.breakerctl.docs;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.BreakerCtl;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.commands.CompletionScripts;
 import io.breakerctl.cli.commands.HelpTopics;

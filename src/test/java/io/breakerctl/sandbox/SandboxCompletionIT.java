@@ -82,7 +82,7 @@ class SandboxCompletionIT {
             + Path.of(System.getProperty("java.home"), "bin", "java")
             + "' -XX:TieredStopAtLevel=1 -cp '"
             + jar
-            + "' io.breakerctl.cli.Main \"$@\"\n");
+            + "' io.breakerctl.Main \"$@\"\n");
     Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
   }
 

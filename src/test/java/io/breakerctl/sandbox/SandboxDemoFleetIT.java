@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.BreakerCtl;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.model.BreakerId;

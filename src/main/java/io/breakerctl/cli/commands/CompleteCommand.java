@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Settings;
@@ -37,7 +37,7 @@ public final class CompleteCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     TreeSet<String> candidates = new TreeSet<>();
     try {
       if ("contexts".equals(kind)) {

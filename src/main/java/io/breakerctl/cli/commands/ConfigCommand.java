@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Durations;
@@ -53,13 +53,13 @@ public final class ConfigCommand implements Callable<Integer> {
   }
 
   static Path path(CommandSpec spec) {
-    return Settings.configPath(BreakerCtl.of(spec).env());
+    return Settings.configPath(CliContext.of(spec).env());
   }
 
   /** The config file as it is, to change and save: BREAKERCTL_CONFIG must name one that exists. */
   private static ConfigFile load(CommandSpec spec) {
     Path p = path(spec);
-    if (BreakerCtl.of(spec).env().get("BREAKERCTL_CONFIG") != null && !Files.exists(p)) {
+    if (CliContext.of(spec).env().get("BREAKERCTL_CONFIG") != null && !Files.exists(p)) {
       throw CliException.usage("BREAKERCTL_CONFIG names " + p + ", which does not exist");
     }
     return ConfigFile.load(p);
@@ -103,7 +103,7 @@ public final class ConfigCommand implements Callable<Integer> {
           Documents.single(format, "Config", f, out);
         }
       } else {
-        Settings s = BreakerCtl.of(spec).services().settings();
+        Settings s = CliContext.of(spec).services().settings();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("config", s.configPath().toString());
         m.put("context", s.context());
@@ -177,7 +177,7 @@ public final class ConfigCommand implements Callable<Integer> {
             orDash(c.prefix),
             orDash(c.timeout));
       }
-      t.print(out, BreakerCtl.of(spec).style(), output.headers());
+      t.print(out, CliContext.of(spec).style(), output.headers());
       return 0;
     }
 

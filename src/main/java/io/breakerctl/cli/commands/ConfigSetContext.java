@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Durations;
@@ -68,7 +68,7 @@ public final class ConfigSetContext implements Callable<Integer> {
       c.name = name;
       f.contexts.add(c);
     }
-    Settings.Flags flags = BreakerCtl.of(spec).flags();
+    Settings.Flags flags = CliContext.of(spec).flags();
     refuseSecrets(flags);
     if (flags.mongo() != null) {
       Settings.checkMongoFully("--mongo", flags.mongo());

@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
@@ -119,7 +119,7 @@ public final class DemoCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw CliException.usage(e.getMessage());
     }
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     SandboxStart start = SandboxCommand.up(root.env(), err);
@@ -178,7 +178,7 @@ public final class DemoCommand implements Callable<Integer> {
           Long.toString(r.probesPerWindow()),
           String.format(Locale.ROOT, "%.1f us", r.meanAddedLatencyMicros()));
     }
-    t.print(out, BreakerCtl.of(spec).style(), output.headers());
+    t.print(out, CliContext.of(spec).style(), output.headers());
     out.flush();
   }
 }

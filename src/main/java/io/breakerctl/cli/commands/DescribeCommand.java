@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.output.BreakerDetailView;
@@ -61,7 +61,7 @@ public final class DescribeCommand implements Callable<Integer> {
     if (events < 0 || events > 10_000) {
       throw CliException.usage("--events must be 0..10000 but was " + events);
     }
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     RedisFleetStore store = root.services().redis();
     BreakerSnapshot s = StoreFutures.await(store.snapshot(breaker, events));
     if (!s.exists() && s.nodes().isEmpty() && s.recentEvents().isEmpty()) {

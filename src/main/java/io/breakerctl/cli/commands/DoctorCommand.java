@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.output.Documents;
@@ -88,7 +88,7 @@ public final class DoctorCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Settings settings = root.services().settings();
     checkRedis(root, settings);
     checkHistory(root, settings, forwarderGrace);
@@ -112,7 +112,7 @@ public final class DoctorCommand implements Callable<Integer> {
     checks.add(new Check(check, status, detail));
   }
 
-  private void checkRedis(BreakerCtl root, Settings settings) {
+  private void checkRedis(CliContext root, Settings settings) {
     RedisFleetStore store;
     long t0 = System.nanoTime();
     try {
@@ -138,7 +138,7 @@ public final class DoctorCommand implements Callable<Integer> {
    * io.breakerctl.runtime.store.BreakerHistory}, and whether events wait longer than a forwarder
    * could explain (none holds the lease).
    */
-  private void checkHistory(BreakerCtl root, Settings settings, Duration grace) {
+  private void checkHistory(CliContext root, Settings settings, Duration grace) {
     if (checks.stream().anyMatch(c -> c.check().equals("redis") && c.status().equals("fail"))) {
       return;
     }
@@ -192,7 +192,7 @@ public final class DoctorCommand implements Callable<Integer> {
   }
 
   /** Each breaker's keys and live nodes against the versions MongoDB holds in force. */
-  private void checkPolicies(BreakerCtl root, Settings settings) {
+  private void checkPolicies(CliContext root, Settings settings) {
     if (checks.stream()
         .anyMatch(
             c ->
@@ -232,7 +232,7 @@ public final class DoctorCommand implements Callable<Integer> {
    * restore last saw it. Until the fleet's forwarder puts the identity back (its next pass), this
    * is how an operator learns it; the nodes re-assert what they enforce on their own.
    */
-  private void checkDeployment(BreakerCtl root) {
+  private void checkDeployment(CliContext root) {
     Deployments.Identity who;
     try {
       who = new Deployments(root.services().control()).identify(root.services().redis());
@@ -272,7 +272,7 @@ public final class DoctorCommand implements Callable<Integer> {
    * the history forwarder's next pass puts them back ({@link OverrideGuard}); until then this is
    * how an operator learns it.
    */
-  private void checkOverrides(BreakerCtl root) {
+  private void checkOverrides(CliContext root) {
     List<OverrideGuard.Lost> lost;
     List<String> unread = new ArrayList<>();
     try {
@@ -314,7 +314,7 @@ public final class DoctorCommand implements Callable<Integer> {
     return d;
   }
 
-  private void checkMongo(BreakerCtl root, Settings settings) {
+  private void checkMongo(CliContext root, Settings settings) {
     try {
       ControlDatabase.ServerInfo info = root.services().control().probe();
       add(

@@ -1,7 +1,7 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
@@ -106,7 +106,7 @@ public final class ExporterCommand implements Callable<Integer> {
       throw CliException.usage("--scrape-timeout must be more than 0");
     }
     InetSocketAddress address = address(listen);
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     root.services().settings().requireRedisIdentity();
     FleetExporter exporter;
     try {

@@ -1,8 +1,9 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.FallbackViews;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Style;
@@ -10,6 +11,7 @@ import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.control.FallbackCatalog;
 import io.breakerctl.runtime.control.FallbackCatalog.DeferredSummary;
 import io.breakerctl.runtime.control.FallbackSnapshot;
+import io.breakerctl.runtime.model.BreakerId;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.List;
@@ -69,7 +71,7 @@ public final class FallbackCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      BreakerCtl root = BreakerCtl.of(spec);
+      CliContext root = CliContext.of(spec);
       List<FallbackSnapshot> all =
           new FallbackCatalog(root.services().control())
               .snapshots(ReplayCommand.pattern(pattern), LIMIT);
@@ -133,7 +135,7 @@ public final class FallbackCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      BreakerCtl root = BreakerCtl.of(spec);
+      CliContext root = CliContext.of(spec);
       FallbackCatalog catalog = new FallbackCatalog(root.services().control());
       List<DeferredSummary> all;
       if (trackingId != null) {
@@ -174,6 +176,15 @@ public final class FallbackCommand implements Callable<Integer> {
       }
       out.flush();
       return 0;
+    }
+  }
+
+  /** The breaker id a fallback command names: a bad one is a usage error. */
+  static BreakerId breaker(String id) {
+    try {
+      return BreakerId.parse(id);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage(e.getMessage());
     }
   }
 }

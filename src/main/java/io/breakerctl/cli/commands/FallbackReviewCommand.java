@@ -1,7 +1,7 @@
 package io.breakerctl.cli.commands;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
@@ -71,8 +71,8 @@ abstract class FallbackReviewCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    BreakerId breaker = FallbackViews.breaker(id);
-    BreakerCtl root = BreakerCtl.of(spec);
+    BreakerId breaker = FallbackCommand.breaker(id);
+    CliContext root = CliContext.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
     String actor = WriteAccess.actor(root);
     BusinessKeys keys = FallbackShowCommand.businessKeys(root.env());

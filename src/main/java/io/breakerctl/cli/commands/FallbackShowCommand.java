@@ -1,10 +1,11 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Environment;
-import io.breakerctl.cli.commands.FallbackViews.SnapshotView;
 import io.breakerctl.cli.output.Documents;
+import io.breakerctl.cli.output.FallbackViews;
+import io.breakerctl.cli.output.FallbackViews.SnapshotView;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Printable;
@@ -54,8 +55,8 @@ public final class FallbackShowCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    BreakerId breaker = FallbackViews.breaker(id);
-    BreakerCtl root = BreakerCtl.of(spec);
+    BreakerId breaker = FallbackCommand.breaker(id);
+    CliContext root = CliContext.of(spec);
     String hash = hash(root.env(), businessKey, keyHash);
     FallbackCatalog catalog = new FallbackCatalog(root.services().control());
     FallbackSnapshot s =

@@ -1,7 +1,7 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.Durations;
@@ -117,7 +117,7 @@ abstract class ForceAction implements Callable<Integer> {
     if (target == null && caller == null && dependency == null) {
       throw CliException.usage("name a breaker id or a glob, or give --caller or --dependency");
     }
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
     int min =
         minReplicas == null

@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Interruption;
@@ -11,6 +11,7 @@ import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.cli.output.Table;
+import io.breakerctl.cli.output.TimelineViews;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.control.Timeline;
@@ -109,7 +110,7 @@ public final class HistoryCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     OutputFormat format = output.format();
     if (follow && (format == OutputFormat.JSON || format == OutputFormat.YAML)) {
       throw CliException.usage("--follow streams: use -o jsonl, name, table or wide");
@@ -207,7 +208,7 @@ public final class HistoryCommand implements Callable<Integer> {
   }
 
   /** Redis, or null (with a warning) when it is down and the page can come from MongoDB alone. */
-  private RedisFleetStore redisOrNull(BreakerCtl root, boolean required) {
+  private RedisFleetStore redisOrNull(CliContext root, boolean required) {
     try {
       return root.services().redis();
     } catch (StoreUnavailableException e) {

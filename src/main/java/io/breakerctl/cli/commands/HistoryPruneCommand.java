@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Times;
@@ -50,7 +50,7 @@ public final class HistoryPruneCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Instant cut = Times.parse("--before", before, root.env().clock());
     WriteAccess.requireAdmin(root, "history prune");
     Confirmation.confirm(

@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.ServiceFactory;
 import io.breakerctl.cli.WriteAccess;
@@ -68,7 +68,7 @@ public final class HistorySyncCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     String actor = WriteAccess.actor(root);
     ServiceFactory services = root.services();
     WriteAccess.require(root, "history sync", List.of());

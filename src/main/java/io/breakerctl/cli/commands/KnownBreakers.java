@@ -2,7 +2,7 @@ package io.breakerctl.cli.commands;
 
 import static com.mongodb.client.model.Filters.eq;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.model.BreakerId;
@@ -32,7 +32,7 @@ final class KnownBreakers {
    * known ids; {@code hint} is appended to the message (how to go on deliberately).
    */
   static void require(
-      BreakerCtl root, PrintWriter err, BreakerId id, BreakerSnapshot s, String hint) {
+      CliContext root, PrintWriter err, BreakerId id, BreakerSnapshot s, String hint) {
     if (s.exists() || !s.nodes().isEmpty()) {
       return;
     }
@@ -81,7 +81,7 @@ final class KnownBreakers {
    * "; did you mean A, B?" naming the breakers with keys in Redis nearest to {@code id}, or empty
    * (describe's not-found error).
    */
-  static String suggestion(BreakerCtl root, BreakerId id) {
+  static String suggestion(CliContext root, BreakerId id) {
     List<String> ids = new ArrayList<>();
     root.services()
         .redis()

@@ -1,7 +1,7 @@
 package io.breakerctl.cli.commands;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
@@ -56,7 +56,7 @@ public final class NoteCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw CliException.usage(e.getMessage());
     }
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     String actor = WriteAccess.actor(root);
     if (text.length() > BreakerNotes.MAX_LENGTH) {
       throw CliException.usage(

@@ -1,14 +1,14 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.WriteAccess;
-import io.breakerctl.cli.commands.PolicyViews.PolicyChange;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.PolicyViews.PolicyChange;
 import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.control.PolicyControl;
@@ -132,7 +132,7 @@ public final class PolicyApplyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PrintWriter err = spec.commandLine().getErr();
     if (reason == null && !mutation.dryRun()) {
       throw CliException.usage("Missing required option: '--reason=TEXT' (a --dry-run needs none)");

@@ -1,7 +1,8 @@
 package io.breakerctl.cli.commands;
 
 import io.breakerctl.cli.ExitCode;
-import io.breakerctl.cli.commands.PolicyViews.PolicyChange;
+import io.breakerctl.cli.output.PolicyViews;
+import io.breakerctl.cli.output.PolicyViews.PolicyChange;
 import io.breakerctl.runtime.control.ApplyResult;
 import io.breakerctl.runtime.control.PolicyPreview;
 import io.breakerctl.runtime.control.WarmReport;

@@ -1,12 +1,13 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ExitCode;
-import io.breakerctl.cli.commands.PolicyViews.PolicyDiff;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.PolicyViews;
+import io.breakerctl.cli.output.PolicyViews.PolicyDiff;
 import io.breakerctl.runtime.control.PolicyControl;
 import io.breakerctl.runtime.control.PolicyVersion;
 import io.breakerctl.runtime.control.policy.PolicyDocument;
@@ -76,7 +77,7 @@ public final class PolicyDiffCommand implements Callable<Integer> {
     if (!versions) {
       PolicySet set =
           PolicyValidateCommand.readValid(
-              paths, BreakerCtl.of(spec).env().clock().instant(), spec.commandLine().getErr());
+              paths, CliContext.of(spec).env().clock().instant(), spec.commandLine().getErr());
       doc =
           set.documents().stream()
               .filter(d -> d.id().equals(pid))
@@ -84,7 +85,7 @@ public final class PolicyDiffCommand implements Callable<Integer> {
               .orElseThrow(
                   () -> CliException.notFound("no document for policy " + pid + " in the files"));
     }
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PolicyControl control = root.services().policies(false);
     PolicyDiff diff;
     if (versions) {

@@ -1,10 +1,11 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.PolicyViews;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.control.PolicyStore;
 import io.breakerctl.runtime.control.PolicyVersion;
@@ -50,7 +51,7 @@ public final class PolicyGetCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PolicyId pid = PolicyCommand.policyId(id);
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PolicyStore store = root.services().policies(false).store();
     Optional<PolicyVersion> inForce = store.inForce(pid, root.env().clock().instant());
     PolicyVersion v;

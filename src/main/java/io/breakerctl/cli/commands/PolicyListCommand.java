@@ -1,9 +1,10 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.PolicyViews;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.control.PolicyStore;
 import io.breakerctl.runtime.control.PolicyVersion;
@@ -40,7 +41,7 @@ public final class PolicyListCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PolicyStore store = root.services().policies(false).store();
     Instant now = root.env().clock().instant();
     Map<PolicyId, PolicyVersion> inForce = store.allInForce(now);

@@ -1,9 +1,9 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.commands.PolicyViews.Change;
-import io.breakerctl.cli.commands.PolicyViews.PolicyChange;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
+import io.breakerctl.cli.output.PolicyViews.Change;
+import io.breakerctl.cli.output.PolicyViews.PolicyChange;
 import io.breakerctl.cli.output.Printable;
 import java.io.PrintWriter;
 import java.util.List;

@@ -1,7 +1,8 @@
 package io.breakerctl.cli.commands;
 
 import io.breakerctl.cli.CliException;
-import io.breakerctl.cli.commands.PolicyViews.PolicyChange;
+import io.breakerctl.cli.output.PolicyViews;
+import io.breakerctl.cli.output.PolicyViews.PolicyChange;
 import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.PolicyConflictException;
 import io.breakerctl.runtime.control.PolicyControl;

@@ -1,12 +1,13 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.WriteAccess;
 import io.breakerctl.cli.output.OutputOptions;
+import io.breakerctl.cli.output.PolicyViews;
 import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.ApplyResult;
 import io.breakerctl.runtime.control.PolicyControl;
@@ -72,7 +73,7 @@ public final class PolicyRollbackCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     PolicyId pid = PolicyCommand.policyId(id);
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
     if (approvedBy != null) {
       Confirmation.checkText("--approved-by", approvedBy, OperatorText.MAX_ACTOR_BYTES);

@@ -1,7 +1,7 @@
 package io.breakerctl.cli.commands;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.output.Documents;
@@ -50,7 +50,7 @@ public final class PolicyValidateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    PolicySet set = PolicyParser.read(paths, BreakerCtl.of(spec).env().clock().instant());
+    PolicySet set = PolicyParser.read(paths, CliContext.of(spec).env().clock().instant());
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     OutputFormat format = output.format();

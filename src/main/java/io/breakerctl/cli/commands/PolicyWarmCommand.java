@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
@@ -62,7 +62,7 @@ public final class PolicyWarmCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PolicyControl control = root.services().policies(true);
     var inForce = control.store().allInForce(root.env().clock().instant());
     List<PolicyId> policies = new ArrayList<>();
@@ -121,7 +121,7 @@ public final class PolicyWarmCommand implements Callable<Integer> {
     return ExitCode.OK;
   }
 
-  private void print(BreakerCtl root, List<Row> rows) {
+  private void print(CliContext root, List<Row> rows) {
     PrintWriter out = spec.commandLine().getOut();
     if (output.format().isTable()) {
       Table t = new Table("BREAKER", "POLICY", "VERSION", "OUTCOME", "ERROR");

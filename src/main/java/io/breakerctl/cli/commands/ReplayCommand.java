@@ -1,17 +1,18 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Interruption;
 import io.breakerctl.cli.OutputFailedException;
 import io.breakerctl.cli.Times;
-import io.breakerctl.cli.commands.ReplayViews.BreakerAt;
-import io.breakerctl.cli.commands.ReplayViews.FleetAt;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Printable;
+import io.breakerctl.cli.output.ReplayViews;
+import io.breakerctl.cli.output.ReplayViews.BreakerAt;
+import io.breakerctl.cli.output.ReplayViews.FleetAt;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.control.Replay;
@@ -80,7 +81,7 @@ public final class ReplayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Clock clock = root.env().clock();
     BreakerPattern p = pattern(pattern);
     if ((at == null) == (from == null)) {

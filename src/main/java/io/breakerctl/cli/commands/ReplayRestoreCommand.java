@@ -1,16 +1,17 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.Confirmation;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.MutationOptions;
 import io.breakerctl.cli.WriteAccess;
-import io.breakerctl.cli.commands.ReplayViews.RestorePlanView;
-import io.breakerctl.cli.commands.ReplayViews.RestoreView;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Printable;
+import io.breakerctl.cli.output.ReplayViews;
+import io.breakerctl.cli.output.ReplayViews.RestorePlanView;
+import io.breakerctl.cli.output.ReplayViews.RestoreView;
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.control.BreakerRestore;
 import io.breakerctl.runtime.control.RestoreAction;
@@ -78,7 +79,7 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Confirmation.checkText("--reason", reason, OperatorText.MAX_REASON_BYTES);
     String actor = WriteAccess.actor(root);
     BreakerPattern p = ReplayCommand.pattern(pattern);
@@ -178,7 +179,7 @@ public final class ReplayRestoreCommand implements Callable<Integer> {
       if (items.isEmpty()) {
         out.println("No breakers in history.");
       } else {
-        ReplayViews.restore(items).print(out, BreakerCtl.of(spec).style(), output.headers());
+        ReplayViews.restore(items).print(out, CliContext.of(spec).style(), output.headers());
       }
     } else if (format == OutputFormat.NAME) {
       items.forEach(i -> out.println(Printable.escape(i.id())));

@@ -1,6 +1,6 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Environment;
@@ -109,7 +109,7 @@ public final class SandboxCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      BreakerCtl root = BreakerCtl.of(spec);
+      CliContext root = CliContext.of(spec);
       PrintWriter out = spec.commandLine().getOut();
       SandboxStart start = up(root.env(), spec.commandLine().getErr());
       out.println(
@@ -133,7 +133,7 @@ public final class SandboxCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      Sandbox sandbox = sandbox(BreakerCtl.of(spec).env());
+      Sandbox sandbox = sandbox(CliContext.of(spec).env());
       SandboxShutdown result = sandbox.down();
       PrintWriter out = spec.commandLine().getOut();
       switch (result.outcome()) {
@@ -162,7 +162,7 @@ public final class SandboxCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      Sandbox sandbox = sandbox(BreakerCtl.of(spec).env());
+      Sandbox sandbox = sandbox(CliContext.of(spec).env());
       SandboxStatus status = sandbox.status();
       if (status.state().isEmpty()) {
         throw CliException.notFound(

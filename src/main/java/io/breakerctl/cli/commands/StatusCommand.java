@@ -1,7 +1,7 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
@@ -28,6 +28,7 @@ import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetCallRates;
 import io.breakerctl.runtime.store.HistoryTotals;
 import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFault;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -205,7 +206,7 @@ public final class StatusCommand implements Callable<Integer> {
    */
   private String separator(OutputFormat format) {
     return switch (format) {
-      case TABLE, WIDE -> BreakerCtl.of(spec).style().terminal() ? "\u001b[H\u001b[2J" : "\n";
+      case TABLE, WIDE -> CliContext.of(spec).style().terminal() ? "\u001b[H\u001b[2J" : "\n";
       case YAML -> "---\n";
       case JSON, JSONL -> "";
       case NAME -> "\n";
@@ -213,7 +214,7 @@ public final class StatusCommand implements Callable<Integer> {
   }
 
   private int render(BreakerSelector selector) {
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     PrintWriter out = spec.commandLine().getOut();
     RedisFleetStore store = root.services().redis();
     OutputFormat format = output.format();
@@ -381,7 +382,7 @@ public final class StatusCommand implements Callable<Integer> {
    * MongoDB given, none is consulted (an incident tool does not wait on a default address); when
    * the read fails, status goes on without it and says so on stderr.
    */
-  private InForceLookup inForce(BreakerCtl root) {
+  private InForceLookup inForce(CliContext root) {
     if (!root.services().settings().mongoConfigured()) {
       return null;
     }
@@ -430,7 +431,7 @@ public final class StatusCommand implements Callable<Integer> {
     try {
       s = StoreFutures.await(store.snapshot(id, 0));
     } catch (StoreException e) {
-      if (!String.valueOf(e.getMessage()).contains("WRONGTYPE")) {
+      if (e.fault() != StoreFault.WRONGTYPE) {
         throw e;
       }
       sink.accept(

@@ -1,7 +1,7 @@
 package io.breakerctl.cli.commands;
 
-import io.breakerctl.cli.BreakerCtl;
 import io.breakerctl.cli.BreakerSelector;
+import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
@@ -68,7 +68,7 @@ public final class WaitCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     State target = target();
     BreakerSelector selector = new BreakerSelector(pattern, null, null);
-    BreakerCtl root = BreakerCtl.of(spec);
+    CliContext root = CliContext.of(spec);
     Duration timeout = root.flags().timeout() == null ? DEFAULT_TIMEOUT : root.flags().timeout();
     long deadline = System.nanoTime() + timeout.toNanos();
     RedisFleetStore store = root.services().redis();
@@ -138,7 +138,7 @@ public final class WaitCommand implements Callable<Integer> {
   }
 
   private static Map<String, State> read(
-      BreakerSelector selector, BreakerCtl root, RedisFleetStore store) {
+      BreakerSelector selector, CliContext root, RedisFleetStore store) {
     Map<String, State> out = new TreeMap<>();
     BreakerId exact = selector.exactId();
     if (exact != null) {

@@ -93,7 +93,7 @@ final class StoreErrors {
       return new StoreUnavailableException(
           action + ": Redis cannot do it (" + fault.code() + "): " + msg, e, fault);
     }
-    return new StoreException(action + ": " + msg, e);
+    return new StoreException(action + ": " + msg, e, fault);
   }
 
   /**
@@ -163,8 +163,8 @@ final class StoreErrors {
   /**
    * The fault of an error reply, from its error code (the reply's first word): {@code OOM}, {@code
    * READONLY}, ...; {@link StoreFault#SCRIPT} for a Lua runtime error ({@code ERR user_script:...}
-   * on Redis 7, {@code ERR Error running script} on 6.2); {@link StoreFault#OTHER} for anything
-   * else.
+   * on Redis 7, {@code ERR Error running script} on 6.2, unless it wraps a reply with a code of its
+   * own, such as {@code -WRONGTYPE}); {@link StoreFault#OTHER} for anything else.
    */
   static StoreFault faultOfReply(String reply) {
     String r = reply == null ? "" : reply.strip();
@@ -190,6 +190,8 @@ final class StoreErrors {
       case "WRONGPASS":
       case "NOAUTH":
         return StoreFault.AUTH;
+      case "WRONGTYPE":
+        return StoreFault.WRONGTYPE;
       case "ERR":
         if (r.startsWith("ERR Error running script")) {
           // Redis 6.2 wraps the error of a command the script called: "... @user_script: 12: -OOM

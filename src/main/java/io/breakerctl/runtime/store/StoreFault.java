@@ -39,6 +39,11 @@ public enum StoreFault {
   AUTH(true),
   /** A runtime error inside a script (a Lua error, not one the script raised on purpose). */
   SCRIPT(true),
+  /**
+   * {@code -WRONGTYPE}: a key of the breaker holds another type than the store keeps there (a wrong
+   * prefix, or something else writing under it): a fault of the data, not of the coordinator.
+   */
+  WRONGTYPE(false),
   /** Any other error reply: a fault of the request, not of the coordinator. */
   OTHER(false);
 

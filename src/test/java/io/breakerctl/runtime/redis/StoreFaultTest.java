@@ -76,6 +76,22 @@ class StoreFaultTest {
   }
 
   @Test
+  @DisplayName("WRONGTYPE is typed, as a fault of the data, plain and wrapped by a 6.2 script")
+  void wrongTypeIsTyped() {
+    StoreException plain =
+        translated("WRONGTYPE Operation against a key holding the wrong kind of value");
+    assertEquals(StoreFault.WRONGTYPE, plain.fault());
+    assertFalse(plain.fault().hard());
+    assertFalse(plain instanceof StoreUnavailableException);
+    StoreException wrapped =
+        translated(
+            "ERR Error running script (call to f_1): @user_script:12: @user_script: 12: -WRONGTYPE"
+                + " Operation against a key holding the wrong kind of value");
+    assertEquals(StoreFault.WRONGTYPE, wrapped.fault());
+    assertFalse(wrapped instanceof StoreUnavailableException);
+  }
+
+  @Test
   void silencesAreTimeoutsOrUnreachable() {
     StoreException t =
         StoreErrors.translate("acquire x:y", new RedisCommandTimeoutException("timed out"));

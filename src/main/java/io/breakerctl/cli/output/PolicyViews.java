@@ -1,8 +1,7 @@
-package io.breakerctl.cli.commands;
+package io.breakerctl.cli.output;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.cli.output.Style;
 import io.breakerctl.runtime.control.PolicyVersion;
 import io.breakerctl.runtime.control.WarmReport;
 import io.breakerctl.runtime.control.policy.PolicySpec;
@@ -132,7 +131,8 @@ public final class PolicyViews {
   public record PolicyDiff(
       String policyId, String from, String to, boolean differs, List<Change> changes) {}
 
-  static PolicyView of(PolicyVersion v, Optional<PolicyVersion> inForce) {
+  /** The view of policy version {@code v}, beside the version in force. */
+  public static PolicyView of(PolicyVersion v, Optional<PolicyVersion> inForce) {
     boolean current = inForce.map(f -> f.version() == v.version()).orElse(false);
     return new PolicyView(
         new Metadata(v.policyId().toString(), v.owner(), new LinkedHashMap<>(v.labels())),
@@ -152,11 +152,13 @@ public final class PolicyViews {
             v.origin().toString()));
   }
 
-  static List<Change> changes(List<FieldChange> changes) {
+  /** The views of field changes. */
+  public static List<Change> changes(List<FieldChange> changes) {
     return changes.stream().map(c -> new Change(c.path(), c.before(), c.after())).toList();
   }
 
-  static List<Warmed> warmed(List<WarmReport> reports) {
+  /** The views of warm reports. */
+  public static List<Warmed> warmed(List<WarmReport> reports) {
     return reports.stream()
         .map(
             w ->
@@ -169,12 +171,13 @@ public final class PolicyViews {
         .toList();
   }
 
-  static String time(Optional<Instant> at) {
+  /** An instant in RFC 3339 UTC; empty when absent. */
+  public static String time(Optional<Instant> at) {
     return at.map(i -> Style.rfc3339(i.toEpochMilli())).orElse(null);
   }
 
   /** The change cause of a version, as {@code policy history} shows it. */
-  static String cause(PolicyVersion v) {
+  public static String cause(PolicyVersion v) {
     StringBuilder b = new StringBuilder(v.reason());
     if (v.rollbackOf() > 0) {
       b.append(" (rollback to v").append(v.rollbackOf()).append(')');

@@ -1,11 +1,18 @@
-package io.breakerctl.cli;
+package io.breakerctl;
 
+import io.breakerctl.cli.Environment;
+import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.Interruption;
+import io.breakerctl.cli.Logging;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Map;
 import picocli.CommandLine;
 
-/** Entry point of the {@code breakerctl} executable jar: the only place that exits. */
+/**
+ * Entry point of the {@code breakerctl} executable jar: the only place that exits. It runs the
+ * command line {@link BreakerCtl} composes on the process's stdout, stderr and environment.
+ */
 public final class Main {
   /**
    * JFR switches no CLI run uses, set unless given: Lettuce registers its event types when jdk.jfr

@@ -1,9 +1,7 @@
-package io.breakerctl.cli.commands;
+package io.breakerctl.cli.output;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.cli.output.Style;
-import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.control.TimelineEntry;
 import io.breakerctl.runtime.control.TimelineKind;
 import io.breakerctl.runtime.model.State;
@@ -67,7 +65,8 @@ public final class TimelineViews {
       String correlationId,
       String source) {}
 
-  static EntryView of(TimelineEntry e) {
+  /** The view of one timeline entry. */
+  public static EntryView of(TimelineEntry e) {
     return new EntryView(
         e.kind().name(),
         e.id(),
@@ -90,14 +89,14 @@ public final class TimelineViews {
   }
 
   /** The table's columns. */
-  static Table table() {
+  public static Table table() {
     return new Table("TIME", "KIND", "TARGET", "CHANGE", "CAUSE", "NODE", "ACTOR", "REASON")
         .stateColumn(3)
         .flexible(4, 7);
   }
 
   /** Adds one entry to the table. */
-  static void row(Table t, TimelineEntry e, Style style, long now) {
+  public static void row(Table t, TimelineEntry e, Style style, long now) {
     String change =
         switch (e.kind()) {
           case TRANSITION ->

@@ -1,12 +1,9 @@
-package io.breakerctl.cli.commands;
+package io.breakerctl.cli.output;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.cli.CliException;
-import io.breakerctl.cli.output.Style;
 import io.breakerctl.runtime.control.FallbackCatalog.DeferredSummary;
 import io.breakerctl.runtime.control.FallbackSnapshot;
-import io.breakerctl.runtime.model.BreakerId;
 import java.time.Instant;
 
 /** The machine views of the fallback commands: metadata only, never a payload unasked. */
@@ -61,7 +58,8 @@ public final class FallbackViews {
       String result,
       String createdAt) {}
 
-  static SnapshotView of(FallbackSnapshot s, Instant now, String payload) {
+  /** The view of a snapshot at {@code now}; the payload only when asked (else null). */
+  public static SnapshotView of(FallbackSnapshot s, Instant now, String payload) {
     return new SnapshotView(
         s.breakerId().toString(),
         s.keyHash(),
@@ -75,7 +73,8 @@ public final class FallbackViews {
         payload);
   }
 
-  static DeferredView of(DeferredSummary d) {
+  /** The view of a deferred request, without its payload. */
+  public static DeferredView of(DeferredSummary d) {
     return new DeferredView(
         d.trackingId(),
         d.breakerId().toString(),
@@ -83,13 +82,5 @@ public final class FallbackViews {
         d.attempts(),
         d.result(),
         Style.rfc3339(d.createdAt().toEpochMilli()));
-  }
-
-  static BreakerId breaker(String id) {
-    try {
-      return BreakerId.parse(id);
-    } catch (IllegalArgumentException e) {
-      throw CliException.usage(e.getMessage());
-    }
   }
 }

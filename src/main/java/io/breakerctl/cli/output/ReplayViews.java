@@ -1,9 +1,7 @@
-package io.breakerctl.cli.commands;
+package io.breakerctl.cli.output;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.cli.output.Style;
-import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.control.ReplayFrame;
 import io.breakerctl.runtime.control.ReplayState;
 import io.breakerctl.runtime.control.RestoreItem;
@@ -99,7 +97,8 @@ public final class ReplayViews {
       String intoDeployment,
       List<RestoreView> items) {}
 
-  static BreakerAt of(ReplayState s) {
+  /** The view of one breaker at the replayed instant. */
+  public static BreakerAt of(ReplayState s) {
     return new BreakerAt(
         s.id().toString(),
         s.state().code(),
@@ -111,7 +110,8 @@ public final class ReplayViews {
         s.last().map(t -> transition(t, s.lastAtMillis())).orElse(null));
   }
 
-  static FleetAt frame(ReplayFrame f) {
+  /** The view of a replay frame: the fleet at its instant. */
+  public static FleetAt frame(ReplayFrame f) {
     List<BreakerAt> items =
         f.fleet().entrySet().stream()
             .sorted(Map.Entry.comparingByKey((a, b) -> a.toString().compareTo(b.toString())))
@@ -127,7 +127,8 @@ public final class ReplayViews {
     return new BreakerAt(id.toString(), s.code(), null, null, null, null, null, null);
   }
 
-  static RestoreView of(RestoreItem i) {
+  /** The view of one item of a restore plan. */
+  public static RestoreView of(RestoreItem i) {
     return new RestoreView(
         i.id().toString(),
         i.action().name(),
@@ -153,7 +154,7 @@ public final class ReplayViews {
   }
 
   /** The table of a fleet at an instant. */
-  static Table fleet(List<BreakerAt> items) {
+  public static Table fleet(List<BreakerAt> items) {
     if (items.stream().allMatch(b -> b.stored() == null)) {
       Table t = new Table("ID", "STATE").stateColumn(1); // a frame knows the states only
       items.forEach(b -> t.row(State.fromCode(b.state()), b.id(), b.state()));
@@ -175,7 +176,7 @@ public final class ReplayViews {
   }
 
   /** The table of a restore plan. */
-  static Table restore(List<RestoreView> items) {
+  public static Table restore(List<RestoreView> items) {
     Table t =
         new Table("ID", "ACTION", "STATE", "OVERRIDE", "REMAINING", "POLICY", "DETAIL").flexible(6);
     t.stateColumn(2);

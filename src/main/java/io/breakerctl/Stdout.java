@@ -1,4 +1,4 @@
-package io.breakerctl.cli;
+package io.breakerctl;
 
 import java.io.BufferedWriter;
 import java.io.FileDescriptor;

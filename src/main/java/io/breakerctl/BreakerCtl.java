@@ -1,5 +1,16 @@
-package io.breakerctl.cli;
+package io.breakerctl;
 
+import io.breakerctl.cli.CliContext;
+import io.breakerctl.cli.CommandLines;
+import io.breakerctl.cli.Durations;
+import io.breakerctl.cli.Environment;
+import io.breakerctl.cli.ErrorPolicy;
+import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.GlobalOptions;
+import io.breakerctl.cli.Logging;
+import io.breakerctl.cli.ServiceFactory;
+import io.breakerctl.cli.Sessions;
+import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.commands.CompleteCommand;
 import io.breakerctl.cli.commands.CompletionCommand;
 import io.breakerctl.cli.commands.ConfigCommand;
@@ -38,7 +49,11 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
-/** The root command: global options, the subcommands and the one error policy. */
+/**
+ * The root command and the composition root of the command line: the global options, every
+ * subcommand (the cli's and the console's) and the one error policy. Commands reach it as their
+ * {@link CliContext}, never by this class.
+ */
 @Command(
     name = "breakerctl",
     // Inherited by every subcommand: -h/--help and -V/--version everywhere.
@@ -58,7 +73,7 @@ import picocli.CommandLine.Spec;
           + " BREAKERCTL_REDIS_PASSWORD, BREAKERCTL_CONFIG, NO_COLOR, ...): 'breakerctl help"
           + " environment'."
     })
-public final class BreakerCtl implements Callable<Integer> {
+public final class BreakerCtl implements Callable<Integer>, CliContext {
 
   /** The subcommands, in the order help lists them. */
   static final List<Class<?>> SUBCOMMANDS =
@@ -175,23 +190,6 @@ public final class BreakerCtl implements Callable<Integer> {
       description = "Diagnostics: library warnings and stack traces on stderr.")
   boolean verbose;
 
-  /**
-   * A console session: the connections kept open across its commands and the global options each of
-   * its commands starts from.
-   */
-  public interface Sessions {
-    /** The services for a command run with these flags in this environment (kept open). */
-    ServiceFactory services(Settings.Flags flags, Environment env);
-
-    /**
-     * The global options every command of the session starts from (those the console was started
-     * with, or the context {@code use} switched to); null: none.
-     */
-    default GlobalOptions options() {
-      return null;
-    }
-  }
-
   private final Environment env;
   private final Sessions sessions;
   private ServiceFactory services;
@@ -213,7 +211,8 @@ public final class BreakerCtl implements Callable<Integer> {
 
   /**
    * A ready command line whose connections come from {@code sessions} and stay open after the
-   * command (the console's); null: opened on demand and closed when the command ends.
+   * command (the console's); null: opened on demand and closed when the command ends ({@link
+   * CommandLines}).
    */
   public static CommandLine commandLine(Environment env, Sessions sessions) {
     return commandLine(env, sessions, null);
@@ -286,13 +285,13 @@ public final class BreakerCtl implements Callable<Integer> {
     return ExitCode.USAGE;
   }
 
-  /** The settings flags as given on the command line. */
+  @Override
   public Settings.Flags flags() {
     return new Settings.Flags(
         context, redis, mongo, prefix, timeout, redisUser, redisPasswordFile, redisCaFile);
   }
 
-  /** The global options as given (after a console session's were applied). */
+  @Override
   public GlobalOptions globals() {
     return new GlobalOptions(flags(), output, noColor, verbose);
   }
@@ -331,43 +330,38 @@ public final class BreakerCtl implements Callable<Integer> {
     return false;
   }
 
-  /** Connections on demand. */
+  @Override
   public ServiceFactory services() {
     if (sessions != null) {
       return sessions.services(flags(), env);
     }
     if (services == null) {
-      services = new ServiceFactory(() -> Settings.resolve(flags(), env), env);
+      services = ServiceFactory.of(this::flags, env);
     }
     return services;
   }
 
-  /** New connections on demand for these flags; the caller closes them. */
-  public static ServiceFactory newServices(Settings.Flags flags, Environment env) {
-    return new ServiceFactory(() -> Settings.resolve(flags, env), env);
-  }
-
-  /** Whether this command runs inside a console session. */
+  @Override
   public boolean inConsole() {
     return sessions != null;
   }
 
-  /** The environment. */
+  @Override
   public Environment env() {
     return env;
   }
 
-  /** The {@code -o} format, given before or after the command. */
+  @Override
   public OutputFormat output() {
     return output;
   }
 
-  /** Whether -v was given. */
+  @Override
   public boolean verbose() {
     return verbose;
   }
 
-  /** Colour, width and time formatting for this run. */
+  @Override
   public Style style() {
     boolean colour = env.interactive() && !noColor && env.get("NO_COLOR") == null;
     return Style.of(colour, env.interactive(), env.get("COLUMNS"), env.clock());
@@ -380,9 +374,9 @@ public final class BreakerCtl implements Callable<Integer> {
     }
   }
 
-  /** The root of a command's command line. */
-  public static BreakerCtl of(CommandSpec spec) {
-    return (BreakerCtl) spec.root().userObject();
+  @Override
+  public CommandLines commandLines() {
+    return BreakerCtl::commandLine;
   }
 
   /**
