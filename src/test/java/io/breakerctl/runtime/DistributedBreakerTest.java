@@ -12,6 +12,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.ForwardingBreakerStore;
 import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideRequest;
@@ -363,7 +364,7 @@ class DistributedBreakerTest {
       java.util.concurrent.atomic.AtomicBoolean recovering =
           new java.util.concurrent.atomic.AtomicBoolean();
       BreakerStore hooked =
-          new ForwardingStore(store) {
+          new ForwardingBreakerStore(store) {
             @Override
             public java.util.concurrent.CompletableFuture<BreakerSnapshot> state(BreakerId id) {
               if (recovering.get() && !reads.contains(id)) {

@@ -21,23 +21,14 @@ import io.breakerctl.runtime.store.StorePermissionException;
 import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.breakerctl.runtime.store.WarmResult;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -132,117 +123,29 @@ public final class RedisBreakerStore implements BreakerStore {
   }
 
   /**
-   * Subscribes to the transitions and warmed policies of every breaker under this prefix (the
-   * {@code <prefix>:events} channel; JSON messages), and to a beacon channel of its own ({@code
-   * <prefix>:events:beacon:<random>}, see {@link Subscription#beacon}). {@code onSubscribed} runs
-   * after every (re)subscription to the events channel, e.g. after a reconnect, when messages may
-   * have been missed. Close the returned handle to unsubscribe. A subscription that fails closes
-   * its connection.
-   *
-   * <p>On a Cluster the subscription is made on a master that owns slots, chosen at random:
-   * Lettuce's own choice is the node with the fewest clients, often a replica, and a stalled
-   * replica kept an override from 4 of 6 nodes for 25.7 s with every master healthy (issue 42).
-   * Messages published anywhere reach every node of a Cluster, so any master hears them all.
+   * Subscribes to the transitions and warmed policies of every breaker under this prefix and to a
+   * beacon channel of its own ({@link EventSubscription#open}).
    *
    * @throws StoreUnavailableException when the subscription cannot be made within the timeout
    */
+  @Override
   public Subscription subscribe(Consumer<String> onMessage, Runnable onSubscribed) {
-    String events = conn.keys.channel();
-    String beacon =
-        events
-            + ":beacon:"
-            + Long.toString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 1, 36);
-    RedisPubSubAdapter<String, String> listener =
-        new RedisPubSubAdapter<>() {
-          @Override
-          public void message(String channel, String message) {
-            onMessage.accept(message);
-          }
-
-          @Override
-          public void subscribed(String channel, long count) {
-            if (events.equals(channel)) {
-              onSubscribed.run();
-            }
-          }
-        };
-    StatefulConnection<String, String> owned = null;
-    try {
-      StatefulRedisPubSubConnection<String, String> pubsub;
-      if (conn.client instanceof RedisClusterClient cc) {
-        StatefulRedisClusterPubSubConnection<String, String> cluster = cc.connectPubSub();
-        owned = cluster;
-        cluster.setNodeMessagePropagation(true);
-        cluster.addListener(listener);
-        pubsub = cluster.getConnection(subscriptionMaster(cluster.getPartitions()));
-      } else {
-        pubsub = ((RedisClient) conn.client).connectPubSub();
-        owned = pubsub;
-        pubsub.addListener(listener);
-      }
-      pubsub
-          .async()
-          .subscribe(events, beacon)
-          .get(conn.timeout.toMillis() + 100, TimeUnit.MILLISECONDS);
-      StatefulRedisPubSubConnection<String, String> c = pubsub;
-      StatefulConnection<String, String> closing = owned;
-      return new Subscription() {
-        @Override
-        public boolean isOpen() {
-          return c.isOpen();
-        }
-
-        @Override
-        public CompletableFuture<Long> publish(String message) {
-          return RedisConnection.guard("publish", conn.commands.publish(events, message));
-        }
-
-        @Override
-        public CompletableFuture<Long> beacon(String message) {
-          return RedisConnection.guard("publish", conn.commands.publish(beacon, message));
-        }
-
-        @Override
-        public void close() {
-          closing.close();
-        }
-      };
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      RedisConnection.closeQuietly(owned);
-      throw new StoreUnavailableException("subscribe to " + events + " interrupted", e);
-    } catch (Exception e) {
-      RedisConnection.closeQuietly(owned);
-      throw StoreErrors.translate("subscribe to " + events, e);
-    }
+    return EventSubscription.open(conn, onMessage, onSubscribed);
   }
 
   /**
-   * A master that owns slots and is not flagged failing, at random (so a fleet's subscriptions
-   * spread over the masters); the first node listed when the topology names none.
+   * The node id of the master owning the slot of {@code id}'s keys ({@link
+   * RedisConnection#shardOf}).
    */
-  private static String subscriptionMaster(Iterable<RedisClusterNode> partitions) {
-    List<RedisClusterNode> masters = new ArrayList<>();
-    RedisClusterNode any = null;
-    for (RedisClusterNode n : partitions) {
-      any = any == null ? n : any;
-      if (n.is(RedisClusterNode.NodeFlag.UPSTREAM)
-          && !n.is(RedisClusterNode.NodeFlag.FAIL)
-          && !n.is(RedisClusterNode.NodeFlag.EVENTUAL_FAIL)
-          && !n.getSlots().isEmpty()) {
-        masters.add(n);
-      }
-    }
-    if (masters.isEmpty()) {
-      if (any == null) {
-        throw new StoreUnavailableException(
-            "subscribe: the Cluster's topology names no node", null);
-      }
-      return any.getNodeId();
-    }
-    return masters
-        .get(java.util.concurrent.ThreadLocalRandom.current().nextInt(masters.size()))
-        .getNodeId();
+  @Override
+  public String shardOf(BreakerId id) {
+    return conn.shardOf(id);
+  }
+
+  /** PINGs the master {@code shard} names ({@link RedisConnection#ping(String)}). */
+  @Override
+  public CompletableFuture<String> ping(String shard) {
+    return conn.ping(shard);
   }
 
   /** Reads a breaker's state hash with the Redis time (no leases, events or heartbeats). */
@@ -264,49 +167,11 @@ public final class RedisBreakerStore implements BreakerStore {
             });
   }
 
-  /**
-   * Runs the client side of the scripts' calls: {@link #WARM_UP_CALLS} pipelined {@code EVAL}s of a
-   * script that writes nothing and answers as the record script does (its fast path's answer and
-   * its full one), with a record call's keys and arguments (on a breaker nobody uses), parsed as
-   * its answers are, and one shaped as an acquire. A fresh JVM's first failures then run compiled
-   * code through the encoder, the connection and the decoder: before, the first records ran that
-   * path interpreted (nothing else sends a script in a node's first seconds but a few flushes), on
-   * the path of the fleet's first trip. Costs Redis about 1 ms of CPU per registry start.
-   */
+  /** Warms the client side of the scripts' calls ({@link ScriptRunner#warmUp}). */
+  @Override
   public CompletableFuture<Void> warmUp() {
-    String[] k = conn.keys.scriptKeys(WARM_UP_ID);
-    String[] args = scripts.scriptArgs("breakerctl-warm-up", null, "1", "0", "5", "", "", "");
-    List<CompletableFuture<?>> calls = new ArrayList<>(WARM_UP_CALLS + 1);
-    for (int i = 0; i < WARM_UP_CALLS; i++) {
-      calls.add(
-          conn.commands
-              .<List<Object>>eval(
-                  // both answers record.lua gives: the fast path's (a failure counted in CLOSED,
-                  // what a fleet's first failures get) and the full one (the trip)
-                  i % 3 == 2
-                      ? "return {'OPEN', 5, 5, 1, '1', '1796189124697-0', '1796189124614293', 1,"
-                          + " 'COUNTED', 1796189154697}"
-                      : "return {4, 20, '1', '1796189124614293'}",
-                  ScriptOutputType.MULTI,
-                  k,
-                  args)
-              .toCompletableFuture()
-              .thenApply(ScriptAnswers::record));
-    }
-    calls.add(
-        conn.commands
-            .<List<Object>>eval("return {1, '0', '1'}", ScriptOutputType.MULTI, k, args)
-            .toCompletableFuture()
-            .thenApply(ScriptAnswers::acquire));
-    return RedisConnection.guard(
-        "warm up", CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)));
+    return scripts.warmUp();
   }
-
-  /** How many record-shaped calls {@link #warmUp} sends: enough for the JIT to compile them. */
-  static final int WARM_UP_CALLS = 300;
-
-  /** The breaker nobody uses whose keys {@link #warmUp} sends (never written). */
-  static final BreakerId WARM_UP_ID = BreakerId.parse("breakerctl-warm-up:record-path");
 
   @Override
   public CompletableFuture<List<String>> stamps(List<BreakerId> ids) {
@@ -351,69 +216,6 @@ public final class RedisBreakerStore implements BreakerStore {
   /** Round-trips a PING (health check of the connection). */
   public CompletableFuture<String> ping() {
     return RedisConnection.guard("PING", conn.commands.ping());
-  }
-
-  /** The node id of the master owning the slot of {@code id}'s keys ({@link #UNOWNED}: none). */
-  @Override
-  public String shardOf(BreakerId id) {
-    if (conn.cluster == null) {
-      return "";
-    }
-    RedisClusterNode node =
-        conn.cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(conn.keys.hash(id)));
-    return node == null ? UNOWNED : node.getNodeId();
-  }
-
-  /**
-   * The shard of a breaker whose slot no master owns in the client's topology (its master failed
-   * and no replica took over yet): its PING fails, so the breakers there stay degraded until a
-   * topology read names an owner.
-   */
-  static final String UNOWNED = "unowned";
-
-  /**
-   * PINGs the master {@code shard} names (a Cluster node id). {@code ""} is the one server, or on a
-   * Cluster the node's reach of it: the first master holding slots to answer (a PING without a key
-   * goes to the seed the client first connected to, which may be the master that died).
-   */
-  @Override
-  public CompletableFuture<String> ping(String shard) {
-    if (conn.cluster == null) {
-      return ping();
-    }
-    if (!shard.isEmpty()) {
-      return RedisConnection.guard("PING " + shard, pingNode(shard));
-    }
-    CompletableFuture<String> first = new CompletableFuture<>();
-    List<CompletableFuture<String>> all = new ArrayList<>();
-    for (RedisClusterNode n : conn.cluster.getPartitions()) {
-      if (n.is(RedisClusterNode.NodeFlag.UPSTREAM) && !n.getSlots().isEmpty()) {
-        CompletableFuture<String> p = pingNode(n.getNodeId()).toCompletableFuture();
-        p.thenAccept(first::complete);
-        all.add(p);
-      }
-    }
-    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
-        .whenComplete(
-            (v, e) -> {
-              if (e != null && all.stream().allMatch(CompletableFuture::isCompletedExceptionally)) {
-                first.completeExceptionally(e);
-              } else {
-                first.complete("PONG");
-              }
-            });
-    if (all.isEmpty()) {
-      first.completeExceptionally(new IllegalStateException("no master holds slots"));
-    }
-    return RedisConnection.guard("PING", first);
-  }
-
-  private CompletionStage<String> pingNode(String nodeId) {
-    try {
-      return conn.cluster.getConnectionAsync(nodeId).thenCompose(c -> c.async().ping());
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e); // a node the topology no longer lists
-    }
   }
 
   @Override

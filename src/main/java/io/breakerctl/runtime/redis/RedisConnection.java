@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.redis;
 
+import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.lettuce.core.AbstractRedisClient;
@@ -12,6 +13,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -154,6 +156,67 @@ final class RedisConnection {
       } catch (Exception e) {
         // closing a client must not fail the caller; the connection is gone either way
       }
+    }
+  }
+
+  /** The node id of the master owning the slot of {@code id}'s keys ({@link #UNOWNED}: none). */
+  String shardOf(BreakerId id) {
+    if (cluster == null) {
+      return "";
+    }
+    RedisClusterNode node =
+        cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(keys.hash(id)));
+    return node == null ? UNOWNED : node.getNodeId();
+  }
+
+  /**
+   * The shard of a breaker whose slot no master owns in the client's topology (its master failed
+   * and no replica took over yet): its PING fails, so the breakers there stay degraded until a
+   * topology read names an owner.
+   */
+  static final String UNOWNED = "unowned";
+
+  /**
+   * PINGs the master {@code shard} names (a Cluster node id). {@code ""} is the one server, or on a
+   * Cluster the node's reach of it: the first master holding slots to answer (a PING without a key
+   * goes to the seed the client first connected to, which may be the master that died).
+   */
+  CompletableFuture<String> ping(String shard) {
+    if (cluster == null) {
+      return guard("PING", commands.ping());
+    }
+    if (!shard.isEmpty()) {
+      return guard("PING " + shard, pingNode(shard));
+    }
+    CompletableFuture<String> first = new CompletableFuture<>();
+    List<CompletableFuture<String>> all = new ArrayList<>();
+    for (RedisClusterNode n : cluster.getPartitions()) {
+      if (n.is(RedisClusterNode.NodeFlag.UPSTREAM) && !n.getSlots().isEmpty()) {
+        CompletableFuture<String> p = pingNode(n.getNodeId()).toCompletableFuture();
+        p.thenAccept(first::complete);
+        all.add(p);
+      }
+    }
+    CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+        .whenComplete(
+            (v, e) -> {
+              if (e != null && all.stream().allMatch(CompletableFuture::isCompletedExceptionally)) {
+                first.completeExceptionally(e);
+              } else {
+                first.complete("PONG");
+              }
+            });
+    if (all.isEmpty()) {
+      first.completeExceptionally(new IllegalStateException("no master holds slots"));
+    }
+    return guard("PING", first);
+  }
+
+  private CompletionStage<String> pingNode(String nodeId) {
+    try {
+      return cluster.getConnectionAsync(nodeId).thenCompose(c -> c.async().ping());
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e); // a node the topology no longer lists
     }
   }
 }

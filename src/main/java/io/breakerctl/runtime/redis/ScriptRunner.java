@@ -206,4 +206,48 @@ final class ScriptRunner {
   private static String label(BreakerScript script, String target) {
     return script.file().replace(".lua", "") + " " + target;
   }
+
+  /**
+   * Runs the client side of the scripts' calls: {@link #WARM_UP_CALLS} pipelined {@code EVAL}s of a
+   * script that writes nothing and answers as the record script does (its fast path's answer and
+   * its full one), with a record call's keys and arguments (on a breaker nobody uses), parsed as
+   * its answers are, and one shaped as an acquire. A fresh JVM's first failures then run compiled
+   * code through the encoder, the connection and the decoder: before, the first records ran that
+   * path interpreted (nothing else sends a script in a node's first seconds but a few flushes), on
+   * the path of the fleet's first trip. Costs Redis about 1 ms of CPU per registry start.
+   */
+  CompletableFuture<Void> warmUp() {
+    String[] k = conn.keys.scriptKeys(WARM_UP_ID);
+    String[] args = scriptArgs("breakerctl-warm-up", null, "1", "0", "5", "", "", "");
+    List<CompletableFuture<?>> calls = new ArrayList<>(WARM_UP_CALLS + 1);
+    for (int i = 0; i < WARM_UP_CALLS; i++) {
+      calls.add(
+          conn.commands
+              .<List<Object>>eval(
+                  // both answers record.lua gives: the fast path's (a failure counted in CLOSED,
+                  // what a fleet's first failures get) and the full one (the trip)
+                  i % 3 == 2
+                      ? "return {'OPEN', 5, 5, 1, '1', '1796189124697-0', '1796189124614293', 1,"
+                          + " 'COUNTED', 1796189154697}"
+                      : "return {4, 20, '1', '1796189124614293'}",
+                  ScriptOutputType.MULTI,
+                  k,
+                  args)
+              .toCompletableFuture()
+              .thenApply(ScriptAnswers::record));
+    }
+    calls.add(
+        conn.commands
+            .<List<Object>>eval("return {1, '0', '1'}", ScriptOutputType.MULTI, k, args)
+            .toCompletableFuture()
+            .thenApply(ScriptAnswers::acquire));
+    return RedisConnection.guard(
+        "warm up", CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)));
+  }
+
+  /** How many record-shaped calls {@link #warmUp} sends: enough for the JIT to compile them. */
+  static final int WARM_UP_CALLS = 300;
+
+  /** The breaker nobody uses whose keys {@link #warmUp} sends (never written). */
+  static final BreakerId WARM_UP_ID = BreakerId.parse("breakerctl-warm-up:record-path");
 }

@@ -142,13 +142,13 @@ class KeyLifecycleIT {
   @DisplayName(
       "a node's client warm-up runs its scripts on the master of their keys, writing nothing")
   void warmUpWritesNothing(StoreTarget t) {
-    RedisServerProcess node = t.nodeFor(RedisBreakerStore.WARM_UP_ID);
+    RedisServerProcess node = t.nodeFor(ScriptRunner.WARM_UP_ID);
     Map<String, long[]> before = node.commandStats();
     await(t.store.warmUp());
     Map<String, long[]> after = node.commandStats();
     long evals = after.get("eval")[0] - before.getOrDefault("eval", new long[1])[0];
-    assertThat(evals).isEqualTo(RedisBreakerStore.WARM_UP_CALLS + 1L);
-    for (String key : t.store.keys().scriptKeys(RedisBreakerStore.WARM_UP_ID)) {
+    assertThat(evals).isEqualTo(ScriptRunner.WARM_UP_CALLS + 1L);
+    for (String key : t.store.keys().scriptKeys(ScriptRunner.WARM_UP_ID)) {
       assertThat(node.call("EXISTS", key)).as(key).isEqualTo(0L);
     }
     // commands run by a script count under their own names: none ran but EVAL itself

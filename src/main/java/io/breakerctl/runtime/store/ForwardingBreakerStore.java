@@ -1,32 +1,23 @@
-package io.breakerctl.runtime;
+package io.breakerctl.runtime.store;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.store.AcquireResult;
-import io.breakerctl.runtime.store.BreakerSnapshot;
-import io.breakerctl.runtime.store.BreakerStore;
-import io.breakerctl.runtime.store.NodeHeartbeat;
-import io.breakerctl.runtime.store.Outcome;
-import io.breakerctl.runtime.store.OverrideRequest;
-import io.breakerctl.runtime.store.OverrideResult;
-import io.breakerctl.runtime.store.ReassertResult;
-import io.breakerctl.runtime.store.Reassertion;
-import io.breakerctl.runtime.store.RecordResult;
-import io.breakerctl.runtime.store.RenewResult;
-import io.breakerctl.runtime.store.WarmResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * A store that forwards every call to a real one (the in-process store), for tests that must act at
- * an exact point of a node's conversation with its store: override the one method, call super.
+ * A node port that forwards every call to another store: the base of a store that adds to one
+ * ({@code RedisFleetStore} adds the operators' port to a Redis node store), and of a test that must
+ * act at an exact point of a node's conversation with its store (override the one method, call
+ * super).
  */
-class ForwardingStore implements BreakerStore {
+public class ForwardingBreakerStore implements BreakerStore {
   private final BreakerStore target;
 
-  ForwardingStore(BreakerStore target) {
+  /** A store that forwards every call to {@code target}. */
+  public ForwardingBreakerStore(BreakerStore target) {
     this.target = target;
   }
 
