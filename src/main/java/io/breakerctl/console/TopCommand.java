@@ -6,7 +6,6 @@ import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.ServiceFactory;
-import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
 import io.breakerctl.runtime.redis.RedisFleetStore;
@@ -127,7 +126,7 @@ public final class TopCommand implements Callable<Integer> {
   private static List<BreakerView> read(
       RedisFleetStore store, Duration timeout, BreakerSelector selector) {
     List<BreakerView> rows = new ArrayList<>();
-    FleetCallRates rates = StatusCommand.callRates(store, timeout);
+    FleetCallRates rates = store.callRatesOrNone(timeout);
     store
         .fleet(timeout, 1000)
         .snapshots(

@@ -94,7 +94,7 @@ public final class DescribeCommand implements Callable<Integer> {
     }
     BreakerDetailView view = BreakerViews.detail(s, store.location(breaker));
     if (view.problem() == null) {
-      FleetCallRates rates = StatusCommand.callRates(store, root.services().settings().timeout());
+      FleetCallRates rates = store.callRatesOrNone(root.services().settings().timeout());
       view =
           view.withRates(
               BreakerViews.rates(rates, view.id()), BreakerViews.nodeRates(rates, view.id()));

@@ -225,7 +225,7 @@ public final class StatusCommand implements Callable<Integer> {
     InForceLookup inForce = inForce(root); // MongoDB, with its own --timeout
     // one reader, one deadline: --timeout bounds the whole Redis read, whatever does not answer
     FleetReader fleet = store.fleet(root.services().settings().timeout(), batch);
-    FleetCallRates rates = callRates(store, fleet.remaining());
+    FleetCallRates rates = store.callRatesOrNone(fleet.remaining());
     int[] drifting = {0};
     Documents.ListWriter stream = buffer ? null : Documents.list(format, "BreakerList", out, watch);
     Consumer<BreakerView> sink =
@@ -407,18 +407,6 @@ public final class StatusCommand implements Callable<Integer> {
                     BreakerView.InForce.of(
                         r.value().policyId().toString(), r.value().version(), warmed))
             .orElseGet(() -> BreakerView.InForce.of(null, 0, warmed));
-  }
-
-  /**
-   * The fleet's call rates (one read of the liveness set and the nodes' counts); none when they
-   * cannot be read, which leaves the rates unknown rather than failing the whole status.
-   */
-  public static FleetCallRates callRates(RedisFleetStore store, Duration timeout) {
-    try {
-      return StoreFutures.await(store.callRates(), timeout);
-    } catch (StoreException e) {
-      return FleetCallRates.NONE;
-    }
   }
 
   /** One breaker by its exact id; keys of the wrong type show it as INVALID. */

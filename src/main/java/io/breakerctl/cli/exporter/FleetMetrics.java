@@ -1,6 +1,5 @@
 package io.breakerctl.cli.exporter;
 
-import io.breakerctl.cli.commands.StatusCommand;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
 import io.breakerctl.runtime.model.State;
@@ -220,7 +219,7 @@ public final class FleetMetrics {
     Exposition e = declared();
     int[] count = {0};
     FleetReader fleet = store.fleet(timeout, batch);
-    FleetCallRates r = StatusCommand.callRates(store, fleet.remaining());
+    FleetCallRates r = store.callRatesOrNone(fleet.remaining());
     fleet.snapshots(
         selection,
         s -> {

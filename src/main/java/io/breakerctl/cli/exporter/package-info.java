@@ -10,7 +10,7 @@
  * scrapes that arrive during it and reused for a short TTL, bounded by the scrape timeout; when
  * Redis cannot be read, a scrape answers {@code breakerctl_up 0} and the error at once. {@link
  * io.breakerctl.cli.exporter.Exposition} writes the text format 0.0.4 or OpenMetrics 1.0.0. The
- * runtime never imports this package ({@code LayeringTest}).
+ * runtime never imports this package ({@code ArchitectureTest}).
  *
  * <p>What is not exported, and why: transitions by from/to state (the keys count transitions, not
  * their kinds: the node meter {@code breakerctl.breaker.transitions} has them per node) and policy

@@ -78,6 +78,18 @@ public interface FleetStore extends BreakerStore {
   /** The fleet's call rates per breaker: the counts the live nodes sent with their last beat. */
   CompletableFuture<FleetCallRates> callRates();
 
+  /**
+   * The fleet's call rates read within {@code timeout}, or {@link FleetCallRates#NONE} when they
+   * cannot be read: the rates are then unknown, which fails no view that shows them.
+   */
+  default FleetCallRates callRatesOrNone(Duration timeout) {
+    try {
+      return StoreFutures.await(callRates(), timeout);
+    } catch (StoreException e) {
+      return FleetCallRates.NONE;
+    }
+  }
+
   /** Store time in milliseconds, from the server holding {@code id}'s state. */
   CompletableFuture<Long> redisTimeMillis(BreakerId id);
 

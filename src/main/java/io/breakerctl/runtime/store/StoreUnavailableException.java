@@ -24,8 +24,7 @@ public class StoreUnavailableException extends StoreException {
 
   private static boolean timeout(Throwable cause) {
     for (Throwable t = cause; t != null; t = t.getCause()) {
-      if (t instanceof java.util.concurrent.TimeoutException
-          || t instanceof io.lettuce.core.RedisCommandTimeoutException) {
+      if (t instanceof java.util.concurrent.TimeoutException) {
         return true;
       }
     }
