@@ -2,6 +2,12 @@ package io.breakerctl.runtime.store.inprocess;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.breakerctl.runtime.local.ActiveOverride;
+import io.breakerctl.runtime.local.LocalAdmission;
+import io.breakerctl.runtime.local.LocalCounts;
+import io.breakerctl.runtime.local.LocalOverrideResult;
+import io.breakerctl.runtime.local.LocalRecordResult;
+import io.breakerctl.runtime.local.LocalRenewal;
 import io.breakerctl.runtime.local.LocalStateMachine;
 import io.breakerctl.runtime.local.LocalTransition;
 import io.breakerctl.runtime.model.AdmissionReason;
@@ -148,16 +154,17 @@ public final class InProcessBreakerStore implements BreakerStore {
 
     Map<String, String> fields() {
       Map<String, String> f = new LinkedHashMap<>();
-      Optional<LocalStateMachine.ActiveOverride> o = machine.activeOverride();
+      Optional<ActiveOverride> o = machine.activeOverride();
       f.put("state", machine.storedState().code());
       f.put("epoch", epoch);
       f.put("generation", Long.toString(machine.generation()));
       f.put("openUntil", Long.toString(machine.openUntilMillis()));
       f.put("openMillis", Long.toString(machine.openMillis()));
-      f.put("winFailures", Long.toString(machine.windowFailures()));
-      f.put("winCalls", Long.toString(machine.windowCalls()));
-      f.put("failuresTotal", Long.toString(machine.failuresTotal()));
-      f.put("successesTotal", Long.toString(machine.successesTotal()));
+      LocalCounts counts = machine.counts();
+      f.put("winFailures", Long.toString(counts.windowFailures()));
+      f.put("winCalls", Long.toString(counts.windowCalls()));
+      f.put("failuresTotal", Long.toString(counts.failuresTotal()));
+      f.put("successesTotal", Long.toString(counts.successesTotal()));
       o.ifPresent(
           a -> {
             f.put("override", a.kind().code());
@@ -333,7 +340,7 @@ public final class InProcessBreakerStore implements BreakerStore {
             return new AcquireResult(true, State.CLOSED, AdmissionReason.CLOSED, "0", "", 0, "");
           }
           Entry e = use(id, policy);
-          LocalStateMachine.Admission a = e.machine.tryAcquire(node);
+          LocalAdmission a = e.machine.tryAcquire(node);
           return new AcquireResult(
               a.allowed(),
               a.state(),
@@ -366,7 +373,7 @@ public final class InProcessBreakerStore implements BreakerStore {
                     heartbeat.degradedReason()));
           }
           long gen = outcome.generation().isEmpty() ? -1 : Long.parseLong(outcome.generation());
-          LocalStateMachine.Result r =
+          LocalRecordResult r =
               e.machine.record(
                   outcome.failures(),
                   outcome.successes(),
@@ -400,7 +407,7 @@ public final class InProcessBreakerStore implements BreakerStore {
           }
           Entry e = use(id, policy);
           long gen = generation.isEmpty() ? -1 : Long.parseLong(generation);
-          LocalStateMachine.Renewal r = e.machine.renew(leaseId, node, gen);
+          LocalRenewal r = e.machine.probes().renew(leaseId, node, gen);
           return new RenewResult(
               r.state(),
               r.reason(),
@@ -418,14 +425,16 @@ public final class InProcessBreakerStore implements BreakerStore {
         () -> {
           Entry e = entry(id, null);
           e.correlationId = request.correlationId();
-          LocalStateMachine.OverrideResult r =
+          LocalOverrideResult r =
               request.kind() == OverrideKind.CLEAR
-                  ? e.machine.clearOverride(request.actor(), request.reason())
-                  : e.machine.override(
-                      request.kind().state(),
-                      request.duration(),
-                      request.actor(),
-                      request.reason());
+                  ? e.machine.overrides().clear(request.actor(), request.reason())
+                  : e.machine
+                      .overrides()
+                      .set(
+                          request.kind().state(),
+                          request.duration(),
+                          request.actor(),
+                          request.reason());
           long until = e.machine.activeOverride().map(o -> o.untilMillis()).orElse(0L);
           return new OverrideResult(
               r.changed(),
@@ -458,7 +467,7 @@ public final class InProcessBreakerStore implements BreakerStore {
           State state = m.settle();
           long now = clock.millis();
           boolean open = request.kind() == State.OPEN;
-          Optional<LocalStateMachine.ActiveOverride> held = m.activeOverride();
+          Optional<ActiveOverride> held = m.activeOverride();
           ReassertOutcome outcome = null;
           if (request.mode() == Reassertion.Mode.REASSERT
               && !rewound
@@ -491,16 +500,21 @@ public final class InProcessBreakerStore implements BreakerStore {
           if (open) {
             long length =
                 request.openMillis() > 0 ? request.openMillis() : m.policy().open().toMillis();
-            m.seed(State.OPEN, request.untilMillis(), length, null, gen);
+            m.seeding().seed(State.OPEN, request.untilMillis(), length, null, gen);
           } else {
             e.correlationId = request.correlationId();
-            m.seed(
-                m.storedState(),
-                m.openUntilMillis(),
-                m.openMillis(),
-                new LocalStateMachine.ActiveOverride(
-                    request.kind(), request.untilMillis(), request.actor(), request.reason(), now),
-                gen);
+            m.seeding()
+                .seed(
+                    m.storedState(),
+                    m.openUntilMillis(),
+                    m.openMillis(),
+                    new ActiveOverride(
+                        request.kind(),
+                        request.untilMillis(),
+                        request.actor(),
+                        request.reason(),
+                        now),
+                    gen);
           }
           TransitionCause cause =
               trip ? TransitionCause.FAILURE_THRESHOLD : TransitionCause.REASSERTED;
@@ -508,7 +522,7 @@ public final class InProcessBreakerStore implements BreakerStore {
           // a window that ended already: half-open now, its probes leased; probes of a lost
           // half-open incarnation may still run: every slot held for one lease
           if (m.settle() == State.HALF_OPEN && open && request.probesMayRun()) {
-            m.holdLostProbes();
+            m.probes().holdLost();
           }
           return new ReassertResult(
               true, ReassertOutcome.REASSERTED, m.state(), Long.toString(m.generation()), e.epoch);
