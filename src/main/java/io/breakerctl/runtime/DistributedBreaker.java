@@ -1,5 +1,9 @@
 package io.breakerctl.runtime;
 
+import io.breakerctl.runtime.local.ActiveOverride;
+import io.breakerctl.runtime.local.LocalAdmission;
+import io.breakerctl.runtime.local.LocalRecordResult;
+import io.breakerctl.runtime.local.LocalRenewal;
 import io.breakerctl.runtime.local.LocalStateMachine;
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
@@ -359,7 +363,7 @@ final class DistributedBreaker implements CircuitBreaker {
    * half-open grants the local machine's probes, closed ends the own trip.
    */
   private Permission ownAcquire(long gen) {
-    LocalStateMachine.Admission a = local.tryAcquire(node());
+    LocalAdmission a = local.tryAcquire(node());
     if (!a.allowed()) {
       return reject(a.state(), a.state() == State.OPEN ? AdmissionReason.LOCAL_TRIP : a.reason());
     }
@@ -496,7 +500,7 @@ final class DistributedBreaker implements CircuitBreaker {
    * admits.
    */
   private Permission degradedAcquire() {
-    LocalStateMachine.Admission overridden = null;
+    LocalAdmission overridden = null;
     synchronized (this) {
       seedIfNeeded();
       if (local.activeOverride().isPresent()) {
@@ -545,7 +549,7 @@ final class DistributedBreaker implements CircuitBreaker {
    * recovery must come from a fresh seed (which rejects), never from the installed copy (which
    * would grant a local probe beside the fleet's: two calls at a recovering dependency).
    */
-  private synchronized LocalStateMachine.Admission seededAcquire() {
+  private synchronized LocalAdmission seededAcquire() {
     seedIfNeeded();
     return local.tryAcquire(node());
   }
@@ -575,22 +579,26 @@ final class DistributedBreaker implements CircuitBreaker {
           // seed could be overtaken by another caller's failure tripping it, and the seed would
           // erase that trip and its emptied window (7 calls where at most 6 may pass,
           // CoordinatorFaultIT in a run with both cores busy)
-          LocalStateMachine.ActiveOverride o = localOverride(v, now);
-          if (!local.seedClosed(o, v.generation())) {
+          ActiveOverride o = localOverride(v, now);
+          if (!local.seeding().seedClosed(o, v.generation())) {
             // the node's own trip (its failures the fleet may not have heard of): kept, and
             // published at recovery as a trip made while degraded
-            local.seed(
-                local.storedState(),
-                local.openUntilMillis(),
-                local.openMillis(),
-                o,
-                v.generation());
+            local
+                .seeding()
+                .seed(
+                    local.storedState(),
+                    local.openUntilMillis(),
+                    local.openMillis(),
+                    o,
+                    v.generation());
             if (resolved.policy().storeFailureMode() != StoreFailureMode.ALLOW_ALL) {
               trippedWhileDegraded.set(true);
             }
           }
         } else {
-          local.seed(State.OPEN, now + length, length, localOverride(v, now), v.generation());
+          local
+              .seeding()
+              .seed(State.OPEN, now + length, length, localOverride(v, now), v.generation());
         }
       }
       seededFor = degradation;
@@ -598,13 +606,12 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   /** The view's override in force on the local clock, or null. */
-  private static LocalStateMachine.ActiveOverride localOverride(SharedView v, long now) {
+  private static ActiveOverride localOverride(SharedView v, long now) {
     if (!v.overrideLive(now)) {
       return null;
     }
     long until = v.overrideUntil() == 0 ? 0 : v.overrideUntil() - v.offsetMillis();
-    return new LocalStateMachine.ActiveOverride(
-        v.override(), until, v.origin().actor(), v.origin().reason(), now);
+    return new ActiveOverride(v.override(), until, v.origin().actor(), v.origin().reason(), now);
   }
 
   /**
@@ -640,7 +647,7 @@ final class DistributedBreaker implements CircuitBreaker {
     return true;
   }
 
-  private Permission fromLocal(LocalStateMachine.Admission a) {
+  private Permission fromLocal(LocalAdmission a) {
     if (!a.allowed()) {
       return reject(a.state(), a.reason());
     }
@@ -701,7 +708,7 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   private RenewResult renewLocal(String lease, long generation) {
-    LocalStateMachine.Renewal r = local.renew(lease, node(), generation);
+    LocalRenewal r = local.probes().renew(lease, node(), generation);
     return new RenewResult(
         r.state(), r.reason(), Long.toString(r.generation()), r.untilMillis(), "", r.renewals());
   }
@@ -778,8 +785,7 @@ final class DistributedBreaker implements CircuitBreaker {
       tally.completed(taken + 1);
       long successes = taken + (failure ? 0 : 1);
       long failures = failure ? 1 : 0;
-      LocalStateMachine.Result counted =
-          local.record(failures, successes, millis, -1, null, node());
+      LocalRecordResult counted = local.record(failures, successes, millis, -1, null, node());
       if (counted.state() == State.OPEN && (counted.transitioned() || !ownTrip)) {
         // at once, on the caller's thread: the next call already sees it. Not only the thread
         // whose failure tripped the machine: that thread may be descheduled between the trip and
@@ -1149,23 +1155,23 @@ final class DistributedBreaker implements CircuitBreaker {
           // trip); seeding CLOSED over it would erase that trip and its emptied window (9 calls
           // where at most 6 may pass, 2 of 600 rounds). seedClosed decides under the machine's
           // lock, so a trip under way in another thread is never overtaken.
-          if (!local.seedClosed(gen)) {
+          if (!local.seeding().seedClosed(gen)) {
             ownTrip = true;
             return;
           }
         } else {
-          local.seed(State.CLOSED, 0, 0, null, gen);
+          local.seeding().seed(State.CLOSED, 0, 0, null, gen);
         }
         if (afresh) {
-          local.clearWindow(); // (the first read keeps what the node counted before it)
+          local.seeding().clearWindow(); // (the first read keeps what the node counted before it)
         }
       }
       return;
     }
     ownTrip = false;
     long length = next.openMillis() > 0 ? next.openMillis() : resolved.policy().open().toMillis();
-    local.seed(State.OPEN, now + length, length, null, Math.max(0, next.generation()));
-    local.clearWindow();
+    local.seeding().seed(State.OPEN, now + length, length, null, Math.max(0, next.generation()));
+    local.seeding().clearWindow();
   }
 
   /** Re-asserts what {@code v} enforces and Redis lost (one script call at a time). */
@@ -1456,12 +1462,14 @@ final class DistributedBreaker implements CircuitBreaker {
       ownTrip = false;
       seededFor = -1;
       long now = now();
-      local.seed(
-          next.stored(),
-          next.stored() == State.CLOSED ? 0 : next.openUntil() - next.offsetMillis(),
-          next.openMillis(),
-          localOverride(next, now),
-          Math.max(0, next.generation()));
+      local
+          .seeding()
+          .seed(
+              next.stored(),
+              next.stored() == State.CLOSED ? 0 : next.openUntil() - next.offsetMillis(),
+              next.openMillis(),
+              localOverride(next, now),
+              Math.max(0, next.generation()));
     }
   }
 

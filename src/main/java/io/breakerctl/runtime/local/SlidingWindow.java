@@ -1,13 +1,15 @@
 package io.breakerctl.runtime.local;
 
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.TransitionCause;
 import java.util.Arrays;
 
 /**
- * The time-bucketed failure window of {@code record.lua}: {@link Policy#WINDOW_BUCKETS} buckets of
- * {@code max(1, floor(windowMillis / WINDOW_BUCKETS))} ms, numbered {@code floor(now / bucketMs)}.
- * The totals and the newest bucket are kept apart from a ring of older buckets (slot = bucket
- * number mod {@code WINDOW_BUCKETS}), which is read only when the bucket number moves.
+ * The time-bucketed failure window of {@code record.lua} and its trip rules: {@link
+ * Policy#WINDOW_BUCKETS} buckets of {@code max(1, floor(windowMillis / WINDOW_BUCKETS))} ms,
+ * numbered {@code floor(now / bucketMs)}. The totals and the newest bucket are kept apart from a
+ * ring of older buckets (slot = bucket number mod {@code WINDOW_BUCKETS}), which is read only when
+ * the bucket number moves.
  *
  * <p>Not thread-safe: the owning machine guards it with its lock.
  */
@@ -31,6 +33,23 @@ final class SlidingWindow {
   /** Calls in the window (as the script's {@code winCalls}). */
   long calls() {
     return calls;
+  }
+
+  /**
+   * Why the window trips a CLOSED breaker under {@code p} ({@code record.lua}): FAILURE_THRESHOLD
+   * at {@code failureThreshold} failures, else FAILURE_RATE once {@code minimumCalls} calls are in
+   * the window and failures reach {@code failureRateThreshold} percent of them; null when neither.
+   */
+  TransitionCause tripCause(Policy p) {
+    if (failures >= p.failureThreshold()) {
+      return TransitionCause.FAILURE_THRESHOLD;
+    }
+    if (p.failureRateThreshold().isPresent()
+        && calls >= p.minimumCalls()
+        && failures * 100.0 >= p.failureRateThreshold().getAsDouble() * calls) {
+      return TransitionCause.FAILURE_RATE;
+    }
+    return null;
   }
 
   /**

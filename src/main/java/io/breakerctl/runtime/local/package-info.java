@@ -15,8 +15,9 @@
  *       io.breakerctl.runtime.model.Policy#WINDOW_BUCKETS} buckets with the same bucket arithmetic,
  *       the failure threshold and rate trips, stale generations and leases, probe results, the
  *       doubled open window capped at {@code maxOpenSeconds});
- *   <li>{@code override.lua}: {@link io.breakerctl.runtime.local.LocalStateMachine#override} and
- *       {@link io.breakerctl.runtime.local.LocalStateMachine#clearOverride};
+ *   <li>{@code renew.lua}: {@link io.breakerctl.runtime.local.HalfOpenProbes#renew};
+ *   <li>{@code override.lua}: {@link io.breakerctl.runtime.local.LocalOverrides#set} and {@link
+ *       io.breakerctl.runtime.local.LocalOverrides#clear};
  *   <li>{@code warm.lua}: {@link io.breakerctl.runtime.local.LocalStateMachine#warm} (monotonic per
  *       policy id: an older or equal version is STALE or UNCHANGED);
  *   <li>{@code prelude.lua} ({@code settle}, {@code transition}, {@code end_override}): changes
@@ -24,6 +25,35 @@
  *       recorded by the first operation that notices them; every transition bumps the generation,
  *       drops live leases, resets the half-open success count and is checked against {@link
  *       io.breakerctl.runtime.model.Transitions}.
+ * </ul>
+ *
+ * <p>The classes, by job:
+ *
+ * <ul>
+ *   <li>{@link io.breakerctl.runtime.local.LocalStateMachine}: the script's hash fields under one
+ *       lock, the call path ({@code tryAcquire} with its lock-free closed admission, {@code
+ *       record}), the prelude, the published view its readers use, and {@code warm}; it hands out
+ *       the three parts below, which run under its lock;
+ *   <li>{@link io.breakerctl.runtime.local.HalfOpenProbes} ({@code probes()}): admitted probes,
+ *       their results, renewals and timeouts, and the slots a lost half-open incarnation's probes
+ *       hold ({@code reassert.lua});
+ *   <li>{@link io.breakerctl.runtime.local.LocalOverrides} ({@code overrides()}): operator
+ *       overrides set, updated and cleared;
+ *   <li>{@link io.breakerctl.runtime.local.FleetSeeding} ({@code seeding()}): the fleet's shared
+ *       state taken over without a transition, when a node degrades and when it reconciles;
+ *   <li>the answers, as the scripts return them: {@link
+ *       io.breakerctl.runtime.local.LocalAdmission}, {@link
+ *       io.breakerctl.runtime.local.LocalRecordResult}, {@link
+ *       io.breakerctl.runtime.local.LocalRenewal}, {@link
+ *       io.breakerctl.runtime.local.LocalOverrideResult}, {@link
+ *       io.breakerctl.runtime.local.LocalWarmResult}; the values held and read: {@link
+ *       io.breakerctl.runtime.local.ActiveOverride}, {@link
+ *       io.breakerctl.runtime.local.LocalCounts} and the transitions its listeners hear, {@link
+ *       io.breakerctl.runtime.local.LocalTransition};
+ *   <li>package-private parts the machine owns and guards with its lock: {@code SlidingWindow} (the
+ *       window's buckets and trip rules), {@code ProbeLeases} (the lease set), {@code
+ *       WarmedVersion} (the warmed policy id and version) and {@code TransitionDelivery}
+ *       (listeners, delivered in order after the lock is released).
  * </ul>
  *
  * <p>Where the scripts use Redis {@code TIME}, the machine uses its injected {@link

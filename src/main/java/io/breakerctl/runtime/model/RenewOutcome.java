@@ -1,8 +1,8 @@
 package io.breakerctl.runtime.model;
 
 /**
- * What a probe lease's renewal answered ({@code renew.lua}, {@code LocalStateMachine#renew}). The
- * wire code is the constant's name and is stable.
+ * What a probe lease's renewal answered ({@code renew.lua}, {@code HalfOpenProbes#renew}). The wire
+ * code is the constant's name and is stable.
  */
 public enum RenewOutcome {
   /** The lease is live again for {@code probeLeaseSeconds} from now. */

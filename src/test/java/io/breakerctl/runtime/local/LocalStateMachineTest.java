@@ -20,9 +20,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.tuple;
 
-import io.breakerctl.runtime.local.LocalStateMachine.Admission;
-import io.breakerctl.runtime.local.LocalStateMachine.OverrideResult;
-import io.breakerctl.runtime.local.LocalStateMachine.Result;
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.OverrideOutcome;
 import io.breakerctl.runtime.model.Policy;
@@ -107,20 +104,20 @@ class LocalStateMachineTest {
     return m;
   }
 
-  private static Result fail(LocalStateMachine m) {
+  private static LocalRecordResult fail(LocalStateMachine m) {
     return m.record(1, 0, -1, -1, null, NODE);
   }
 
-  private static Result succeed(LocalStateMachine m) {
+  private static LocalRecordResult succeed(LocalStateMachine m) {
     return m.record(0, 1, -1, -1, null, NODE);
   }
 
-  private static Result probe(LocalStateMachine m, Admission a, boolean failed) {
+  private static LocalRecordResult probe(LocalStateMachine m, LocalAdmission a, boolean failed) {
     return m.record(failed ? 1 : 0, failed ? 0 : 1, -1, a.generation(), a.leaseId(), NODE);
   }
 
   /** Trips {@code m} (threshold 3) and moves the clock to the end of its open window. */
-  private Admission tripAndProbe(LocalStateMachine m) {
+  private LocalAdmission tripAndProbe(LocalStateMachine m) {
     m.record(3, 0, -1, -1, null, NODE);
     clock.advanceMillis(m.openUntilMillis() - clock.millis());
     return m.tryAcquire(NODE);
@@ -142,20 +139,29 @@ class LocalStateMachineTest {
       LocalStateMachine m = machine(BASE);
 
       assertThat(fail(m))
-          .extracting(Result::state, Result::windowFailures, Result::transitioned)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::windowFailures,
+              LocalRecordResult::transitioned)
           .containsExactly(CLOSED, 1L, false);
       assertThat(fail(m))
-          .extracting(Result::state, Result::windowFailures, Result::transitioned)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::windowFailures,
+              LocalRecordResult::transitioned)
           .containsExactly(CLOSED, 2L, false);
-      Result third = fail(m);
+      LocalRecordResult third = fail(m);
 
       assertThat(third)
-          .extracting(Result::state, Result::windowFailures, Result::transitioned)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::windowFailures,
+              LocalRecordResult::transitioned)
           .containsExactly(OPEN, 3L, true);
       assertThat(third.generation()).isEqualTo(1);
       assertThat(m.state()).isEqualTo(OPEN);
       assertThat(m.openUntilMillis()).isEqualTo(T0 + 30_000);
-      assertThat(m.windowFailures()).isZero();
+      assertThat(m.counts().windowFailures()).isZero();
       assertThat(events)
           .extracting(
               LocalTransition::from,
@@ -165,7 +171,7 @@ class LocalStateMachineTest {
               LocalTransition::atMillis)
           .containsExactly(tuple(CLOSED, OPEN, FAILURE_THRESHOLD, 3L, T0));
       assertThat(m.tryAcquire(NODE))
-          .isEqualTo(new Admission(false, OPEN, AdmissionReason.OPEN, 1, null, T0 + 30_000));
+          .isEqualTo(new LocalAdmission(false, OPEN, AdmissionReason.OPEN, 1, null, T0 + 30_000));
     }
 
     @Test
@@ -184,15 +190,18 @@ class LocalStateMachineTest {
           .isEqualTo(CLOSED);
       assertThat(m.record(0, 5, -1, -1, null, NODE).windowCalls()).isEqualTo(7);
       assertThat(fail(m))
-          .extracting(Result::state, Result::windowCalls)
+          .extracting(LocalRecordResult::state, LocalRecordResult::windowCalls)
           .containsExactly(CLOSED, 8L);
       assertThat(fail(m))
-          .extracting(Result::state, Result::windowCalls)
+          .extracting(LocalRecordResult::state, LocalRecordResult::windowCalls)
           .containsExactly(CLOSED, 9L);
-      Result tenth = fail(m);
+      LocalRecordResult tenth = fail(m);
 
       assertThat(tenth)
-          .extracting(Result::state, Result::windowFailures, Result::windowCalls)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::windowFailures,
+              LocalRecordResult::windowCalls)
           .containsExactly(OPEN, 5L, 10L);
       assertThat(causes()).containsExactly(FAILURE_RATE);
     }
@@ -209,9 +218,11 @@ class LocalStateMachineTest {
                   .build());
       m.record(0, 20, -1, -1, null, NODE);
 
-      Result r = m.record(19, 0, -1, -1, null, NODE);
+      LocalRecordResult r = m.record(19, 0, -1, -1, null, NODE);
 
-      assertThat(r).extracting(Result::state, Result::windowCalls).containsExactly(CLOSED, 39L);
+      assertThat(r)
+          .extracting(LocalRecordResult::state, LocalRecordResult::windowCalls)
+          .containsExactly(CLOSED, 39L);
       assertThat(fail(m).state()).as("20 of 40 = 50%").isEqualTo(OPEN);
     }
 
@@ -220,30 +231,30 @@ class LocalStateMachineTest {
     void slowCalls() {
       LocalStateMachine m = machine(BASE.toBuilder().slowCallMillis(100).build());
 
-      Result slow = m.record(0, 1, 100, -1, null, NODE);
-      Result fast = m.record(0, 1, 99, -1, null, NODE);
-      Result unknown = m.record(0, 1, -1, -1, null, NODE);
+      LocalRecordResult slow = m.record(0, 1, 100, -1, null, NODE);
+      LocalRecordResult fast = m.record(0, 1, 99, -1, null, NODE);
+      LocalRecordResult unknown = m.record(0, 1, -1, -1, null, NODE);
 
       assertThat(slow)
-          .extracting(Result::windowFailures, Result::windowCalls)
+          .extracting(LocalRecordResult::windowFailures, LocalRecordResult::windowCalls)
           .containsExactly(1L, 1L);
       assertThat(fast)
-          .extracting(Result::windowFailures, Result::windowCalls)
+          .extracting(LocalRecordResult::windowFailures, LocalRecordResult::windowCalls)
           .containsExactly(1L, 2L);
       assertThat(unknown.windowFailures()).isEqualTo(1);
-      assertThat(m.failuresTotal()).isEqualTo(1);
-      assertThat(m.successesTotal()).isEqualTo(2);
+      assertThat(m.counts().failuresTotal()).isEqualTo(1);
+      assertThat(m.counts().successesTotal()).isEqualTo(2);
 
-      Result batch = m.record(0, 5, 500, -1, null, NODE);
+      LocalRecordResult batch = m.record(0, 5, 500, -1, null, NODE);
       assertThat(batch)
-          .extracting(Result::windowFailures, Result::windowCalls)
+          .extracting(LocalRecordResult::windowFailures, LocalRecordResult::windowCalls)
           .containsExactly(2L, 8L);
       assertThat(m.record(0, 0, 500, -1, null, NODE))
           .as("nothing reported, nothing slow")
-          .extracting(Result::windowFailures, Result::windowCalls)
+          .extracting(LocalRecordResult::windowFailures, LocalRecordResult::windowCalls)
           .containsExactly(2L, 8L);
       assertThat(m.record(0, 1, 250, -1, null, NODE).state()).isEqualTo(OPEN);
-      assertThat(m.failuresTotal()).isEqualTo(3);
+      assertThat(m.counts().failuresTotal()).isEqualTo(3);
     }
 
     @Test
@@ -254,13 +265,15 @@ class LocalStateMachineTest {
       m.setPolicy(BASE.toBuilder().enabled(false).build());
 
       assertThat(m.tryAcquire(NODE))
-          .extracting(Admission::allowed, Admission::state, Admission::reason)
+          .extracting(LocalAdmission::allowed, LocalAdmission::state, LocalAdmission::reason)
           .containsExactly(true, OPEN, AdmissionReason.POLICY_DISABLED);
 
       LocalStateMachine closed =
           new LocalStateMachine(BASE.toBuilder().enabled(false).build(), clock);
-      Result r = closed.record(10, 0, -1, -1, null, NODE);
-      assertThat(r).extracting(Result::state, Result::windowFailures).containsExactly(CLOSED, 10L);
+      LocalRecordResult r = closed.record(10, 0, -1, -1, null, NODE);
+      assertThat(r)
+          .extracting(LocalRecordResult::state, LocalRecordResult::windowFailures)
+          .containsExactly(CLOSED, 10L);
       assertThat(causes()).containsExactly(FAILURE_THRESHOLD);
     }
 
@@ -294,13 +307,16 @@ class LocalStateMachineTest {
 
       clock.advanceMillis(4_999);
       assertThat(succeed(m))
-          .extracting(Result::windowFailures, Result::windowCalls)
+          .extracting(LocalRecordResult::windowFailures, LocalRecordResult::windowCalls)
           .containsExactly(4L, 5L);
       clock.advanceMillis(1);
-      Result r = fail(m);
+      LocalRecordResult r = fail(m);
 
       assertThat(r)
-          .extracting(Result::state, Result::windowFailures, Result::windowCalls)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::windowFailures,
+              LocalRecordResult::windowCalls)
           .containsExactly(CLOSED, 3L, 4L);
     }
 
@@ -317,7 +333,10 @@ class LocalStateMachineTest {
       clock.advanceMillis(10_000);
 
       assertThat(fail(other))
-          .extracting(Result::state, Result::windowFailures, Result::windowCalls)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::windowFailures,
+              LocalRecordResult::windowCalls)
           .containsExactly(CLOSED, 1L, 1L);
     }
 
@@ -328,9 +347,11 @@ class LocalStateMachineTest {
       m.record(4, 1, -1, -1, null, NODE);
       clock.advanceMillis(25_000);
 
-      Result r = fail(m);
+      LocalRecordResult r = fail(m);
 
-      assertThat(r).extracting(Result::windowFailures, Result::windowCalls).containsExactly(1L, 1L);
+      assertThat(r)
+          .extracting(LocalRecordResult::windowFailures, LocalRecordResult::windowCalls)
+          .containsExactly(1L, 1L);
     }
 
     @Test
@@ -350,17 +371,17 @@ class LocalStateMachineTest {
       m.record(4, 0, -1, -1, null, NODE);
 
       m.setPolicy(policy.toBuilder().window(Duration.ofSeconds(20)).build());
-      Result longer = fail(m);
+      LocalRecordResult longer = fail(m);
 
       assertThat(longer)
-          .extracting(Result::state, Result::windowFailures)
+          .extracting(LocalRecordResult::state, LocalRecordResult::windowFailures)
           .containsExactly(CLOSED, 1L);
 
       m.record(3, 0, -1, -1, null, NODE);
       m.setPolicy(policy.toBuilder().window(Duration.ofMillis(20_005)).build());
       assertThat(fail(m))
           .as("same 2 s bucket: the window is kept")
-          .extracting(Result::state, Result::windowFailures)
+          .extracting(LocalRecordResult::state, LocalRecordResult::windowFailures)
           .containsExactly(OPEN, 5L);
     }
   }
@@ -382,10 +403,11 @@ class LocalStateMachineTest {
       assertThat(m.state()).isEqualTo(HALF_OPEN);
       assertThat(causes()).as("reading records nothing").containsExactly(FAILURE_THRESHOLD);
 
-      Admission a = m.tryAcquire(NODE);
+      LocalAdmission a = m.tryAcquire(NODE);
 
       assertThat(a)
-          .isEqualTo(new Admission(true, HALF_OPEN, AdmissionReason.PROBE, 2, "1", T0 + 35_000));
+          .isEqualTo(
+              new LocalAdmission(true, HALF_OPEN, AdmissionReason.PROBE, 2, "1", T0 + 35_000));
       assertThat(events)
           .last()
           .isEqualTo(new LocalTransition(OPEN, HALF_OPEN, OPEN_WINDOW_ENDED, 2, T0 + 30_000, 0));
@@ -395,14 +417,14 @@ class LocalStateMachineTest {
     @DisplayName("one permit: one lease, then PROBES_BUSY until it expires")
     void oneLease() {
       LocalStateMachine m = machine(BASE);
-      Admission first = tripAndProbe(m);
+      LocalAdmission first = tripAndProbe(m);
 
-      Admission second = m.tryAcquire(OTHER);
+      LocalAdmission second = m.tryAcquire(OTHER);
 
       assertThat(first.reason().code()).isEqualTo("PROBE");
       assertThat(second)
           .isEqualTo(
-              new Admission(
+              new LocalAdmission(
                   false, HALF_OPEN, AdmissionReason.PROBES_BUSY, 2, null, first.untilMillis()));
     }
 
@@ -410,18 +432,19 @@ class LocalStateMachineTest {
     @DisplayName("an expired lease frees its slot and its result no longer counts")
     void expiredLease() {
       LocalStateMachine m = machine(BASE);
-      Admission first = tripAndProbe(m);
+      LocalAdmission first = tripAndProbe(m);
       clock.advanceMillis(5_000);
 
-      Result late = probe(m, first, false);
-      Admission next = m.tryAcquire(OTHER);
-      Result afterRemoval = probe(m, first, false);
+      LocalRecordResult late = probe(m, first, false);
+      LocalAdmission next = m.tryAcquire(OTHER);
+      LocalRecordResult afterRemoval = probe(m, first, false);
 
       assertThat(late)
-          .extracting(Result::state, Result::accepted, Result::reason)
+          .extracting(
+              LocalRecordResult::state, LocalRecordResult::accepted, LocalRecordResult::reason)
           .containsExactly(HALF_OPEN, false, RecordOutcome.LEASE_EXPIRED);
       assertThat(next)
-          .extracting(Admission::reason, Admission::leaseId)
+          .extracting(LocalAdmission::reason, LocalAdmission::leaseId)
           .containsExactly(AdmissionReason.PROBE, "2");
       assertThat(afterRemoval.reason()).isEqualTo(RecordOutcome.STALE_LEASE);
       assertThat(m.state()).isEqualTo(HALF_OPEN);
@@ -431,9 +454,9 @@ class LocalStateMachineTest {
     @DisplayName("a lease of another owner, generation or id is ignored")
     void staleLease() {
       LocalStateMachine m = machine(BASE);
-      Admission a = tripAndProbe(m);
+      LocalAdmission a = tripAndProbe(m);
 
-      List<Result> stale =
+      List<LocalRecordResult> stale =
           List.of(
               m.record(1, 0, -1, a.generation(), a.leaseId(), OTHER),
               m.record(1, 0, -1, a.generation() - 1, a.leaseId(), NODE),
@@ -441,13 +464,14 @@ class LocalStateMachineTest {
               m.record(1, 0, -1, a.generation(), "99", NODE));
 
       assertThat(stale)
-          .extracting(Result::state, Result::accepted, Result::reason)
+          .extracting(
+              LocalRecordResult::state, LocalRecordResult::accepted, LocalRecordResult::reason)
           .containsOnly(tuple(HALF_OPEN, false, RecordOutcome.STALE_LEASE));
       assertThat(m.generation()).isEqualTo(2);
       assertThat(m.tryAcquire(OTHER).reason())
           .as("lease still held")
           .isEqualTo(AdmissionReason.PROBES_BUSY);
-      assertThat(m.failuresTotal()).isEqualTo(3 + 4);
+      assertThat(m.counts().failuresTotal()).isEqualTo(3 + 4);
       assertThat(probe(m, a, false).state()).isEqualTo(CLOSED);
     }
 
@@ -455,17 +479,17 @@ class LocalStateMachineTest {
     @DisplayName("a transition drops live leases and probe successes")
     void transitionDropsLeases() {
       LocalStateMachine m = machine(BASE.toBuilder().halfOpenPermits(2).build());
-      Admission held = tripAndProbe(m);
+      LocalAdmission held = tripAndProbe(m);
       probe(m, m.tryAcquire(NODE), false);
       assertThat(m.tryAcquire(OTHER).reason().code()).isEqualTo("PROBES_BUSY");
 
-      m.override(FORCED_OPEN, Duration.ZERO, "alice", "");
-      m.clearOverride("alice", "");
-      Admission fresh = m.tryAcquire(OTHER);
-      Admission second = m.tryAcquire(OTHER);
+      m.overrides().set(FORCED_OPEN, Duration.ZERO, "alice", "");
+      m.overrides().clear("alice", "");
+      LocalAdmission fresh = m.tryAcquire(OTHER);
+      LocalAdmission second = m.tryAcquire(OTHER);
 
       assertThat(List.of(fresh, second))
-          .extracting(Admission::reason, Admission::generation)
+          .extracting(LocalAdmission::reason, LocalAdmission::generation)
           .containsExactly(tuple(AdmissionReason.PROBE, 4L), tuple(AdmissionReason.PROBE, 4L));
       assertThat(probe(m, held, false).reason()).isEqualTo(RecordOutcome.STALE_LEASE);
       assertThat(m.state()).isEqualTo(HALF_OPEN);
@@ -477,37 +501,46 @@ class LocalStateMachineTest {
       LocalStateMachine m = machine(BASE);
       tripAndProbe(m);
 
-      Result r = fail(m);
+      LocalRecordResult r = fail(m);
 
       assertThat(r)
-          .extracting(Result::state, Result::accepted, Result::reason)
+          .extracting(
+              LocalRecordResult::state, LocalRecordResult::accepted, LocalRecordResult::reason)
           .containsExactly(HALF_OPEN, false, RecordOutcome.NOT_COUNTED);
-      assertThat(m.failuresTotal()).isEqualTo(4);
+      assertThat(m.counts().failuresTotal()).isEqualTo(4);
     }
 
     @Test
     @DisplayName("three permits: three leases, closed after three successes")
     void threePermits() {
       LocalStateMachine m = machine(BASE.toBuilder().halfOpenPermits(3).build());
-      Admission a1 = tripAndProbe(m);
-      Admission a2 = m.tryAcquire(NODE);
-      Admission a3 = m.tryAcquire(NODE);
+      LocalAdmission a1 = tripAndProbe(m);
+      LocalAdmission a2 = m.tryAcquire(NODE);
+      LocalAdmission a3 = m.tryAcquire(NODE);
 
-      assertThat(List.of(a1, a2, a3)).extracting(Admission::leaseId).containsExactly("1", "2", "3");
+      assertThat(List.of(a1, a2, a3))
+          .extracting(LocalAdmission::leaseId)
+          .containsExactly("1", "2", "3");
       assertThat(m.tryAcquire(NODE).reason().code()).isEqualTo("PROBES_BUSY");
 
-      Result r1 = probe(m, a1, false);
+      LocalRecordResult r1 = probe(m, a1, false);
       assertThat(m.tryAcquire(NODE).reason())
           .as("2 live + 1 succeeded")
           .isEqualTo(AdmissionReason.PROBES_BUSY);
-      Result r2 = probe(m, a2, false);
-      Result r3 = probe(m, a3, false);
+      LocalRecordResult r2 = probe(m, a2, false);
+      LocalRecordResult r3 = probe(m, a3, false);
 
       assertThat(List.of(r1, r2))
-          .extracting(Result::state, Result::transitioned, Result::accepted)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::transitioned,
+              LocalRecordResult::accepted)
           .containsOnly(tuple(HALF_OPEN, false, true));
       assertThat(r3)
-          .extracting(Result::state, Result::transitioned, Result::windowFailures)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::transitioned,
+              LocalRecordResult::windowFailures)
           .containsExactly(CLOSED, true, 0L);
       assertThat(events.get(events.size() - 1).cause()).isEqualTo(PROBES_SUCCEEDED);
       assertThat(m.tryAcquire(NODE).reason().code()).isEqualTo("CLOSED");
@@ -526,11 +559,13 @@ class LocalStateMachineTest {
                   .build());
       List<Long> windows = new ArrayList<>();
 
-      Admission a = tripAndProbe(m);
+      LocalAdmission a = tripAndProbe(m);
       for (int i = 0; i < 3; i++) {
         long now = clock.millis();
-        Result r = probe(m, a, true);
-        assertThat(r).extracting(Result::state, Result::transitioned).containsExactly(OPEN, true);
+        LocalRecordResult r = probe(m, a, true);
+        assertThat(r)
+            .extracting(LocalRecordResult::state, LocalRecordResult::transitioned)
+            .containsExactly(OPEN, true);
         windows.add(m.openUntilMillis() - now);
         clock.advanceMillis(m.openUntilMillis() - now);
         a = m.tryAcquire(NODE);
@@ -557,7 +592,7 @@ class LocalStateMachineTest {
           8,
           () -> {
             for (int i = 0; i < 200; i++) {
-              Admission a = m.tryAcquire(NODE);
+              LocalAdmission a = m.tryAcquire(NODE);
               if (a.allowed()) {
                 granted.incrementAndGet();
                 leases.add(a.leaseId());
@@ -580,19 +615,20 @@ class LocalStateMachineTest {
     void forcedOpen() {
       LocalStateMachine m = machine(BASE);
 
-      OverrideResult set = m.override(FORCED_OPEN, Duration.ZERO, "alice", "incident");
-      Admission a = m.tryAcquire(NODE);
-      Result r = fail(m);
+      LocalOverrideResult set = m.overrides().set(FORCED_OPEN, Duration.ZERO, "alice", "incident");
+      LocalAdmission a = m.tryAcquire(NODE);
+      LocalRecordResult r = fail(m);
 
       assertThat(set)
-          .isEqualTo(new OverrideResult(true, FORCED_OPEN, OverrideOutcome.SET, 1, CLOSED));
+          .isEqualTo(new LocalOverrideResult(true, FORCED_OPEN, OverrideOutcome.SET, 1, CLOSED));
       assertThat(a)
-          .isEqualTo(new Admission(false, FORCED_OPEN, AdmissionReason.FORCED_OPEN, 1, null, 0));
+          .isEqualTo(
+              new LocalAdmission(false, FORCED_OPEN, AdmissionReason.FORCED_OPEN, 1, null, 0));
       assertThat(r)
-          .extracting(Result::accepted, Result::reason)
+          .extracting(LocalRecordResult::accepted, LocalRecordResult::reason)
           .containsExactly(false, RecordOutcome.NOT_COUNTED);
-      assertThat(m.windowFailures()).isZero();
-      assertThat(m.failuresTotal()).isEqualTo(1);
+      assertThat(m.counts().windowFailures()).isZero();
+      assertThat(m.counts().failuresTotal()).isEqualTo(1);
       assertThat(m.activeOverride())
           .hasValueSatisfying(o -> assertThat(o.actor()).isEqualTo("alice"));
     }
@@ -604,17 +640,21 @@ class LocalStateMachineTest {
     @DisplayName("FORCED_CLOSED and METRICS_ONLY admit and count but never trip")
     void countingOverrides(State kind) {
       LocalStateMachine m = machine(BASE);
-      m.override(kind, Duration.ZERO, "alice", "");
+      m.overrides().set(kind, Duration.ZERO, "alice", "");
 
-      Result r = m.record(10, 0, -1, -1, null, NODE);
+      LocalRecordResult r = m.record(10, 0, -1, -1, null, NODE);
 
       assertThat(r)
-          .extracting(Result::state, Result::windowFailures, Result::accepted, Result::transitioned)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::windowFailures,
+              LocalRecordResult::accepted,
+              LocalRecordResult::transitioned)
           .containsExactly(kind, 10L, true, false);
       assertThat(m.tryAcquire(NODE))
-          .extracting(Admission::allowed, Admission::reason)
+          .extracting(LocalAdmission::allowed, LocalAdmission::reason)
           .containsExactly(true, AdmissionReason.of(kind));
-      assertThat(m.clearOverride("alice", "").state()).isEqualTo(CLOSED);
+      assertThat(m.overrides().clear("alice", "").state()).isEqualTo(CLOSED);
       assertThat(fail(m).state()).as("the counted window trips after clearing").isEqualTo(OPEN);
     }
 
@@ -624,7 +664,7 @@ class LocalStateMachineTest {
       LocalStateMachine m = machine(BASE);
       m.record(3, 0, -1, -1, null, NODE);
 
-      OverrideResult set = m.override(FORCED_CLOSED, Duration.ZERO, "alice", "");
+      LocalOverrideResult set = m.overrides().set(FORCED_CLOSED, Duration.ZERO, "alice", "");
 
       assertThat(set.previous()).isEqualTo(OPEN);
       assertThat(m.tryAcquire(NODE).allowed()).isTrue();
@@ -635,15 +675,16 @@ class LocalStateMachineTest {
     @DisplayName("DISABLED admits and counts only the totals")
     void disabled() {
       LocalStateMachine m = machine(BASE);
-      m.override(DISABLED, Duration.ZERO, "alice", "");
+      m.overrides().set(DISABLED, Duration.ZERO, "alice", "");
 
-      Result r = m.record(10, 0, -1, -1, null, NODE);
+      LocalRecordResult r = m.record(10, 0, -1, -1, null, NODE);
 
       assertThat(r)
-          .extracting(Result::state, Result::accepted, Result::reason)
+          .extracting(
+              LocalRecordResult::state, LocalRecordResult::accepted, LocalRecordResult::reason)
           .containsExactly(DISABLED, false, RecordOutcome.NOT_COUNTED);
-      assertThat(m.windowFailures()).isZero();
-      assertThat(m.failuresTotal()).isEqualTo(10);
+      assertThat(m.counts().windowFailures()).isZero();
+      assertThat(m.counts().failuresTotal()).isEqualTo(10);
       assertThat(m.tryAcquire(NODE).reason().code()).isEqualTo("DISABLED");
     }
 
@@ -651,7 +692,7 @@ class LocalStateMachineTest {
     @DisplayName("an override stops applying at its expiry; the first operation records it")
     void expiry() {
       LocalStateMachine m = machine(BASE);
-      m.override(FORCED_OPEN, Duration.ofSeconds(5), "alice", "");
+      m.overrides().set(FORCED_OPEN, Duration.ofSeconds(5), "alice", "");
       clock.advanceMillis(4_999);
 
       assertThat(m.tryAcquire(NODE).untilMillis()).isEqualTo(T0 + 5_000);
@@ -660,9 +701,9 @@ class LocalStateMachineTest {
       assertThat(m.activeOverride()).isEmpty();
       assertThat(causes()).containsExactly(OVERRIDE_SET);
 
-      Admission a = m.tryAcquire(NODE);
+      LocalAdmission a = m.tryAcquire(NODE);
 
-      assertThat(a).isEqualTo(new Admission(true, CLOSED, AdmissionReason.CLOSED, 2, null, 0));
+      assertThat(a).isEqualTo(new LocalAdmission(true, CLOSED, AdmissionReason.CLOSED, 2, null, 0));
       assertThat(events)
           .last()
           .isEqualTo(new LocalTransition(FORCED_OPEN, CLOSED, OVERRIDE_EXPIRED, 2, T0 + 5_000, 0));
@@ -673,10 +714,10 @@ class LocalStateMachineTest {
     void expiryResumesHalfOpen() {
       LocalStateMachine m = machine(BASE);
       m.record(3, 0, -1, -1, null, NODE);
-      m.override(FORCED_CLOSED, Duration.ofSeconds(60), "alice", "");
+      m.overrides().set(FORCED_CLOSED, Duration.ofSeconds(60), "alice", "");
       clock.advanceMillis(60_000);
 
-      Admission a = m.tryAcquire(NODE);
+      LocalAdmission a = m.tryAcquire(NODE);
 
       assertThat(a.reason().code()).isEqualTo("PROBE");
       assertThat(events)
@@ -692,18 +733,19 @@ class LocalStateMachineTest {
     void clear() {
       LocalStateMachine m = machine(BASE);
       m.record(3, 0, -1, -1, null, NODE);
-      m.override(FORCED_CLOSED, Duration.ZERO, "alice", "");
+      m.overrides().set(FORCED_CLOSED, Duration.ZERO, "alice", "");
 
-      OverrideResult early = m.clearOverride("bob", "done");
-      m.override(FORCED_CLOSED, Duration.ZERO, "alice", "");
+      LocalOverrideResult early = m.overrides().clear("bob", "done");
+      m.overrides().set(FORCED_CLOSED, Duration.ZERO, "alice", "");
       clock.advanceMillis(30_000);
-      OverrideResult late = m.clearOverride("bob", "done");
+      LocalOverrideResult late = m.overrides().clear("bob", "done");
 
       assertThat(early)
-          .isEqualTo(new OverrideResult(true, OPEN, OverrideOutcome.CLEARED, 3, FORCED_CLOSED));
+          .isEqualTo(
+              new LocalOverrideResult(true, OPEN, OverrideOutcome.CLEARED, 3, FORCED_CLOSED));
       assertThat(late)
           .isEqualTo(
-              new OverrideResult(true, HALF_OPEN, OverrideOutcome.CLEARED, 5, FORCED_CLOSED));
+              new LocalOverrideResult(true, HALF_OPEN, OverrideOutcome.CLEARED, 5, FORCED_CLOSED));
       assertThat(causes())
           .containsExactly(
               FAILURE_THRESHOLD, OVERRIDE_SET, OVERRIDE_CLEARED, OVERRIDE_SET, OVERRIDE_CLEARED);
@@ -715,10 +757,11 @@ class LocalStateMachineTest {
     void clearNothing() {
       LocalStateMachine m = machine(BASE);
 
-      OverrideResult r = m.clearOverride("bob", "");
+      LocalOverrideResult r = m.overrides().clear("bob", "");
 
       assertThat(r)
-          .isEqualTo(new OverrideResult(false, CLOSED, OverrideOutcome.NOT_OVERRIDDEN, 0, CLOSED));
+          .isEqualTo(
+              new LocalOverrideResult(false, CLOSED, OverrideOutcome.NOT_OVERRIDDEN, 0, CLOSED));
       assertThat(events).isEmpty();
     }
 
@@ -726,14 +769,15 @@ class LocalStateMachineTest {
     @DisplayName("the same kind updates, another kind is set over it")
     void updateAndReplace() {
       LocalStateMachine m = machine(BASE);
-      m.override(FORCED_OPEN, Duration.ZERO, "alice", "a");
+      m.overrides().set(FORCED_OPEN, Duration.ZERO, "alice", "a");
 
-      OverrideResult again = m.override(FORCED_OPEN, Duration.ofMinutes(1), "bob", "b");
-      OverrideResult other = m.override(METRICS_ONLY, Duration.ZERO, "bob", "c");
+      LocalOverrideResult again = m.overrides().set(FORCED_OPEN, Duration.ofMinutes(1), "bob", "b");
+      LocalOverrideResult other = m.overrides().set(METRICS_ONLY, Duration.ZERO, "bob", "c");
 
       assertThat(again.outcome().code()).isEqualTo("UPDATED");
       assertThat(other)
-          .isEqualTo(new OverrideResult(true, METRICS_ONLY, OverrideOutcome.SET, 3, FORCED_OPEN));
+          .isEqualTo(
+              new LocalOverrideResult(true, METRICS_ONLY, OverrideOutcome.SET, 3, FORCED_OPEN));
       assertThat(events)
           .extracting(LocalTransition::from, LocalTransition::to, LocalTransition::cause)
           .containsExactly(
@@ -748,10 +792,10 @@ class LocalStateMachineTest {
       LocalStateMachine m = machine(BASE);
 
       assertThatIllegalArgumentException()
-          .isThrownBy(() -> m.override(OPEN, Duration.ZERO, "alice", ""))
+          .isThrownBy(() -> m.overrides().set(OPEN, Duration.ZERO, "alice", ""))
           .withMessageContaining("but was OPEN");
       assertThatIllegalArgumentException()
-          .isThrownBy(() -> m.override(FORCED_OPEN, Duration.ofSeconds(-1), "alice", ""))
+          .isThrownBy(() -> m.overrides().set(FORCED_OPEN, Duration.ofSeconds(-1), "alice", ""))
           .withMessageContaining("-1");
     }
   }
@@ -764,16 +808,20 @@ class LocalStateMachineTest {
     @DisplayName("a late result of an older generation changes nothing but the totals")
     void lateResult() {
       LocalStateMachine m = machine(BASE);
-      Admission admitted = m.tryAcquire(NODE);
+      LocalAdmission admitted = m.tryAcquire(NODE);
       m.record(3, 0, -1, admitted.generation(), null, NODE);
 
-      Result late = m.record(1, 0, -1, admitted.generation(), null, NODE);
+      LocalRecordResult late = m.record(1, 0, -1, admitted.generation(), null, NODE);
 
       assertThat(late)
-          .extracting(Result::state, Result::accepted, Result::reason, Result::generation)
+          .extracting(
+              LocalRecordResult::state,
+              LocalRecordResult::accepted,
+              LocalRecordResult::reason,
+              LocalRecordResult::generation)
           .containsExactly(OPEN, false, RecordOutcome.STALE_GENERATION, 1L);
-      assertThat(m.windowFailures()).isZero();
-      assertThat(m.failuresTotal()).isEqualTo(4);
+      assertThat(m.counts().windowFailures()).isZero();
+      assertThat(m.counts().failuresTotal()).isEqualTo(4);
       assertThat(causes()).containsExactly(FAILURE_THRESHOLD);
     }
 
@@ -800,7 +848,7 @@ class LocalStateMachineTest {
       LocalStateMachine m = new LocalStateMachine(BASE, broken);
 
       assertThat(m.tryAcquire(NODE))
-          .isEqualTo(new Admission(true, CLOSED, AdmissionReason.CLOSED, 0, null, 0));
+          .isEqualTo(new LocalAdmission(true, CLOSED, AdmissionReason.CLOSED, 0, null, 0));
     }
 
     @Test
@@ -814,7 +862,7 @@ class LocalStateMachineTest {
           });
       m.onTransition(t -> seen.add(m.state()));
 
-      Result r = m.record(3, 0, -1, -1, null, NODE);
+      LocalRecordResult r = m.record(3, 0, -1, -1, null, NODE);
 
       assertThat(r.state()).isEqualTo(OPEN);
       assertThat(seen).containsExactly(OPEN);
@@ -841,7 +889,7 @@ class LocalStateMachineTest {
       assertThat(events)
           .extracting(LocalTransition::from, LocalTransition::to, LocalTransition::windowFailures)
           .containsExactly(tuple(CLOSED, OPEN, 500L));
-      assertThat(m.failuresTotal()).isEqualTo(8000);
+      assertThat(m.counts().failuresTotal()).isEqualTo(8000);
     }
   }
 
@@ -861,12 +909,13 @@ class LocalStateMachineTest {
     void exact() {
       List<LocalTransition> heard = new ArrayList<>();
       LocalStateMachine m = seeded(heard);
-      m.seed(
-          OPEN,
-          T0 + 5_000,
-          8_000,
-          new LocalStateMachine.ActiveOverride(FORCED_OPEN, T0 + 2_000, "oncall", "drill", T0),
-          41);
+      m.seeding()
+          .seed(
+              OPEN,
+              T0 + 5_000,
+              8_000,
+              new ActiveOverride(FORCED_OPEN, T0 + 2_000, "oncall", "drill", T0),
+              41);
 
       assertThat(m.state()).isEqualTo(FORCED_OPEN);
       assertThat(m.generation()).isEqualTo(41);
@@ -878,9 +927,9 @@ class LocalStateMachineTest {
       assertThat(m.tryAcquire(NODE).allowed()).as("expired: the open window beneath").isFalse();
       assertThat(m.state()).isEqualTo(OPEN);
       clock.advanceMillis(3_000);
-      Admission probe = m.tryAcquire(NODE);
+      LocalAdmission probe = m.tryAcquire(NODE);
       assertThat(probe.reason().code()).isEqualTo("PROBE");
-      Result r = probe(m, probe, true);
+      LocalRecordResult r = probe(m, probe, true);
       assertThat(m.openUntilMillis())
           .as("the backoff doubles the seeded open length")
           .isEqualTo(clock.millis() + 16_000);
@@ -896,13 +945,13 @@ class LocalStateMachineTest {
     void seedClosedNeverErasesAnOwnTrip() {
       LocalStateMachine m = seeded(new ArrayList<>());
       m.record(2, 0, -1, -1, null, NODE);
-      assertThat(m.seedClosed(7)).isTrue();
+      assertThat(m.seeding().seedClosed(7)).isTrue();
       assertThat(m.generation()).isEqualTo(7);
-      assertThat(m.windowFailures()).as("the node's own count stays").isEqualTo(2);
+      assertThat(m.counts().windowFailures()).as("the node's own count stays").isEqualTo(2);
 
       m.record(1, 0, -1, -1, null, NODE); // its own trip
       assertThat(m.state()).isEqualTo(OPEN);
-      assertThat(m.seedClosed(7)).as("an own trip is never erased").isFalse();
+      assertThat(m.seeding().seedClosed(7)).as("an own trip is never erased").isFalse();
       assertThat(m.state()).isEqualTo(OPEN);
       assertThat(m.generation()).isEqualTo(8);
       assertThat(m.tryAcquire(NODE).allowed()).isFalse();
@@ -913,17 +962,16 @@ class LocalStateMachineTest {
     void seedClosedWithAnOverride() {
       LocalStateMachine m = seeded(new ArrayList<>());
       m.record(2, 0, -1, -1, null, NODE);
-      LocalStateMachine.ActiveOverride forced =
-          new LocalStateMachine.ActiveOverride(FORCED_CLOSED, 0, "ops", "drill", T0);
-      assertThat(m.seedClosed(forced, 4)).isTrue();
+      ActiveOverride forced = new ActiveOverride(FORCED_CLOSED, 0, "ops", "drill", T0);
+      assertThat(m.seeding().seedClosed(forced, 4)).isTrue();
       assertThat(m.state()).isEqualTo(FORCED_CLOSED);
       assertThat(m.generation()).isEqualTo(4);
-      assertThat(m.windowFailures()).as("the node's own count stays").isEqualTo(2);
+      assertThat(m.counts().windowFailures()).as("the node's own count stays").isEqualTo(2);
 
-      assertThat(m.seedClosed(null, 4)).isTrue();
+      assertThat(m.seeding().seedClosed(null, 4)).isTrue();
       m.record(1, 0, -1, -1, null, NODE); // its own trip
       assertThat(m.state()).isEqualTo(OPEN);
-      assertThat(m.seedClosed(forced, 4)).as("an own trip is never erased").isFalse();
+      assertThat(m.seeding().seedClosed(forced, 4)).as("an own trip is never erased").isFalse();
       assertThat(m.state()).isEqualTo(OPEN);
       assertThat(m.tryAcquire(NODE).allowed()).isFalse();
     }
@@ -932,11 +980,9 @@ class LocalStateMachineTest {
     @DisplayName("FORCED_CLOSED admits through failures; METRICS_ONLY counts and never rejects")
     void admittingOverrides() {
       LocalStateMachine closed = seeded(new ArrayList<>());
-      closed.seed(
-          CLOSED, 0, 0, new LocalStateMachine.ActiveOverride(FORCED_CLOSED, 0, "", "", T0), 3);
+      closed.seeding().seed(CLOSED, 0, 0, new ActiveOverride(FORCED_CLOSED, 0, "", "", T0), 3);
       LocalStateMachine metrics = seeded(new ArrayList<>());
-      metrics.seed(
-          CLOSED, 0, 0, new LocalStateMachine.ActiveOverride(METRICS_ONLY, 0, "", "", T0), 3);
+      metrics.seeding().seed(CLOSED, 0, 0, new ActiveOverride(METRICS_ONLY, 0, "", "", T0), 3);
       for (int i = 0; i < 10; i++) {
         assertThat(closed.tryAcquire(NODE).allowed()).isTrue();
         fail(closed);
@@ -945,7 +991,7 @@ class LocalStateMachineTest {
       }
       assertThat(closed.state()).isEqualTo(FORCED_CLOSED);
       assertThat(metrics.state()).isEqualTo(METRICS_ONLY);
-      assertThat(metrics.windowFailures()).as("METRICS_ONLY counts").isEqualTo(10);
+      assertThat(metrics.counts().windowFailures()).as("METRICS_ONLY counts").isEqualTo(10);
     }
 
     @Test
@@ -954,16 +1000,16 @@ class LocalStateMachineTest {
       LocalStateMachine m = seeded(new ArrayList<>());
       fail(m);
       fail(m);
-      m.seed(CLOSED, 0, 0, null, 7);
-      assertThat(m.windowFailures()).isEqualTo(2);
+      m.seeding().seed(CLOSED, 0, 0, null, 7);
+      assertThat(m.counts().windowFailures()).isEqualTo(2);
       assertThat(m.tryAcquire(NODE).allowed()).isTrue();
       fail(m);
       assertThat(m.state()).as("its own third failure trips it").isEqualTo(OPEN);
       assertThatIllegalArgumentException()
-          .isThrownBy(() -> m.seed(FORCED_OPEN, 0, 0, null, 1))
+          .isThrownBy(() -> m.seeding().seed(FORCED_OPEN, 0, 0, null, 1))
           .withMessageContaining("FORCED_OPEN");
       assertThatIllegalArgumentException()
-          .isThrownBy(() -> m.seed(CLOSED, 0, 0, null, -1))
+          .isThrownBy(() -> m.seeding().seed(CLOSED, 0, 0, null, -1))
           .withMessageContaining("-1");
     }
   }

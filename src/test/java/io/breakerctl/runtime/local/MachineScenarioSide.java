@@ -1,9 +1,5 @@
 package io.breakerctl.runtime.local;
 
-import io.breakerctl.runtime.local.LocalStateMachine.Admission;
-import io.breakerctl.runtime.local.LocalStateMachine.OverrideResult;
-import io.breakerctl.runtime.local.LocalStateMachine.Result;
-import io.breakerctl.runtime.local.LocalStateMachine.Warmed;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
@@ -44,7 +40,7 @@ final class MachineScenarioSide implements ScenarioSide {
       long durationMillis,
       String generation,
       String leaseId) {
-    Result r =
+    LocalRecordResult r =
         machine.record(
             failures,
             successes,
@@ -63,8 +59,10 @@ final class MachineScenarioSide implements ScenarioSide {
 
   @Override
   public Answer renew(String node, String generation, String leaseId) {
-    LocalStateMachine.Renewal r =
-        machine.renew(leaseId, node, generation.isEmpty() ? -1 : Long.parseLong(generation));
+    LocalRenewal r =
+        machine
+            .probes()
+            .renew(leaseId, node, generation.isEmpty() ? -1 : Long.parseLong(generation));
     return new Answer(
         r.state().code(),
         String.valueOf(r.reason()),
@@ -76,7 +74,7 @@ final class MachineScenarioSide implements ScenarioSide {
 
   @Override
   public Answer acquire(String node) {
-    Admission a = machine.tryAcquire(node);
+    LocalAdmission a = machine.tryAcquire(node);
     return new Answer(
         a.state().code(),
         String.valueOf(a.reason()),
@@ -88,11 +86,12 @@ final class MachineScenarioSide implements ScenarioSide {
 
   @Override
   public Answer override(String kind, long forMillis) {
-    OverrideResult r =
+    LocalOverrideResult r =
         kind.equals("CLEAR")
-            ? machine.clearOverride("op", "scenario")
-            : machine.override(
-                State.fromCode(kind), Duration.ofMillis(forMillis), "op", "scenario");
+            ? machine.overrides().clear("op", "scenario")
+            : machine
+                .overrides()
+                .set(State.fromCode(kind), Duration.ofMillis(forMillis), "op", "scenario");
     return new Answer(
         r.state().code(),
         String.valueOf(r.outcome()),
@@ -104,7 +103,7 @@ final class MachineScenarioSide implements ScenarioSide {
 
   @Override
   public Answer warm(String policyId, long version, Policy policy) {
-    Warmed w = machine.warm(policyId, version, policy);
+    LocalWarmResult w = machine.warm(policyId, version, policy);
     return new Answer(
         machine.state().code(),
         String.valueOf(w.outcome()),
@@ -133,7 +132,7 @@ final class MachineScenarioSide implements ScenarioSide {
 
   @Override
   public String totals() {
-    return machine.failuresTotal() + "/" + machine.successesTotal();
+    return machine.counts().failuresTotal() + "/" + machine.counts().successesTotal();
   }
 
   /** The clock the machine reads. */

@@ -2,7 +2,13 @@ package io.breakerctl.runtime.lockstep;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakerctl.runtime.local.ActiveOverride;
+import io.breakerctl.runtime.local.LocalAdmission;
+import io.breakerctl.runtime.local.LocalOverrideResult;
+import io.breakerctl.runtime.local.LocalRecordResult;
+import io.breakerctl.runtime.local.LocalRenewal;
 import io.breakerctl.runtime.local.LocalStateMachine;
+import io.breakerctl.runtime.local.LocalWarmResult;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
@@ -55,7 +61,7 @@ final class JavaBreakers {
 
     @Override
     public AcquireResult acquire(String owner, String leaseName) {
-      LocalStateMachine.Admission a = m.tryAcquire(owner);
+      LocalAdmission a = m.tryAcquire(owner);
       return new AcquireResult(
           a.allowed(),
           a.state(),
@@ -68,7 +74,7 @@ final class JavaBreakers {
 
     @Override
     public RecordResult record(Outcome o) {
-      LocalStateMachine.Result r =
+      LocalRecordResult r =
           m.record(
               o.failures(),
               o.successes(),
@@ -91,18 +97,18 @@ final class JavaBreakers {
 
     @Override
     public RenewResult renew(String owner, String leaseId, String generation) {
-      LocalStateMachine.Renewal r =
-          m.renew(leaseId, owner, generation.isEmpty() ? -1 : Long.parseLong(generation));
+      LocalRenewal r =
+          m.probes().renew(leaseId, owner, generation.isEmpty() ? -1 : Long.parseLong(generation));
       return new RenewResult(
           r.state(), r.reason(), Long.toString(r.generation()), r.untilMillis(), "", r.renewals());
     }
 
     @Override
     public OverrideResult override(OverrideRequest q) {
-      LocalStateMachine.OverrideResult r =
+      LocalOverrideResult r =
           q.kind() == OverrideKind.CLEAR
-              ? m.clearOverride(q.actor(), q.reason())
-              : m.override(q.kind().state(), q.duration(), q.actor(), q.reason());
+              ? m.overrides().clear(q.actor(), q.reason())
+              : m.overrides().set(q.kind().state(), q.duration(), q.actor(), q.reason());
       return new OverrideResult(
           r.changed(),
           r.state(),
@@ -111,12 +117,12 @@ final class JavaBreakers {
           Long.toString(r.generation()),
           "",
           r.previous(),
-          m.activeOverride().map(LocalStateMachine.ActiveOverride::untilMillis).orElse(0L));
+          m.activeOverride().map(ActiveOverride::untilMillis).orElse(0L));
     }
 
     @Override
     public WarmResult warm(String policyId, long version, Policy policy) {
-      LocalStateMachine.Warmed w = m.warm(policyId, version, policy);
+      LocalWarmResult w = m.warm(policyId, version, policy);
       return new WarmResult(
           w.written(), WarmOutcome.fromCode(w.outcome()), w.policyId(), w.version(), "");
     }

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.lockstep;
 
+import io.breakerctl.runtime.local.ActiveOverride;
 import io.breakerctl.runtime.local.LocalStateMachine;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -34,14 +35,14 @@ final class MachineHash {
     h.put("generation", Long.toString(m.generation()));
     h.put("openUntil", Long.toString(m.openUntilMillis()));
     h.put("openMillis", Long.toString(m.openMillis()));
-    LocalStateMachine.ActiveOverride o = read(m, "override");
+    ActiveOverride o = read(m, "override");
     h.put("override", o == null ? "" : o.kind().code());
     h.put("overrideUntil", o == null ? "0" : Long.toString(o.untilMillis()));
     h.put("overrideAt", o == null ? "0" : Long.toString(o.setAtMillis()));
     h.put("halfOpenSuccesses", Long.toString(longField(m, "halfOpenSuccesses")));
     Object window = read(m, "window");
-    h.put("winFailures", Long.toString(m.windowFailures()));
-    h.put("winCalls", Long.toString(m.windowCalls()));
+    h.put("winFailures", Long.toString(m.counts().windowFailures()));
+    h.put("winCalls", Long.toString(m.counts().windowCalls()));
     h.put("curFailures", Long.toString(longField(window, "currentFailures")));
     h.put("curCalls", Long.toString(longField(window, "currentCalls")));
     boolean started = read(window, "started");
@@ -55,11 +56,12 @@ final class MachineHash {
       }
     }
     h.put("ring", String.join(" ", ring));
-    h.put("failuresTotal", Long.toString(m.failuresTotal()));
-    h.put("successesTotal", Long.toString(m.successesTotal()));
-    String warmedId = read(m, "warmedId");
+    h.put("failuresTotal", Long.toString(m.counts().failuresTotal()));
+    h.put("successesTotal", Long.toString(m.counts().successesTotal()));
+    Object warmed = read(m, "warmed");
+    String warmedId = read(warmed, "policyId");
     h.put("policyId", warmedId == null ? "" : warmedId);
-    h.put("policyVersion", Long.toString(longField(m, "warmedVersion")));
+    h.put("policyVersion", Long.toString(longField(warmed, "version")));
     h.put("policy", PolicyEncoding.toArg(m.policy()));
     Map<String, Record> held = read(read(m, "leases"), "leases");
     List<String> leases = new ArrayList<>();
