@@ -1217,7 +1217,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private void adoptPolicy(BreakerSnapshot s) {
     WarmedPolicy warmed = s.warmedPolicy().orElse(null);
     Resolved r = resolved;
-    if (warmed == null && r.version() > 0 && unwarms(s.fields().get("unwarmed"), r)) {
+    if (warmed == null && r.version() > 0 && unwarms(s.unwarmed().orElse(null), r)) {
       // the control plane removed the policy this node runs (warm.lua's un-warm): its defaults
       resolve(new Resolved(registry.defaults(), "", 0));
       local.setPolicy(registry.defaults());

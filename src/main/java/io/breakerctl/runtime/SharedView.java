@@ -118,21 +118,19 @@ record SharedView(
   }
 
   static SharedView of(BreakerSnapshot s, long localNowMillis) {
-    State override = s.override().orElse(null);
+    BreakerSnapshot.OverrideDetail o = s.overrideDetail().orElse(null);
+    BreakerSnapshot.OpenWindow open = s.openWindow();
     return new SharedView(
         s.storedState(),
-        s.number("openUntil"),
-        s.number("openMillis"),
-        override,
-        s.number("overrideUntil"),
-        override == null
+        open.untilMillis(),
+        open.millis(),
+        o == null ? null : o.state(),
+        o == null ? 0 : o.untilMillis(),
+        o == null
             ? OverrideOrigin.UNKNOWN
-            : new OverrideOrigin(
-                s.fields().getOrDefault("overrideActor", ""),
-                s.fields().getOrDefault("overrideReason", ""),
-                s.fields().getOrDefault("overrideCorrelationId", "")),
+            : new OverrideOrigin(o.actor(), o.reason(), o.correlationId()),
         null,
-        s.number("generation"),
+        s.generation(),
         s.epoch(),
         s.redisTimeMillis() - localNowMillis,
         localNowMillis);

@@ -276,7 +276,7 @@ final class DemoPhase {
       return true;
     }
     for (BreakerId id : ids) {
-      if (StoreFutures.await(fleet.store().state(id)).number("winFailures") > 0) {
+      if (StoreFutures.await(fleet.store().state(id)).window().failures() > 0) {
         return false;
       }
     }

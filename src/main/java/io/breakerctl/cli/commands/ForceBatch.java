@@ -147,13 +147,14 @@ final class ForceBatch {
       return false;
     }
     return s.effectiveState() == request.kind().state()
-        && request.actor().equals(s.fields().get("overrideActor"))
-        && request.reason().equals(s.fields().get("overrideReason"));
+        && s.overrideDetail()
+            .filter(o -> o.actor().equals(request.actor()) && o.reason().equals(request.reason()))
+            .isPresent();
   }
 
   /** The live override's expiry in a snapshot, RFC 3339, else null. */
   static String until(BreakerSnapshot s) {
-    long until = s.number("overrideUntil");
+    long until = s.overrideDetail().map(BreakerSnapshot.OverrideDetail::untilMillis).orElse(0L);
     return until > 0 ? Style.rfc3339(until) : null;
   }
 

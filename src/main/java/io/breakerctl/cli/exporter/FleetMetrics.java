@@ -272,7 +272,10 @@ public final class FleetMetrics {
     }
     if (inForce == State.OPEN) {
       e.sample(
-          "breakerctl_fleet_breaker_open_until_seconds", seconds(s.number("openUntil")), B, id);
+          "breakerctl_fleet_breaker_open_until_seconds",
+          seconds(s.openWindow().untilMillis()),
+          B,
+          id);
     }
     e.sample("breakerctl_fleet_breaker_window_failures", v.failures().window(), B, id);
     e.sample("breakerctl_fleet_breaker_window_calls", v.failures().calls(), B, id);
@@ -292,10 +295,10 @@ public final class FleetMetrics {
           v.override().actor());
       e.sample(
           "breakerctl_fleet_breaker_override_since_seconds",
-          seconds(s.number("overrideAt")),
+          seconds(s.overrideDetail().map(BreakerSnapshot.OverrideDetail::atMillis).orElse(0L)),
           B,
           id);
-      long until = s.number("overrideUntil");
+      long until = s.overrideDetail().map(BreakerSnapshot.OverrideDetail::untilMillis).orElse(0L);
       if (until > 0) {
         e.sample("breakerctl_fleet_breaker_override_expiry_seconds", seconds(until), B, id);
       }
@@ -315,7 +318,7 @@ public final class FleetMetrics {
     e.sample("breakerctl_fleet_breaker_calls_per_second", r.callsPerSecond(), B, id);
     e.sample("breakerctl_fleet_breaker_rejected_per_second", r.rejectedPerSecond(), B, id);
     e.sample("breakerctl_fleet_breaker_fallbacks_per_second", r.fallbacksPerSecond(), B, id);
-    e.sample("breakerctl_fleet_breaker_transitions_total", s.number("generation"), B, id);
+    e.sample("breakerctl_fleet_breaker_transitions_total", s.generation(), B, id);
     e.sample("breakerctl_fleet_breaker_failures_total", v.failures().total(), B, id);
     BreakerHistory h = s.history();
     e.sample("breakerctl_fleet_breaker_events_dropped_total", h.eventsDropped(), B, id);

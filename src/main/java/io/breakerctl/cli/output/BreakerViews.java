@@ -96,7 +96,7 @@ public final class BreakerViews {
         state.code(),
         s.storedState().code(),
         failures(s, warmed),
-        state == State.OPEN ? time(s.number("openUntil")) : null,
+        state == State.OPEN ? time(s.openWindow().untilMillis()) : null,
         leases(s, warmed),
         override(s, state),
         warmed.map(w -> new BreakerView.PolicyRef(w.policyId(), w.version())).orElse(null),
@@ -186,7 +186,7 @@ public final class BreakerViews {
   public static BreakerDetailView detail(BreakerSnapshot s) {
     State state = s.effectiveState();
     Optional<WarmedPolicy> warmed = s.warmedPolicy();
-    long openedAt = s.number("openedAt");
+    long openedAt = s.openWindow().openedAtMillis();
     List<BreakerDetailView.NodeView> nodes = nodeViews(s, state, warmed);
     List<BreakerDetailView.EventView> events = events(s);
     return new BreakerDetailView(
@@ -194,11 +194,11 @@ public final class BreakerViews {
         state.code(),
         s.storedState().code(),
         s.epoch(),
-        s.number("generation"),
+        s.generation(),
         failures(s, warmed),
         openedAt > 0
             ? new BreakerDetailView.OpenWindow(
-                time(openedAt), time(s.number("openUntil")), s.number("openMillis"))
+                time(openedAt), time(s.openWindow().untilMillis()), s.openWindow().millis())
             : null,
         leases(s, warmed),
         override(s, state),
@@ -217,7 +217,7 @@ public final class BreakerViews {
             .orElse(null),
         nodes,
         events,
-        s.number("eventsDropped"),
+        s.eventsDropped(),
         time(s.redisTimeMillis()),
         null,
         null,
@@ -271,8 +271,8 @@ public final class BreakerViews {
   }
 
   private static BreakerView.Failures failures(BreakerSnapshot s, Optional<WarmedPolicy> warmed) {
-    long failures = s.number("winFailures");
-    long calls = s.number("winCalls");
+    long failures = s.window().failures();
+    long calls = s.window().calls();
     Optional<Policy> inForce =
         warmed.map(WarmedPolicy::policy).or(() -> PolicyEncoding.nodeDefaults(s.fields()));
     Integer threshold = inForce.map(Policy::failureThreshold).orElse(null);
@@ -286,7 +286,7 @@ public final class BreakerViews {
             ? null
             : calls == 0 ? 0.0 : Math.round(1000.0 * failures / calls) / 10.0;
     return new BreakerView.Failures(
-        failures, calls, threshold, rate, rateThreshold, s.number("failuresTotal"));
+        failures, calls, threshold, rate, rateThreshold, s.failuresTotal());
   }
 
   private static List<BreakerView.Lease> leases(BreakerSnapshot s, Optional<WarmedPolicy> warmed) {
@@ -314,14 +314,16 @@ public final class BreakerViews {
     if (!state.isOverride()) {
       return null;
     }
-    long until = s.number("overrideUntil");
+    // an override in force is a stored one (EffectiveState)
+    BreakerSnapshot.OverrideDetail o = s.overrideDetail().orElseThrow();
+    long until = o.untilMillis();
     return new BreakerView.Override(
         state.code(),
-        s.fields().getOrDefault("overrideActor", ""),
-        s.fields().getOrDefault("overrideReason", ""),
-        time(s.number("overrideAt")),
+        o.actor(),
+        o.reason(),
+        time(o.atMillis()),
         until > 0 ? time(until) : null,
-        s.fields().getOrDefault("overrideCorrelationId", ""));
+        o.correlationId());
   }
 
   private static BreakerView.Nodes nodes(
@@ -356,7 +358,7 @@ public final class BreakerViews {
    * breaker records (the last node to record wins; any difference shows on the others).
    */
   private static boolean drifts(NodeHeartbeat n, BreakerSnapshot s, Optional<WarmedPolicy> warmed) {
-    String recorded = s.fields().get("nodePolicy");
+    String recorded = s.nodePolicy().orElse(null);
     return warmed.isEmpty()
         && recorded != null
         && !n.defaults().isEmpty()

@@ -186,6 +186,92 @@ public record BreakerSnapshot(
     return "'" + (value.length() > 64 ? value.substring(0, 64) + "..." : value) + "'";
   }
 
+  /**
+   * The override with who set it, why and until when, as stored (live or expired; see {@link
+   * #override()}).
+   *
+   * @param state FORCED_OPEN, FORCED_CLOSED, DISABLED or METRICS_ONLY
+   * @param actor who set it
+   * @param reason why
+   * @param atMillis Redis time it was set
+   * @param untilMillis Redis time it ends; 0 until cleared
+   * @param correlationId links it to its audit record; may be empty
+   */
+  public record OverrideDetail(
+      State state,
+      String actor,
+      String reason,
+      long atMillis,
+      long untilMillis,
+      String correlationId) {}
+
+  /**
+   * The override's details, when one is stored.
+   *
+   * @throws MalformedBreakerException when a field it reads is malformed
+   */
+  public Optional<OverrideDetail> overrideDetail() {
+    return override()
+        .map(
+            o ->
+                new OverrideDetail(
+                    o,
+                    fields.getOrDefault("overrideActor", ""),
+                    fields.getOrDefault("overrideReason", ""),
+                    number("overrideAt"),
+                    number("overrideUntil"),
+                    fields.getOrDefault("overrideCorrelationId", "")));
+  }
+
+  /**
+   * The failure window's counts at the time of the read.
+   *
+   * @param failures failures counted in the window
+   * @param calls calls counted in the window
+   */
+  public record Window(long failures, long calls) {}
+
+  /** The failure window ({@code winFailures}, {@code winCalls}). */
+  public Window window() {
+    return new Window(number("winFailures"), number("winCalls"));
+  }
+
+  /**
+   * The last open window: when it opened, until when it lasts and how long it was (each 0 when the
+   * breaker never opened).
+   */
+  public record OpenWindow(long openedAtMillis, long untilMillis, long millis) {}
+
+  /** The last open window ({@code openedAt}, {@code openUntil}, {@code openMillis}). */
+  public OpenWindow openWindow() {
+    return new OpenWindow(number("openedAt"), number("openUntil"), number("openMillis"));
+  }
+
+  /** Failures recorded over the keys' life ({@code failuresTotal}). */
+  public long failuresTotal() {
+    return number("failuresTotal");
+  }
+
+  /** How many transitions the breaker made ({@code generation}): each one bumps it. */
+  public long generation() {
+    return number("generation");
+  }
+
+  /** Events dropped from the stream before the history forwarder stored them. */
+  public long eventsDropped() {
+    return number("eventsDropped");
+  }
+
+  /** The policy the nodes last reported running (their defaults, as a JSON document), if any. */
+  public Optional<String> nodePolicy() {
+    return Optional.ofNullable(fields.get("nodePolicy"));
+  }
+
+  /** The marker of the policy last taken out of the breaker ({@code unwarmed}), if any. */
+  public Optional<String> unwarmed() {
+    return Optional.ofNullable(fields.get("unwarmed"));
+  }
+
   /** The keys' incarnation. */
   public String epoch() {
     return fields.getOrDefault("epoch", "");
