@@ -2,7 +2,7 @@ package io.breakerctl.cli;
 
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.FleetSelection;
+import io.breakerctl.runtime.store.FleetSelection;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 

@@ -26,6 +26,7 @@ import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerHistory;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.FleetScan;
 import io.breakerctl.runtime.store.HistoryTotals;
 import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StoreFault;
@@ -366,9 +367,9 @@ public final class StatusCommand implements Callable<Integer> {
    * The error of a read that left part of the keyspace out: "error: ... not read: slots 0-5460 on
    * host:port (why)".
    */
-  static String partial(List<FleetReader.Missing> missing) {
+  static String partial(List<FleetScan.Missing> missing) {
     return "error: Redis unavailable for part of the keyspace, the result is partial: not read: "
-        + FleetReader.describe(missing);
+        + FleetScan.describe(missing);
   }
 
   /** What MongoDB holds in force for a breaker, against the policy its keys hold. */

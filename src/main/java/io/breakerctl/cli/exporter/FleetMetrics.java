@@ -4,11 +4,12 @@ import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.FleetSelection;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerHistory;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.FleetScan;
+import io.breakerctl.runtime.store.FleetSelection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -243,7 +244,7 @@ public final class FleetMetrics {
           e.sample(
               "breakerctl_fleet_breaker_unreadable", 1, B, id.toString(), "problem", "partial");
         });
-    String error = fleet.missing().isEmpty() ? null : FleetReader.describe(fleet.missing());
+    String error = fleet.missing().isEmpty() ? null : FleetScan.describe(fleet.missing());
     return new Read(e, count[0], error, (System.nanoTime() - start) / 1e9);
   }
 

@@ -548,7 +548,7 @@ public final class PolicyControl {
     List<PolicyDrift> out = new ArrayList<>();
     io.breakerctl.runtime.redis.FleetReader fleet = redis.fleet(timeout, 200);
     fleet.snapshots(
-        io.breakerctl.runtime.redis.FleetSelection.ALL,
+        io.breakerctl.runtime.store.FleetSelection.ALL,
         s -> {
           String expected =
               PolicyResolver.resolve(s.id(), p -> Optional.ofNullable(inForce.get(p)))

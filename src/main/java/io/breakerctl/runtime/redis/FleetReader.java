@@ -3,6 +3,8 @@ package io.breakerctl.runtime.redis;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetScan;
+import io.breakerctl.runtime.store.FleetSelection;
 import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.NodeLiveness;
 import io.breakerctl.runtime.store.ProbeLease;
@@ -55,7 +57,7 @@ import java.util.function.Predicate;
  * <p>This is the runtime's read API for whole fleets: the CLI reads through it and never touches a
  * connection or a key name.
  */
-public final class FleetReader {
+public final class FleetReader implements FleetScan {
   /** SCAN COUNT per page. */
   static final int SCAN_COUNT = 5000;
 
@@ -78,25 +80,6 @@ public final class FleetReader {
   private boolean refreshed;
 
   /**
-   * A part of the keyspace a read could not reach: the slots a master holds in the topology (every
-   * slot on a standalone server), the master, and why.
-   *
-   * @param slots slot ranges, e.g. {@code 0-5460} ({@code all} on a standalone server)
-   * @param node the master's {@code host:port}; empty when no master holds the slots
-   * @param reason why they were not read
-   */
-  public record Missing(String slots, String node, String reason) {
-    /** "slots 0-5460 on 127.0.0.1:7000 (reason)"; "every key (reason)" on a standalone server. */
-    public String describe() {
-      return ("all".equals(slots) ? "every key" : "slots " + slots)
-          + (node.isEmpty() ? "" : " on " + node)
-          + " ("
-          + reason
-          + ")";
-    }
-  }
-
-  /**
    * A reader over {@code store}. {@code timeout} bounds the reader as a whole: every wait, for a
    * node's connection or a reply, ends when the timeout since this reader was made has passed; a
    * master that does not answer in that time is left out and named in {@link #missing()}.
@@ -115,15 +98,9 @@ public final class FleetReader {
    * master holds): empty when the whole keyspace was read. A read that leaves part of the keyspace
    * out goes on with the rest; the caller says what is missing.
    */
+  @Override
   public List<Missing> missing() {
     return List.copyOf(missing.values());
-  }
-
-  /** The parts not read, each described ({@link Missing#describe}), joined with "; ". */
-  public static String describe(List<Missing> missing) {
-    List<String> each = new ArrayList<>();
-    missing.forEach(m -> each.add(m.describe()));
-    return String.join("; ", each);
   }
 
   /**
@@ -132,19 +109,23 @@ public final class FleetReader {
    *
    * @throws StoreUnavailableException naming the slots and nodes not read
    */
+  @Override
   public void requireComplete() {
     if (!missing.isEmpty()) {
       throw new StoreUnavailableException(
-          "Redis unavailable for part of the keyspace: not read: " + describe(missing()), null);
+          "Redis unavailable for part of the keyspace: not read: " + FleetScan.describe(missing()),
+          null);
     }
   }
 
   /** What is left of this reader's timeout (zero once it has passed). */
+  @Override
   public Duration remaining() {
     return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 
   /** Calls {@code sink} with the id of every selected breaker that has keys. */
+  @Override
   public void ids(FleetSelection selector, Consumer<BreakerId> sink) {
     for (Master m : masters()) {
       read(m, () -> scan(m.connection(), selector, ids -> ids.forEach(sink)));
@@ -176,6 +157,7 @@ public final class FleetReader {
    * per master, so Redis answers the next batches while this thread turns the previous one into
    * output.
    */
+  @Override
   public void snapshots(
       FleetSelection selector,
       Consumer<BreakerSnapshot> sink,
@@ -222,6 +204,7 @@ public final class FleetReader {
    * <prefix>:{glob}:ev TYPE stream}: every breaker that ever transitioned has a stream) and one
    * pipelined EXISTS per breaker found, batch by batch.
    */
+  @Override
   public void halfPresent(FleetSelection selector, Consumer<BreakerId> sink) {
     Predicate<BreakerId> selected = selector.matcher();
     String suffix = ":ev";

@@ -221,6 +221,7 @@ public final class RedisFleetStore extends ForwardingBreakerStore implements Fle
    * A reader of whole fleets (snapshots by id or pattern across every master, streamed in batches
    * of {@code batch}, each round trip bounded by {@code timeout}).
    */
+  @Override
   public FleetReader fleet(Duration timeout, int batch) {
     return new FleetReader(this, timeout, batch);
   }

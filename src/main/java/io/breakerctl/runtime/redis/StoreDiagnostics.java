@@ -1,6 +1,8 @@
 package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.FleetScan;
+import io.breakerctl.runtime.store.FleetSelection;
 import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.lettuce.core.Limit;
@@ -59,7 +61,7 @@ public final class StoreDiagnostics {
   public static List<Check> run(RedisFleetStore store, String where, double connectMillis) {
     List<Check> checks = new ArrayList<>();
     List<StatefulRedisConnection<String, String>> masters = new ArrayList<>();
-    List<FleetReader.Missing> unread;
+    List<FleetScan.Missing> unread;
     try {
       unread = FleetReader.reachable(store, store.commandTimeout(), masters).missing();
     } catch (RuntimeException e) {
@@ -71,7 +73,7 @@ public final class StoreDiagnostics {
           new Check(
               "redis",
               Status.FAIL,
-              where + ": part of the keyspace cannot be read: " + FleetReader.describe(unread)));
+              where + ": part of the keyspace cannot be read: " + FleetScan.describe(unread)));
       if (masters.isEmpty()) {
         return checks;
       }

@@ -20,6 +20,12 @@ import java.util.function.Function;
  */
 public interface FleetStore extends BreakerStore {
 
+  /**
+   * A pass over the whole fleet (ids or snapshots by id or pattern across every part of the
+   * keyspace, in batches of {@code batch}), bounded as a whole by {@code timeout}.
+   */
+  FleetScan fleet(Duration timeout, int batch);
+
   /** Reads everything stored about a breaker, with the newest {@code events} events. */
   CompletableFuture<BreakerSnapshot> snapshot(BreakerId id, int events);
 

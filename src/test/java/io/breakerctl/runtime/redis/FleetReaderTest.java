@@ -2,6 +2,7 @@ package io.breakerctl.runtime.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.runtime.store.FleetScan;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,11 +23,11 @@ class FleetReaderTest {
 
   @Test
   void missingNamesSlotsNodeAndReason() {
-    assertThat(new FleetReader.Missing("0-5460", "127.0.0.1:7000", "pfail").describe())
+    assertThat(new FleetScan.Missing("0-5460", "127.0.0.1:7000", "pfail").describe())
         .isEqualTo("slots 0-5460 on 127.0.0.1:7000 (pfail)");
-    assertThat(new FleetReader.Missing("5461", "", "no master holds them").describe())
+    assertThat(new FleetScan.Missing("5461", "", "no master holds them").describe())
         .isEqualTo("slots 5461 (no master holds them)");
-    assertThat(new FleetReader.Missing("all", "", "timeout").describe())
+    assertThat(new FleetScan.Missing("all", "", "timeout").describe())
         .isEqualTo("every key (timeout)");
   }
 }

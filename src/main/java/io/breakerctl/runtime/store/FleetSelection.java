@@ -1,9 +1,9 @@
-package io.breakerctl.runtime.redis;
+package io.breakerctl.runtime.store;
 
 import io.breakerctl.runtime.model.BreakerId;
 import java.util.function.Predicate;
 
-/** Which breakers a {@link FleetReader} reads: an id, a pattern, a caller or a dependency. */
+/** Which breakers a {@link FleetScan} reads: an id, a pattern, a caller or a dependency. */
 public interface FleetSelection {
   /** The SCAN MATCH glob of the selected state hashes under {@code prefix} (a superset). */
   String scanGlob(String prefix);
