@@ -14,7 +14,7 @@ import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.fallback.BusinessKeys;
 import io.breakerctl.runtime.control.fallback.FallbackSnapshots;
 import io.breakerctl.runtime.control.fallback.PayloadKeys;
-import io.breakerctl.runtime.control.fallback.SnapshotApproval;
+import io.breakerctl.runtime.fallback.SnapshotApproval;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.Outcome;

@@ -9,7 +9,7 @@ import io.breakerctl.cli.output.Style;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.control.fallback.FallbackCatalog;
 import io.breakerctl.runtime.control.fallback.FallbackCatalog.DeferredSummary;
-import io.breakerctl.runtime.control.fallback.FallbackSnapshot;
+import io.breakerctl.runtime.fallback.FallbackSnapshot;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.List;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.runtime.control.fallback.FallbackCatalog.DeferredSummary;
-import io.breakerctl.runtime.control.fallback.FallbackSnapshot;
+import io.breakerctl.runtime.fallback.FallbackSnapshot;
 import io.breakerctl.runtime.model.BreakerId;
 import java.time.Instant;
 

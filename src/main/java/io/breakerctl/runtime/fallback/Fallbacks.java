@@ -3,13 +3,6 @@ package io.breakerctl.runtime.fallback;
 import io.breakerctl.runtime.CallNotPermittedException;
 import io.breakerctl.runtime.CallOutcome;
 import io.breakerctl.runtime.CircuitBreaker;
-import io.breakerctl.runtime.control.ControlException;
-import io.breakerctl.runtime.control.fallback.DeferredRequest;
-import io.breakerctl.runtime.control.fallback.DeferredRequests;
-import io.breakerctl.runtime.control.fallback.FallbackSnapshot;
-import io.breakerctl.runtime.control.fallback.FallbackSnapshots;
-import io.breakerctl.runtime.control.fallback.SnapshotApproval;
-import io.breakerctl.runtime.control.fallback.SnapshotRead;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -32,10 +25,11 @@ import java.util.function.Supplier;
  *
  * <ul>
  *   <li>{@code CACHED}: the last approved, unexpired snapshot for the business key ({@link
- *       FallbackSnapshots}), served as {@link Served#CACHED} with its source and age, never as
- *       fresh; an expired, pending, revoked or undecryptable snapshot is never served (a controlled
- *       failure says which). While the policy says CACHED, every fresh answer is captured as the
- *       key's new snapshot, off the caller's thread (a bounded queue; dropped when full);
+ *       SnapshotSource}, the control plane's {@code FallbackSnapshots}), served as {@link
+ *       Served#CACHED} with its source and age, never as fresh; an expired, pending, revoked or
+ *       undecryptable snapshot is never served (a controlled failure says which). While the policy
+ *       says CACHED, every fresh answer is captured as the key's new snapshot, off the caller's
+ *       thread (a bounded queue; dropped when full);
  *   <li>{@code STATIC_DEFAULT}: the default registered in code under the name the policy's {@code
  *       staticDefault} names ({@link Builder#staticDefault(String, Supplier)}), or the one
  *       registered without a name ({@link Builder#staticDefault(Supplier)}) while it names none;
@@ -62,12 +56,12 @@ public final class Fallbacks<T> implements AutoCloseable {
   private final CircuitBreaker breaker;
   private final boolean onFailure;
   private final StaticDefaults<T> staticDefaults;
-  private final FallbackSnapshots snapshots;
+  private final SnapshotSource snapshots;
   private final SnapshotCodec<T> codec;
   private final Duration captureTtl;
   private final SnapshotApproval approval;
   private final String source;
-  private final DeferredRequests deferred;
+  private final DeferredQueue deferred;
   private final DeferredWork<T> work;
   private final Clock clock;
   private final ThreadPoolExecutor captures;
@@ -227,8 +221,9 @@ public final class Fallbacks<T> implements AutoCloseable {
   /**
    * The deferred request with this tracking id: status, attempts, the recorded result.
    *
-   * @throws io.breakerctl.runtime.control.ControlUnavailableException when MongoDB is down: at once
-   *     while its guard holds it for down, without a driver exception inside
+   * @throws RuntimeException the deferred store's failure (the control plane's {@code
+   *     ControlUnavailableException} when MongoDB is down: at once while its guard holds it for
+   *     down, without a driver exception inside)
    */
   public Optional<DeferredRequest> deferred(String trackingId) {
     if (deferred == null) {
@@ -376,10 +371,10 @@ public final class Fallbacks<T> implements AutoCloseable {
         String tracking;
         try {
           tracking = deferred.defer(breaker.id(), payload.tracking(), payload.payload());
-        } catch (ControlException e) {
+        } catch (RuntimeException e) {
           throw unserved(
               kind,
-              controlReason(e),
+              deferred.unserved(e).orElseThrow(() -> e),
               trigger,
               state,
               reason,
@@ -416,10 +411,10 @@ public final class Fallbacks<T> implements AutoCloseable {
     SnapshotRead read;
     try {
       read = snapshots.serve(breaker.id(), key);
-    } catch (ControlException e) {
+    } catch (RuntimeException e) {
       throw unserved(
           FallbackPolicy.CACHED,
-          controlReason(e),
+          snapshots.unserved(e).orElseThrow(() -> e),
           trigger,
           state,
           reason,
@@ -498,13 +493,6 @@ public final class Fallbacks<T> implements AutoCloseable {
         breaker.id(), state, reason, trigger, unserved, cause, Optional.empty());
   }
 
-  /** MongoDB (with no hot copy) unavailable, or answering with an error. */
-  private static Unserved controlReason(ControlException e) {
-    return e instanceof io.breakerctl.runtime.control.ControlUnavailableException
-        ? Unserved.CONTROL_UNAVAILABLE
-        : Unserved.CONTROL_ERROR;
-  }
-
   private static ThreadPoolExecutor captureExecutor(CircuitBreaker breaker) {
     ThreadPoolExecutor e =
         new ThreadPoolExecutor(
@@ -539,12 +527,12 @@ public final class Fallbacks<T> implements AutoCloseable {
     private final CircuitBreaker breaker;
     private boolean onFailure;
     private final StaticDefaults.Builder<T> staticDefaults = new StaticDefaults.Builder<>();
-    private FallbackSnapshots snapshots;
+    private SnapshotSource snapshots;
     private SnapshotCodec<T> codec;
     private Duration captureTtl = Duration.ofHours(1);
     private SnapshotApproval approval = SnapshotApproval.AUTOMATIC;
     private String source;
-    private DeferredRequests deferred;
+    private DeferredQueue deferred;
     private DeferredWork<T> work;
     private String owner = "replayer-" + UUID.randomUUID().toString().substring(0, 8);
     private Duration lease = Duration.ofSeconds(30);
@@ -625,10 +613,7 @@ public final class Fallbacks<T> implements AutoCloseable {
      * captured snapshot valid for {@code ttl} and approved as {@code approval} says.
      */
     public Builder<T> cached(
-        FallbackSnapshots snapshots,
-        SnapshotCodec<T> codec,
-        Duration ttl,
-        SnapshotApproval approval) {
+        SnapshotSource snapshots, SnapshotCodec<T> codec, Duration ttl, SnapshotApproval approval) {
       this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
       this.codec = Objects.requireNonNull(codec, "codec");
       if (ttl.isNegative() || ttl.isZero()) {
@@ -649,7 +634,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     }
 
     /** Deferred processing, for a DEFERRED policy: requests stored in {@code requests}. */
-    public Builder<T> deferred(DeferredRequests requests, DeferredWork<T> work) {
+    public Builder<T> deferred(DeferredQueue requests, DeferredWork<T> work) {
       this.deferred = Objects.requireNonNull(requests, "requests");
       this.work = Objects.requireNonNull(work, "work");
       return this;

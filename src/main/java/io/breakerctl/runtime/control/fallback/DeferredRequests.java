@@ -9,6 +9,10 @@ import static com.mongodb.client.model.Filters.or;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.fallback.DeferredQueue;
+import io.breakerctl.runtime.fallback.DeferredRequest;
+import io.breakerctl.runtime.fallback.DeferredStatus;
+import io.breakerctl.runtime.fallback.Unserved;
 import io.breakerctl.runtime.model.BreakerId;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -27,7 +31,7 @@ import org.bson.conversions.Bson;
  * like fallback snapshots), status, attempts and result. Updates are single-document
  * compare-and-set on the status, so two replayers cannot both finish one request.
  */
-public final class DeferredRequests {
+public final class DeferredRequests implements DeferredQueue {
 
   private final ControlDatabase db;
   private final PayloadCipher cipher;
@@ -370,5 +374,10 @@ public final class DeferredRequests {
       }
     }
     return stored instanceof String s ? s : "";
+  }
+
+  @Override
+  public Optional<Unserved> unserved(RuntimeException e) {
+    return StoreFailures.unserved(e);
   }
 }

@@ -5,6 +5,8 @@ import static com.mongodb.client.model.Filters.eq;
 import com.mongodb.client.model.Sorts;
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.fallback.DeferredStatus;
+import io.breakerctl.runtime.fallback.FallbackSnapshot;
 import io.breakerctl.runtime.model.BreakerId;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -57,7 +59,7 @@ public final class FallbackCatalog {
                   .find(pattern.filter("breakerId"))
                   .sort(Sorts.ascending("breakerId", "capturedAt"))
                   .limit(limit)) {
-            out.add(FallbackSnapshot.fromDocument(d));
+            out.add(SnapshotDocuments.fromDocument(d));
           }
           return out;
         });
@@ -65,7 +67,7 @@ public final class FallbackCatalog {
 
   /** One snapshot by breaker and key hash. */
   public Optional<FallbackSnapshot> snapshot(BreakerId id, String keyHash) {
-    return Optional.ofNullable(document(id, keyHash)).map(FallbackSnapshot::fromDocument);
+    return Optional.ofNullable(document(id, keyHash)).map(SnapshotDocuments::fromDocument);
   }
 
   /**
@@ -83,11 +85,11 @@ public final class FallbackCatalog {
     return new PayloadCipher(keys)
         .open(
             SealedPayload.fromDocument(d.get("payload", Document.class)),
-            FallbackSnapshot.documentId(id, keyHash));
+            SnapshotDocuments.documentId(id, keyHash));
   }
 
   private Document document(BreakerId id, String keyHash) {
-    String docId = FallbackSnapshot.documentId(id, keyHash);
+    String docId = SnapshotDocuments.documentId(id, keyHash);
     return db.call(
         "read snapshot of " + id,
         () -> db.collection(ControlDatabase.SNAPSHOTS).find(eq("_id", docId)).first());

@@ -12,6 +12,12 @@ import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.control.audit.AuditAction;
 import io.breakerctl.runtime.control.audit.AuditLog;
 import io.breakerctl.runtime.control.audit.AuditRecord;
+import io.breakerctl.runtime.fallback.FallbackSnapshot;
+import io.breakerctl.runtime.fallback.SnapshotApproval;
+import io.breakerctl.runtime.fallback.SnapshotRead;
+import io.breakerctl.runtime.fallback.SnapshotSource;
+import io.breakerctl.runtime.fallback.SnapshotStatus;
+import io.breakerctl.runtime.fallback.Unserved;
 import io.breakerctl.runtime.model.BreakerId;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,7 +55,7 @@ import org.bson.Document;
  * expiry, decryption). An operator's revocation removes the Redis copy at once; other nodes' cached
  * copies follow within {@link #CACHE_FRESH}.
  */
-public final class FallbackSnapshots {
+public final class FallbackSnapshots implements SnapshotSource {
 
   /** The largest document (as JSON) copied to Redis: hot data stays small. */
   public static final int HOT_MAX_CHARS = 64 * 1024;
@@ -140,7 +146,7 @@ public final class FallbackSnapshots {
       throw new IllegalArgumentException("snapshot source must not be empty");
     }
     String hash = businessKeys.hash(businessKey);
-    String docId = FallbackSnapshot.documentId(id, hash);
+    String docId = SnapshotDocuments.documentId(id, hash);
     Instant now = clock.instant();
     boolean auto = approval == SnapshotApproval.AUTOMATIC;
     Document doc =
@@ -170,7 +176,7 @@ public final class FallbackSnapshots {
     } else {
       drop(id, hash, docId);
     }
-    return FallbackSnapshot.fromDocument(doc);
+    return SnapshotDocuments.fromDocument(doc);
   }
 
   /**
@@ -203,7 +209,7 @@ public final class FallbackSnapshots {
                           new com.mongodb.client.model.FindOneAndUpdateOptions()
                               .returnDocument(com.mongodb.client.model.ReturnDocument.AFTER)));
       if (beside != null) {
-        return Optional.of(FallbackSnapshot.fromDocument(beside));
+        return Optional.of(SnapshotDocuments.fromDocument(beside));
       }
       try {
         db.call(
@@ -233,7 +239,7 @@ public final class FallbackSnapshots {
    */
   public SnapshotRead serve(BreakerId id, String businessKey) {
     String hash = businessKeys.hash(businessKey);
-    String docId = FallbackSnapshot.documentId(id, hash);
+    String docId = SnapshotDocuments.documentId(id, hash);
     NodeCache.Entry cached = cache.get(docId);
     if (cached != null && cached.fresh()) {
       if (cached.unavailable() != null) {
@@ -330,9 +336,9 @@ public final class FallbackSnapshots {
     FallbackSnapshot s;
     SealedPayload sealed;
     try {
-      s = FallbackSnapshot.fromDocument(d);
+      s = SnapshotDocuments.fromDocument(d);
     } catch (RuntimeException e) {
-      return malformed(FallbackSnapshot.problem(d));
+      return malformed(SnapshotDocuments.problem(d));
     }
     try {
       sealed = SealedPayload.fromDocument(d.get("payload", Document.class));
@@ -363,7 +369,7 @@ public final class FallbackSnapshots {
    * @return false when there is no pending snapshot for the key
    */
   public boolean approve(BreakerId id, String businessKey, String actor, String reason) {
-    String docId = FallbackSnapshot.documentId(id, businessKeys.hash(businessKey));
+    String docId = SnapshotDocuments.documentId(id, businessKeys.hash(businessKey));
     Document d =
         db.call(
             "read snapshot of " + id,
@@ -409,7 +415,7 @@ public final class FallbackSnapshots {
     if (actor == null || actor.isBlank()) {
       throw new IllegalArgumentException("snapshot reviewer must not be empty");
     }
-    String docId = FallbackSnapshot.documentId(id, businessKeys.hash(businessKey));
+    String docId = SnapshotDocuments.documentId(id, businessKeys.hash(businessKey));
     var filter =
         from == null
             ? and(eq("_id", docId), ne("status", to.name()))
@@ -427,7 +433,7 @@ public final class FallbackSnapshots {
       org.bson.conversions.Bson more,
       SnapshotStatus to) {
     String hash = businessKeys.hash(businessKey);
-    String docId = FallbackSnapshot.documentId(id, hash);
+    String docId = SnapshotDocuments.documentId(id, hash);
     var update =
         Updates.combine(
             more,
@@ -507,5 +513,10 @@ public final class FallbackSnapshots {
     synchronized void remove(String id) {
       entries.remove(id);
     }
+  }
+
+  @Override
+  public Optional<Unserved> unserved(RuntimeException e) {
+    return StoreFailures.unserved(e);
   }
 }

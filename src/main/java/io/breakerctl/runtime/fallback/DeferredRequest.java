@@ -1,4 +1,4 @@
-package io.breakerctl.runtime.control.fallback;
+package io.breakerctl.runtime.fallback;
 
 import io.breakerctl.runtime.model.BreakerId;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.breakerctl.runtime.control.fallback;
+package io.breakerctl.runtime.fallback;
 
 /** Where a deferred request stands. Stored by name. */
 public enum DeferredStatus {

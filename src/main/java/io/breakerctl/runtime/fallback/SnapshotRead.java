@@ -1,4 +1,4 @@
-package io.breakerctl.runtime.control.fallback;
+package io.breakerctl.runtime.fallback;
 
 import java.util.Optional;
 

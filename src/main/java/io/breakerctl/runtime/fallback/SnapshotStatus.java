@@ -1,4 +1,4 @@
-package io.breakerctl.runtime.control.fallback;
+package io.breakerctl.runtime.fallback;
 
 /** The review state of a fallback snapshot. Stored by name. */
 public enum SnapshotStatus {

@@ -1,4 +1,4 @@
-package io.breakerctl.runtime.control.fallback;
+package io.breakerctl.runtime.fallback;
 
 /** How a captured snapshot gets approved, as the breaker's policy says. */
 public enum SnapshotApproval {
