@@ -8,7 +8,6 @@ import io.breakerctl.runtime.control.policy.PolicySpec.FieldChange;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.RedisBreakerStore;
-import io.breakerctl.runtime.redis.WarmResult;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,8 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 /**
@@ -32,8 +29,8 @@ public final class PolicyControl {
 
   private final PolicyStore store;
   private final AuditLog audit;
-  private final RedisBreakerStore redis;
   private final Clock clock;
+  private final PolicyWarming warming;
 
   /**
    * A workflow on MongoDB and, when {@code redis} is not null, Redis.
@@ -43,8 +40,8 @@ public final class PolicyControl {
   public PolicyControl(ControlDatabase db, RedisBreakerStore redis, Clock clock) {
     this.store = new PolicyStore(db);
     this.audit = new AuditLog(db);
-    this.redis = redis;
     this.clock = clock;
+    this.warming = new PolicyWarming(store, redis, clock);
   }
 
   /** The version store. */
@@ -100,7 +97,7 @@ public final class PolicyControl {
       throw new IllegalArgumentException(
           "expiresAt of " + id + " must be in the future but was " + expiresAt.get());
     }
-    if (unchanged(latest, doc.policy(), expiresAt, now)) {
+    if (latest.filter(v -> v.holds(doc.policy(), expiresAt, now)).isPresent()) {
       return new ApplyResult(
           id, ApplyResult.Outcome.UNCHANGED, latest.get(), latest, List.of(), warm(id), "");
     }
@@ -160,7 +157,7 @@ public final class PolicyControl {
       throw new PolicyConflictException(id, expected, latestNo);
     }
     Optional<PolicyVersion> before = store.inForce(id, now);
-    if (unchanged(latest, old.policy(), options.expiresAt(), now)) {
+    if (latest.filter(v -> v.holds(old.policy(), options.expiresAt(), now)).isPresent()) {
       return new ApplyResult(
           id, ApplyResult.Outcome.UNCHANGED, latest.get(), latest, List.of(), warm(id), "");
     }
@@ -266,15 +263,9 @@ public final class PolicyControl {
 
   private static void requireCi(
       Optional<PolicyVersion> inForce, Function<PolicyId, List<PolicyVersion>> versions) {
-    if (inForce.isEmpty() || inForce.get().origin().isCi()) {
-      return;
+    if (inForce.isPresent() && !inForce.get().specByCi(versions)) {
+      throw new HandChangeException(inForce.get());
     }
-    PolicyVersion v = inForce.get();
-    if (v.origin().kind() == PolicyOrigin.Kind.REVERT
-        && PolicyVersion.specOrigin(versions.apply(v.policyId()), v).isCi()) {
-      return;
-    }
-    throw new HandChangeException(v);
   }
 
   /**
@@ -320,17 +311,8 @@ public final class PolicyControl {
         latest.map(PolicyVersion::version).orElse(0L),
         inForce,
         PolicySpec.diff(inForce.map(PolicyVersion::policy).orElse(null), policy),
-        !unchanged(latest, policy, expiry, now),
+        latest.filter(v -> v.holds(policy, expiry, now)).isEmpty(),
         expiry);
-  }
-
-  /** Whether the newest version is in force with this spec and expiry: no version is created. */
-  private static boolean unchanged(
-      Optional<PolicyVersion> latest, Policy policy, Optional<Instant> expiresAt, Instant now) {
-    return latest.isPresent()
-        && latest.get().inForceAt(now)
-        && latest.get().policy().equals(policy)
-        && latest.get().expiresAt().equals(expiresAt);
   }
 
   /**
@@ -488,47 +470,7 @@ public final class PolicyControl {
    * Failures are reported per breaker, never thrown.
    */
   public List<WarmReport> warm(PolicyId policyId) {
-    if (redis == null) {
-      return List.of();
-    }
-    Map<PolicyId, PolicyVersion> inForce = store.allInForce(clock.instant());
-    List<BreakerId> targets;
-    try {
-      targets = governed(policyId);
-    } catch (RuntimeException e) {
-      return List.of(new WarmReport(null, policyId.toString(), 0, "FAILED", e.getMessage()));
-    }
-    // not in force (deleted, or expired with nothing before it): the version that removed it
-    long removedAt = inForce.containsKey(policyId) ? 0 : store.latestVersion(policyId);
-    List<WarmReport> out = new ArrayList<>();
-    List<CompletableFuture<WarmResult>> pending = new ArrayList<>();
-    List<PolicyVersion> resolved = new ArrayList<>();
-    List<BreakerId> warming = new ArrayList<>();
-    for (BreakerId b : targets) {
-      Optional<PolicyResolver.Resolved<PolicyVersion>> r =
-          PolicyResolver.resolve(b, p -> Optional.ofNullable(inForce.get(p)));
-      if (r.isEmpty()) {
-        if (removedAt > 0) {
-          // nothing governs it any more: take the removed policy out (its nodes' defaults apply)
-          warming.add(b);
-          resolved.add(null);
-          pending.add(redis.unwarm(b, policyId.toString(), removedAt, SYSTEM_ACTOR));
-        }
-        continue;
-      }
-      List<PolicyId> order = PolicyResolver.candidates(b);
-      if (order.indexOf(r.get().policyId()) < order.indexOf(policyId)) {
-        continue; // governed by a more specific policy: a default change does not touch it
-      }
-      PolicyVersion v = r.get().value();
-      warming.add(b);
-      resolved.add(v);
-      pending.add(redis.warm(b, v.policyId().toString(), v.version(), v.policy(), SYSTEM_ACTOR));
-    }
-    for (int i = 0; i < warming.size(); i++) {
-      out.add(report(warming.get(i), resolved.get(i), pending.get(i)));
-    }
-    return out;
+    return warming.warm(policyId);
   }
 
   /**
@@ -540,35 +482,7 @@ public final class PolicyControl {
    * @throws RuntimeException when Redis cannot be scanned
    */
   public List<PolicyDrift> drift(java.time.Duration timeout) {
-    if (redis == null) {
-      return List.of();
-    }
-    Map<PolicyId, PolicyVersion> inForce = store.allInForce(clock.instant());
-    List<PolicyDrift> out = new ArrayList<>();
-    io.breakerctl.runtime.redis.FleetReader fleet = redis.fleet(timeout, 200);
-    fleet.snapshots(
-        io.breakerctl.runtime.redis.FleetSelection.ALL,
-        s -> {
-          String expected =
-              PolicyResolver.resolve(s.id(), p -> Optional.ofNullable(inForce.get(p)))
-                  .map(r -> r.value().policyId() + "@" + r.value().version())
-                  .orElse("");
-          String warmed = s.warmedPolicy().map(w -> w.policyId() + "@" + w.version()).orElse("");
-          List<String> off = new ArrayList<>();
-          for (io.breakerctl.runtime.redis.NodeHeartbeat n : s.nodes()) {
-            String runs =
-                n.policyVersion() > 0 ? n.policyId() + "@" + n.policyVersion() : "defaults";
-            if (!runs.equals(warmed.isEmpty() ? "defaults" : warmed)) {
-              off.add(n.node() + "=" + runs);
-            }
-          }
-          if (!expected.equals(warmed) || !off.isEmpty()) {
-            out.add(new PolicyDrift(s.id(), expected, warmed, off));
-          }
-        },
-        (id, problem) -> {});
-    fleet.requireComplete(); // a breaker in the slots not read may be out of step
-    return out;
+    return warming.drift(timeout);
   }
 
   /**
@@ -578,35 +492,6 @@ public final class PolicyControl {
    * @throws RuntimeException when Redis cannot be scanned
    */
   public List<BreakerId> governed(PolicyId policyId) {
-    List<BreakerId> targets = new ArrayList<>();
-    if (policyId.breaker().isPresent()) {
-      targets.add(policyId.breaker().get());
-    } else if (redis != null) {
-      redis.forEachBreaker(
-          b -> {
-            if (PolicyResolver.candidates(b).contains(policyId)) {
-              targets.add(b);
-            }
-          });
-    }
-    return targets;
-  }
-
-  /** What warming (or, for a null version, un-warming) one breaker did. */
-  private static WarmReport report(
-      BreakerId b, PolicyVersion v, CompletableFuture<WarmResult> pending) {
-    String policyId = v == null ? "" : v.policyId().toString();
-    long version = v == null ? 0 : v.version();
-    try {
-      WarmResult w = pending.join();
-      if (v == null) {
-        // what the breaker holds afterwards: nothing (UNWARMED), another policy, a newer version
-        return new WarmReport(b, w.policyId(), w.policyVersion(), w.outcome().code(), "");
-      }
-      return new WarmReport(b, policyId, version, w.outcome().code(), "");
-    } catch (CompletionException e) {
-      Throwable cause = e.getCause() == null ? e : e.getCause();
-      return new WarmReport(b, policyId, version, "FAILED", String.valueOf(cause.getMessage()));
-    }
+    return warming.governed(policyId);
   }
 }

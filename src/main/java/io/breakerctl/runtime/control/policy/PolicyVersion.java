@@ -61,6 +61,21 @@ public record PolicyVersion(
     return !deleted && (expiresAt.isEmpty() || now.isBefore(expiresAt.get()));
   }
 
+  /** Whether this version is in force at {@code now} with this spec and expiry. */
+  public boolean holds(Policy spec, Optional<Instant> expiry, Instant now) {
+    return inForceAt(now) && policy().equals(spec) && expiresAt().equals(expiry);
+  }
+
+  /**
+   * Whether a CI rollout made this version's spec: its origin is CI, or it reverts to a version a
+   * CI rollout made (its policy's versions read by {@code versions}).
+   */
+  public boolean specByCi(java.util.function.Function<PolicyId, List<PolicyVersion>> versions) {
+    return origin().isCi()
+        || (origin().kind() == PolicyOrigin.Kind.REVERT
+            && specOrigin(versions.apply(policyId()), this).isCi());
+  }
+
   /**
    * The version in force at {@code now} among one policy's versions: the newest that is in force,
    * looking back past expired temporary versions but never past a deletion (a deleted policy has
