@@ -78,7 +78,7 @@ public final class FallbackSnapshots implements SnapshotSource {
   private final Clock clock;
   private final AuditLog audit;
   private final HotSnapshots hot;
-  private final NodeCache cache = new NodeCache();
+  private final SnapshotNodeCache cache = new SnapshotNodeCache();
 
   /**
    * Snapshots on {@code db}, hashing business keys and sealing payloads as given; guards {@code db}
@@ -240,7 +240,7 @@ public final class FallbackSnapshots implements SnapshotSource {
   public SnapshotRead serve(BreakerId id, String businessKey) {
     String hash = businessKeys.hash(businessKey);
     String docId = SnapshotDocuments.documentId(id, hash);
-    NodeCache.Entry cached = cache.get(docId);
+    SnapshotNodeCache.Entry cached = cache.get(docId);
     if (cached != null && cached.fresh()) {
       if (cached.unavailable() != null) {
         throw cached.unavailable();
@@ -475,44 +475,6 @@ public final class FallbackSnapshots implements SnapshotSource {
             Map.of("status", to.name()),
             Optional.empty()));
     return true;
-  }
-
-  /**
-   * The node cache: documents by id with when they were read, bounded by {@link #CACHE_ENTRIES}
-   * (least recently used dropped first). An entry without a document remembers for {@link
-   * #CACHE_FRESH} that neither Redis nor MongoDB had one (or that MongoDB was unavailable), so a
-   * key without a snapshot costs one lookup per second, not one per call.
-   */
-  private static final class NodeCache {
-    record Entry(Document doc, long readAt, ControlUnavailableException unavailable) {
-      boolean fresh() {
-        return System.nanoTime() - readAt < CACHE_FRESH.toNanos();
-      }
-    }
-
-    private final java.util.LinkedHashMap<String, Entry> entries =
-        new java.util.LinkedHashMap<>(256, 0.75f, true) {
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) {
-            return size() > CACHE_ENTRIES;
-          }
-        };
-
-    synchronized Entry get(String id) {
-      return entries.get(id);
-    }
-
-    synchronized void put(String id, Document d) {
-      entries.put(id, new Entry(d, System.nanoTime(), null));
-    }
-
-    synchronized void absent(String id, ControlUnavailableException unavailable) {
-      entries.put(id, new Entry(null, System.nanoTime(), unavailable));
-    }
-
-    synchronized void remove(String id) {
-      entries.remove(id);
-    }
   }
 
   @Override
