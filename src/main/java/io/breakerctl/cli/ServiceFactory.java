@@ -1,10 +1,10 @@
 package io.breakerctl.cli;
 
-import io.breakerctl.runtime.control.AuditSpool;
-import io.breakerctl.runtime.control.BreakerOverrides;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
-import io.breakerctl.runtime.control.PolicyControl;
+import io.breakerctl.runtime.control.audit.AuditSpool;
+import io.breakerctl.runtime.control.override.BreakerOverrides;
+import io.breakerctl.runtime.control.policy.PolicyControl;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import java.time.Duration;

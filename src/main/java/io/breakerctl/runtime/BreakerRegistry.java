@@ -68,12 +68,12 @@ public interface BreakerRegistry extends AutoCloseable {
 
   /**
    * Hot copies of approved fallback snapshots in this registry's Redis, for {@link
-   * io.breakerctl.runtime.control.FallbackSnapshots#withHotCopies}: commands timed and bounded like
-   * the node's others, and missing at once while the node is degraded ({@link
-   * io.breakerctl.runtime.control.HotSnapshots#NONE} in LOCAL mode).
+   * io.breakerctl.runtime.control.fallback.FallbackSnapshots#withHotCopies}: commands timed and
+   * bounded like the node's others, and missing at once while the node is degraded ({@link
+   * io.breakerctl.runtime.control.fallback.HotSnapshots#NONE} in LOCAL mode).
    */
-  default io.breakerctl.runtime.control.HotSnapshots hotSnapshots() {
-    return io.breakerctl.runtime.control.HotSnapshots.NONE;
+  default io.breakerctl.runtime.control.fallback.HotSnapshots hotSnapshots() {
+    return io.breakerctl.runtime.control.fallback.HotSnapshots.NONE;
   }
 
   /** Flushes pending outcomes (best effort) and releases everything the registry started. */

@@ -2,9 +2,9 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
-import io.breakerctl.runtime.control.HistoryForwarder;
-import io.breakerctl.runtime.control.PolicyControl;
-import io.breakerctl.runtime.control.PolicyVersion;
+import io.breakerctl.runtime.control.history.HistoryForwarder;
+import io.breakerctl.runtime.control.policy.PolicyControl;
+import io.breakerctl.runtime.control.policy.PolicyVersion;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerStore;

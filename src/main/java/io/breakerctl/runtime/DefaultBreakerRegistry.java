@@ -304,9 +304,9 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   @Override
-  public io.breakerctl.runtime.control.HotSnapshots hotSnapshots() {
+  public io.breakerctl.runtime.control.fallback.HotSnapshots hotSnapshots() {
     if (cfg.mode() == Mode.LOCAL) {
-      return io.breakerctl.runtime.control.HotSnapshots.NONE;
+      return io.breakerctl.runtime.control.fallback.HotSnapshots.NONE;
     }
     return new StoreHotSnapshots(
         () -> store, guard::up, guard::failure, guard::success, cfg.commandTimeout());

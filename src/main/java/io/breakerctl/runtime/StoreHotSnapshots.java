@@ -1,6 +1,6 @@
 package io.breakerctl.runtime;
 
-import io.breakerctl.runtime.control.HotSnapshots;
+import io.breakerctl.runtime.control.fallback.HotSnapshots;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.store.BreakerStore;
 import io.breakerctl.runtime.store.StoreFutures;

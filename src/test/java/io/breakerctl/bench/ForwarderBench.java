@@ -2,9 +2,9 @@ package io.breakerctl.bench;
 
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
-import io.breakerctl.runtime.control.HistoryForwarder;
-import io.breakerctl.runtime.control.SyncResult;
 import io.breakerctl.runtime.control.TestMongo;
+import io.breakerctl.runtime.control.history.HistoryForwarder;
+import io.breakerctl.runtime.control.history.SyncResult;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.breakerctl.runtime.control.BreakerNote;
-import io.breakerctl.runtime.control.BreakerNotes;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.control.audit.BreakerNote;
+import io.breakerctl.runtime.control.audit.BreakerNotes;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.store.OverrideRequest;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
-import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
-import io.breakerctl.runtime.control.PolicyControl;
+import io.breakerctl.runtime.control.policy.ApplyOptions;
+import io.breakerctl.runtime.control.policy.PolicyControl;
 import io.breakerctl.runtime.control.policy.PolicyDocument;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.BreakerId;

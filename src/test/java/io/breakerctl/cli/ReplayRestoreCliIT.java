@@ -3,10 +3,10 @@ package io.breakerctl.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.breakerctl.runtime.control.ApplyOptions;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
-import io.breakerctl.runtime.control.PolicyControl;
+import io.breakerctl.runtime.control.policy.ApplyOptions;
+import io.breakerctl.runtime.control.policy.PolicyControl;
 import io.breakerctl.runtime.control.policy.PolicyDocument;
 import io.breakerctl.runtime.control.policy.PolicyId;
 import io.breakerctl.runtime.model.BreakerId;

@@ -46,6 +46,7 @@ class ReadmeFallbackSetupTest {
         "package readme;\n"
             + "import io.breakerctl.runtime.*;\n"
             + "import io.breakerctl.runtime.control.*;\n"
+            + "import io.breakerctl.runtime.control.fallback.*;\n"
             + "import io.breakerctl.runtime.fallback.*;\n"
             + "import io.breakerctl.runtime.model.*;\n"
             + "import java.time.*;\n"

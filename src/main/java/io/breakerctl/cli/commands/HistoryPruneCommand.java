@@ -9,7 +9,7 @@ import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Style;
-import io.breakerctl.runtime.control.HistoryRetention;
+import io.breakerctl.runtime.control.history.HistoryRetention;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;

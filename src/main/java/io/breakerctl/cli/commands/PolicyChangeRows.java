@@ -3,10 +3,10 @@ package io.breakerctl.cli.commands;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.output.PolicyViews;
 import io.breakerctl.cli.output.PolicyViews.PolicyChange;
-import io.breakerctl.runtime.control.ApplyResult;
-import io.breakerctl.runtime.control.PolicyPreview;
-import io.breakerctl.runtime.control.WarmReport;
+import io.breakerctl.runtime.control.policy.ApplyResult;
 import io.breakerctl.runtime.control.policy.PolicyDocument;
+import io.breakerctl.runtime.control.policy.PolicyPreview;
+import io.breakerctl.runtime.control.policy.WarmReport;
 import java.io.PrintWriter;
 import java.util.List;
 

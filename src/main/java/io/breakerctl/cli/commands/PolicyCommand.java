@@ -1,8 +1,8 @@
 package io.breakerctl.cli.commands;
 
 import io.breakerctl.cli.CliException;
-import io.breakerctl.runtime.control.PolicyOrigin;
 import io.breakerctl.runtime.control.policy.PolicyId;
+import io.breakerctl.runtime.control.policy.PolicyOrigin;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

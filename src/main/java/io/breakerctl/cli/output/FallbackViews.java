@@ -2,8 +2,8 @@ package io.breakerctl.cli.output;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.runtime.control.FallbackCatalog.DeferredSummary;
-import io.breakerctl.runtime.control.FallbackSnapshot;
+import io.breakerctl.runtime.control.fallback.FallbackCatalog.DeferredSummary;
+import io.breakerctl.runtime.fallback.FallbackSnapshot;
 import java.time.Instant;
 
 /** The machine views of the fallback commands: metadata only, never a payload unasked. */

@@ -2,10 +2,10 @@ package io.breakerctl.cli.output;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.runtime.control.PolicyVersion;
-import io.breakerctl.runtime.control.WarmReport;
 import io.breakerctl.runtime.control.policy.PolicySpec;
 import io.breakerctl.runtime.control.policy.PolicySpec.FieldChange;
+import io.breakerctl.runtime.control.policy.PolicyVersion;
+import io.breakerctl.runtime.control.policy.WarmReport;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,10 +2,10 @@ package io.breakerctl.cli.output;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.runtime.control.ReplayFrame;
-import io.breakerctl.runtime.control.ReplayState;
-import io.breakerctl.runtime.control.RestoreItem;
 import io.breakerctl.runtime.control.TransitionRef;
+import io.breakerctl.runtime.control.replay.ReplayFrame;
+import io.breakerctl.runtime.control.replay.ReplayState;
+import io.breakerctl.runtime.control.replay.RestoreItem;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import java.util.List;

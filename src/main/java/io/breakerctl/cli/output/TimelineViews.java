@@ -2,8 +2,8 @@ package io.breakerctl.cli.output;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.breakerctl.runtime.control.TimelineEntry;
-import io.breakerctl.runtime.control.TimelineKind;
+import io.breakerctl.runtime.control.timeline.TimelineEntry;
+import io.breakerctl.runtime.control.timeline.TimelineKind;
 import io.breakerctl.runtime.model.State;
 import java.util.Map;
 import java.util.TreeMap;

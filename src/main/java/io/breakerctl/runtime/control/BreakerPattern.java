@@ -94,7 +94,7 @@ public final class BreakerPattern {
   }
 
   /** A MongoDB filter selecting documents whose {@code field} is a selected id. */
-  Bson filter(String field) {
+  public Bson filter(String field) {
     if (glob.equals("*")) {
       return Filters.exists(field);
     }

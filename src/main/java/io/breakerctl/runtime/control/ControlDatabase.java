@@ -61,7 +61,10 @@ public final class ControlDatabase implements AutoCloseable {
   /** Deferred requests, replayed when the dependency recovers. */
   public static final String DEFERRED = "deferred";
 
-  /** The deployments whose history is stored here ({@link Deployments}); {@code _id} = identity. */
+  /**
+   * The deployments whose history is stored here ({@code history.Deployments}); {@code _id} =
+   * identity.
+   */
   public static final String DEPLOYMENTS = "deployments";
 
   private final MongoClient client;
@@ -493,7 +496,7 @@ public final class ControlDatabase implements AutoCloseable {
   }
 
   /** Whether {@code e} is a duplicate key error of a unique index. */
-  static boolean isDuplicateKey(Throwable e) {
+  public static boolean isDuplicateKey(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof MongoWriteException w
           && w.getError().getCategory() == ErrorCategory.DUPLICATE_KEY) {

@@ -1,5 +1,33 @@
 /**
- * The MongoDB control plane: versioned policies, audit, notes and transition history.
+ * The MongoDB control plane: versioned policies, audit, notes, transition history, fallback
+ * snapshots and deferred requests. This package is the plane's base, which every sub-package uses:
+ * the database client ({@link io.breakerctl.runtime.control.ControlDatabase}, its collections,
+ * indexes and bounded calls), its settings ({@link io.breakerctl.runtime.control.ControlConfig}),
+ * the privileges a write needs ({@link io.breakerctl.runtime.control.ControlPrivileges}), the
+ * errors every part throws ({@link io.breakerctl.runtime.control.ControlException} and its
+ * subclasses), and the vocabulary several parts share: the identity of a transition ({@link
+ * io.breakerctl.runtime.control.TransitionRef}) and the breakers a read addresses ({@link
+ * io.breakerctl.runtime.control.BreakerPattern}).
+ *
+ * <h2>Sub-packages</h2>
+ *
+ * <p>Each depends on this base and only on the sub-packages listed before it, so there are no
+ * circles between them:
+ *
+ * <ul>
+ *   <li>{@code audit}: the audit trail of manual actions, its local spool, and operators' notes.
+ *   <li>{@code policy}: policy documents (parser, spec, ids, the resolution rule) and the policy
+ *       control plane: versions, apply, rollback, deletion, warming into Redis.
+ *   <li>{@code fallback}: approved fallback snapshots, their encryption and hot copies, and
+ *       deferred requests.
+ *   <li>{@code timeline}: one ordered, stably paged timeline of every source, including the stream
+ *       tail not yet forwarded.
+ *   <li>{@code history}: the history forwarder (Redis streams into MongoDB), the deployments it
+ *       records, the guard that puts back overrides Redis lost, and retention.
+ *   <li>{@code override}: audited overrides (force, clear), made durable through the forwarder.
+ *   <li>{@code replay}: states at an instant, frames over a range, and restoring lost Redis keys
+ *       from history.
+ * </ul>
  *
  * <h2>Collections (database {@code breakerctl} by default)</h2>
  *
@@ -8,9 +36,9 @@
  *       author, reason, approvedBy, createdAt, expiresAt?, rollbackOf?, revertOf?, correlationId,
  *       deleted?, origin}}; unique index {@code (policyId, version)}. {@code spec} is canonical
  *       (every field, see {@link io.breakerctl.runtime.control.policy.PolicySpec}); {@code origin}
- *       is where the version came from ({@link io.breakerctl.runtime.control.PolicyOrigin}: {@code
- *       ci:<commit>}, {@code hand}, {@code rollback:vN}, {@code revert:vN}; a version written
- *       before origins were reads as {@code unknown}).
+ *       is where the version came from ({@link io.breakerctl.runtime.control.policy.PolicyOrigin}:
+ *       {@code ci:<commit>}, {@code hand}, {@code rollback:vN}, {@code revert:vN}; a version
+ *       written before origins were reads as {@code unknown}).
  *   <li>{@code policies}: the current pointer {@code {_id: policyId, version, updatedAt}}.
  *   <li>{@code audit}: one record per manual action {@code {correlationId, action, target, actor,
  *       reason, at, expiresAt, before, after, transition?: {breakerId, epoch, streamId}}}; unique
@@ -29,7 +57,7 @@
  *       attempts, result, createdAt}}.
  *   <li>{@code deployments}: the Redis deployments whose history is stored here {@code {_id: d-<12
  *       hex>, prefix, addresses: [host:port], firstSeen, lastSeen}} ({@link
- *       io.breakerctl.runtime.control.Deployments}).
+ *       io.breakerctl.runtime.control.history.Deployments}).
  * </ul>
  *
  * <p>Indexes are created idempotently on first use ({@link
@@ -38,73 +66,10 @@
  * aids (the in-process test server ignores them). TTL indexes are not used: expiry is computed by
  * whoever reads a document.
  *
- * <h2>Creating a version (no transactions)</h2>
+ * <h2>No transactions</h2>
  *
- * <ol>
- *   <li>Read the newest version N (the applier may pin the N it reviewed; a different N is a {@link
- *       io.breakerctl.runtime.control.PolicyConflictException} naming both).
- *   <li>Insert version N+1. This insert is the commit point: of several writers racing on N+1 the
- *       unique {@code (policyId, version)} index admits exactly one; the others get a conflict
- *       naming expected N and actual N+1, and nothing of theirs is written.
- *   <li>Move the pointer from N to N+1 with {@code findOneAndUpdate({_id, version: N})}. A writer
- *       that died between the two steps leaves the pointer behind the newest version; the next
- *       writer that finds it so moves it forward (compare-and-set, never backwards), so nothing
- *       blocks. Readers use the newest version, not the pointer.
- *   <li>Store the audit record (its correlation id is on the version), then warm.
- * </ol>
- *
- * <p>An unchanged spec (equal as a {@link io.breakerctl.runtime.model.Policy}, same expiry) creates
- * no version but is warmed again. A rollback to K is version N+1 with K's spec.
- *
- * <h2>Deleted policies</h2>
- *
- * <p>A deletion ({@code policy apply --prune}, {@link
- * io.breakerctl.runtime.control.PolicyControl#delete}) is version N+1 too, with {@code deleted:
- * true} and the spec it removed: audited like any change, never in force, and readers never look
- * past it to an older version ({@link io.breakerctl.runtime.control.PolicyVersion#inForce}). A
- * later version (an apply, a rollback to a version before the deletion) brings the policy back.
- *
- * <h2>Temporary versions</h2>
- *
- * <p>A version with {@code expiresAt} is in force until then; after it the newest older version
- * that is in force applies again. Readers compute this ({@link
- * io.breakerctl.runtime.control.PolicyStore#inForce}). Because Redis only accepts newer versions of
- * a policy id, the control plane records the revert as version N+1 ({@code revertOf: N}) when it
- * next runs ({@link io.breakerctl.runtime.control.PolicyControl#revertExpired()}, also done before
- * every apply or rollback of that policy) and warms it.
- *
- * <h2>Resolution and warming</h2>
- *
- * <p>A breaker is governed by its own policy, else {@code caller:*}, else {@code *:*} ({@link
- * io.breakerctl.runtime.control.policy.PolicyResolver}, the one copy of the rule). Applying a
- * breaker's policy warms that breaker; applying a default warms every breaker in Redis that
- * resolves to it (a breaker with a more specific policy is not touched). When a policy stops being
- * in force (deleted, or a temporary version expired with none before it) its breakers are
- * re-resolved: warmed with the next more general policy, or un-warmed ({@code warm.lua}'s un-warm
- * mode) so that their nodes run their own defaults again.
- *
- * <h2>Audit when MongoDB is down</h2>
- *
- * <p>Overrides apply in Redis first ({@link io.breakerctl.runtime.control.BreakerOverrides}); the
- * override event in the breaker's stream carries actor, reason, expiry and correlation id. If
- * MongoDB cannot take the audit record, the {@link io.breakerctl.runtime.control.HistoryForwarder}
- * stores it from the stream later, upserting by correlation id, so a record the CLI did store is
- * never duplicated; Redis keeps unforwarded events until the forwarder acknowledges them.
- *
- * <h2>Overrides Redis lost</h2>
- *
- * <p>An override a master acknowledged can be lost in a failover to a replica that missed it. Every
- * pass of the history forwarder ends with {@code OverrideGuard}: the overrides the audit holds live
- * are put back, through {@code reassert.lua}, where Redis is behind them (no keys, an older state),
- * whether or not any node uses the breaker; the {@code REASSERTED} transition names the forwarder.
- *
- * <h2>Reading history</h2>
- *
- * <p>{@link io.breakerctl.runtime.control.Timeline} merges every source into one ordered, stably
- * paged timeline; {@link io.breakerctl.runtime.control.Replay} computes states at an instant and
- * frames over a range; {@link io.breakerctl.runtime.control.BreakerRestore} rebuilds lost Redis
- * keys from history; {@link io.breakerctl.runtime.control.HistoryRetention} prunes old documents.
- * Fallback values and deferred requests are {@link io.breakerctl.runtime.control.FallbackSnapshots}
- * and {@link io.breakerctl.runtime.control.DeferredRequests}.
+ * <p>Nothing uses multi-document transactions, so the plane works on a standalone server, a replica
+ * set and the in-process test server: correctness comes from single-document compare-and-set and
+ * unique indexes (how a policy version is created: {@link io.breakerctl.runtime.control.policy}).
  */
 package io.breakerctl.runtime.control;

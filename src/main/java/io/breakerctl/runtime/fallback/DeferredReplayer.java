@@ -3,8 +3,6 @@ package io.breakerctl.runtime.fallback;
 import io.breakerctl.runtime.CallNotPermittedException;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.CircuitEvent;
-import io.breakerctl.runtime.control.DeferredRequest;
-import io.breakerctl.runtime.control.DeferredRequests;
 import io.breakerctl.runtime.model.State;
 import java.time.Duration;
 import java.util.List;
@@ -17,10 +15,10 @@ import java.util.concurrent.TimeUnit;
  * dependency takes calls), METRICS_ONLY and DISABLED (calls flow, the breaker only measures or does
  * nothing) admit calls; OPEN and FORCED_OPEN do not, and HALF_OPEN admits only its probes, which a
  * replay must not take. Each request runs under its replay lease in MongoDB ({@link
- * DeferredRequests#claimAttempt}, which counts the attempt before the work runs), through the
- * breaker, with its tracking id as idempotency key ({@link DeferredWork#run(byte[], String)}); its
- * result is recorded for {@link Fallbacks#deferred}. Delivery is at least once: a node that stops
- * mid-run leaves its lease to run out and another node runs the request again, recorded as the next
+ * DeferredQueue#claimAttempt}, which counts the attempt before the work runs), through the breaker,
+ * with its tracking id as idempotency key ({@link DeferredWork#run(byte[], String)}); its result is
+ * recorded for {@link Fallbacks#deferred}. Delivery is at least once: a node that stops mid-run
+ * leaves its lease to run out and another node runs the request again, recorded as the next
  * attempt.
  *
  * <p>A request no replay can read (its payload does not decrypt, its record is malformed) is
@@ -37,7 +35,7 @@ final class DeferredReplayer<T> implements AutoCloseable {
   static final int BATCH = 100;
 
   private final CircuitBreaker breaker;
-  private final DeferredRequests requests;
+  private final DeferredQueue requests;
   private final DeferredWork<T> work;
   private final String owner;
   private final Duration lease;
@@ -47,7 +45,7 @@ final class DeferredReplayer<T> implements AutoCloseable {
 
   DeferredReplayer(
       CircuitBreaker breaker,
-      DeferredRequests requests,
+      DeferredQueue requests,
       DeferredWork<T> work,
       String owner,
       Duration lease,

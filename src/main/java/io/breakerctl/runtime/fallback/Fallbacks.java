@@ -3,16 +3,7 @@ package io.breakerctl.runtime.fallback;
 import io.breakerctl.runtime.CallNotPermittedException;
 import io.breakerctl.runtime.CallOutcome;
 import io.breakerctl.runtime.CircuitBreaker;
-import io.breakerctl.runtime.control.ControlException;
-import io.breakerctl.runtime.control.DeferredRequest;
-import io.breakerctl.runtime.control.DeferredRequests;
-import io.breakerctl.runtime.control.FallbackSnapshot;
-import io.breakerctl.runtime.control.FallbackSnapshots;
-import io.breakerctl.runtime.control.SnapshotApproval;
-import io.breakerctl.runtime.control.SnapshotRead;
 import io.breakerctl.runtime.model.FallbackPolicy;
-import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.retry.Retry;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,10 +23,11 @@ import java.util.function.Supplier;
  *
  * <ul>
  *   <li>{@code CACHED}: the last approved, unexpired snapshot for the business key ({@link
- *       FallbackSnapshots}), served as {@link Served#CACHED} with its source and age, never as
- *       fresh; an expired, pending, revoked or undecryptable snapshot is never served (a controlled
- *       failure says which). While the policy says CACHED, every fresh answer is captured as the
- *       key's new snapshot, off the caller's thread (a bounded queue; dropped when full);
+ *       SnapshotSource}, the control plane's {@code FallbackSnapshots}), served as {@link
+ *       Served#CACHED} with its source and age, never as fresh; an expired, pending, revoked or
+ *       undecryptable snapshot is never served (a controlled failure says which). While the policy
+ *       says CACHED, every fresh answer is captured as the key's new snapshot, off the caller's
+ *       thread (a bounded queue; dropped when full);
  *   <li>{@code STATIC_DEFAULT}: the default registered in code under the name the policy's {@code
  *       staticDefault} names ({@link Builder#staticDefault(String, Supplier)}), or the one
  *       registered without a name ({@link Builder#staticDefault(Supplier)}) while it names none;
@@ -62,17 +54,17 @@ public final class Fallbacks<T> implements AutoCloseable {
   private final CircuitBreaker breaker;
   private final boolean onFailure;
   private final StaticDefaults<T> staticDefaults;
-  private final FallbackSnapshots snapshots;
+  private final SnapshotSource snapshots;
   private final SnapshotCodec<T> codec;
   private final Duration captureTtl;
   private final SnapshotApproval approval;
   private final String source;
-  private final DeferredRequests deferred;
+  private final DeferredQueue deferred;
   private final DeferredWork<T> work;
-  private final Clock clock;
   private final ThreadPoolExecutor captures;
   private final DeferredReplayer<T> replayer;
   private final Retry retry;
+  private final FallbackAnswers<T> answers;
 
   private static final System.Logger LOG = System.getLogger(Fallbacks.class.getName());
 
@@ -83,13 +75,6 @@ public final class Fallbacks<T> implements AutoCloseable {
   private final java.util.Set<FallbackPolicy> accepts;
 
   private final java.util.Set<FallbackPolicy> submitAccepts;
-
-  /** Kinds refused at a call site, logged once each. */
-  private final java.util.Set<FallbackPolicy> refusedReported =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-  private final java.util.concurrent.atomic.AtomicBoolean idleReported =
-      new java.util.concurrent.atomic.AtomicBoolean();
 
   private Fallbacks(Builder<T> b) {
     this.breaker = b.breaker;
@@ -102,7 +87,6 @@ public final class Fallbacks<T> implements AutoCloseable {
     this.source = b.source;
     this.deferred = b.deferred;
     this.work = b.work;
-    this.clock = b.clock;
     this.retry = b.retry;
     this.accepts = b.accepts;
     this.submitAccepts = b.submitAccepts;
@@ -130,6 +114,9 @@ public final class Fallbacks<T> implements AutoCloseable {
       kinds.add(FallbackPolicy.DEFERRED);
     }
     this.registered = java.util.Collections.unmodifiableSet(kinds);
+    this.answers =
+        new FallbackAnswers<>(
+            breaker, registered, staticDefaults, snapshots, codec, deferred, b.clock);
     if ((snapshots != null && !snapshots.encrypts())
         || (deferred != null && !deferred.encrypts())) {
       LOG.log(
@@ -149,15 +136,8 @@ public final class Fallbacks<T> implements AutoCloseable {
               + " in the breaker''s policy (breakerctl policy apply) or in the registry''s"
               + " defaults",
           breaker.id(),
-          describe(registered));
+          FallbackAnswers.describe(registered));
     }
-  }
-
-  private static String describe(java.util.Set<FallbackPolicy> kinds) {
-    return kinds.stream()
-            .map(FallbackPolicy::name)
-            .collect(java.util.stream.Collectors.joining(", "))
-        + (kinds.size() == 1 ? " fallback" : " fallbacks");
   }
 
   /** The fallback kinds code registered for this breaker here. */
@@ -222,13 +202,14 @@ public final class Fallbacks<T> implements AutoCloseable {
   }
 
   /** A submitted request: its payload and tracking id. */
-  private record Submitted(byte[] payload, String tracking) {}
+  record Submitted(byte[] payload, String tracking) {}
 
   /**
    * The deferred request with this tracking id: status, attempts, the recorded result.
    *
-   * @throws io.breakerctl.runtime.control.ControlUnavailableException when MongoDB is down: at once
-   *     while its guard holds it for down, without a driver exception inside
+   * @throws RuntimeException the deferred store's failure (the control plane's {@code
+   *     ControlUnavailableException} when MongoDB is down: at once while its guard holds it for
+   *     down, without a driver exception inside)
    */
   public Optional<DeferredRequest> deferred(String trackingId) {
     if (deferred == null) {
@@ -249,18 +230,18 @@ public final class Fallbacks<T> implements AutoCloseable {
     try {
       value = retry == null ? breaker.callChecked(call) : retry.call(a -> call.call());
     } catch (CallNotPermittedException e) {
-      return fallback(
+      return answers.fallback(
           FallbackTrigger.REJECTED, e.state(), e.reason().code(), key, payload, e, accepts);
     } catch (Exception e) {
       CallOutcome o = breaker.classifier().classify(e);
       if (!onFailure || !o.failure()) {
         throw e;
       }
-      return fallback(
+      return answers.fallback(
           FallbackTrigger.FAILED, breaker.view().state(), o.code(), key, payload, e, accepts);
     }
     if (onFailure && breaker.classifier().classifyResult(value).failure()) {
-      return fallback(
+      return answers.fallback(
           FallbackTrigger.FAILED, breaker.view().state(), "failure", key, payload, null, accepts);
     }
     if (captures != null && key != null && policy() == FallbackPolicy.CACHED) {
@@ -280,229 +261,6 @@ public final class Fallbacks<T> implements AutoCloseable {
 
   private FallbackPolicy policy() {
     return breaker.view().policy().fallbackPolicy();
-  }
-
-  private FallbackResult<T> staticDefault(
-      Policy policy, FallbackTrigger trigger, State state, String reason, Exception original) {
-    Optional<String> name = policy.staticDefault();
-    Optional<Supplier<T>> value = staticDefaults.lookup(name);
-    if (value.isEmpty()) {
-      throw unserved(
-          FallbackPolicy.STATIC_DEFAULT,
-          Unserved.NOT_REGISTERED,
-          trigger,
-          state,
-          reason,
-          staticDefaults.missing(name),
-          original);
-    }
-    return answer(
-        FallbackPolicy.STATIC_DEFAULT,
-        new FallbackResult<>(
-            value.get().get(),
-            Served.STATIC_DEFAULT,
-            trigger,
-            name.orElse(""),
-            Optional.empty(),
-            Optional.empty(),
-            ""),
-        -1);
-  }
-
-  private FallbackResult<T> fallback(
-      FallbackTrigger trigger,
-      State state,
-      String reason,
-      String key,
-      Submitted payload,
-      Exception original,
-      java.util.Set<FallbackPolicy> accepts)
-      throws Exception {
-    Policy policy = breaker.view().policy();
-    FallbackPolicy kind = policy.fallbackPolicy();
-    if (kind != FallbackPolicy.NONE
-        && kind != FallbackPolicy.CONTROLLED_FAILURE
-        && !accepts.contains(kind)) {
-      String why =
-          "the call site does not accept a "
-              + kind
-              + " answer (accepts: "
-              + (accepts.isEmpty() ? "none" : describe(accepts))
-              + ")";
-      if (refusedReported.add(kind)) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "breakerctl breaker {0}: the policy names {1}, but {2}; such calls get a"
-                + " ControlledFailureException (logged once)",
-            breaker.id(),
-            kind,
-            why);
-      }
-      throw unserved(kind, Unserved.NOT_ACCEPTED, trigger, state, reason, why, original);
-    }
-    switch (kind) {
-      case NONE -> {
-        if (!registered.isEmpty() && idleReported.compareAndSet(false, true)) {
-          LOG.log(
-              System.Logger.Level.WARNING,
-              "breakerctl breaker {0}: rejected a call ({1}) while {2} registered: its policy''s"
-                  + " fallbackPolicy is NONE, so the caller gets the rejection (logged once)",
-              breaker.id(),
-              reason,
-              describe(registered));
-        }
-        if (original == null) {
-          throw refuse(trigger, state, reason, "", null);
-        }
-        throw original;
-      }
-      case STATIC_DEFAULT -> {
-        return staticDefault(policy, trigger, state, reason, original);
-      }
-      case CACHED -> {
-        return cached(trigger, state, reason, key, original);
-      }
-      case DEFERRED -> {
-        if (deferred == null || payload == null) {
-          throw unserved(
-              kind,
-              deferred == null ? Unserved.NOT_CONFIGURED : Unserved.NO_PAYLOAD,
-              trigger,
-              state,
-              reason,
-              deferred == null ? "no deferred store configured" : "the call has no payload",
-              original);
-        }
-        String tracking;
-        try {
-          tracking = deferred.defer(breaker.id(), payload.tracking(), payload.payload());
-        } catch (ControlException e) {
-          throw unserved(
-              kind,
-              controlReason(e),
-              trigger,
-              state,
-              reason,
-              "request not deferred: " + e.getMessage(),
-              original);
-        }
-        breaker.observer().deferredStored();
-        return answer(
-            kind,
-            new FallbackResult<>(
-                null, Served.DEFERRED, trigger, "", Optional.empty(), Optional.empty(), tracking),
-            -1);
-      }
-      default -> {
-        breaker.observer().fallback(kind, -1);
-        breaker.observer().response(true); // a controlled failure is a degraded answer
-        throw refuse(trigger, state, reason, "", original);
-      }
-    }
-  }
-
-  private FallbackResult<T> cached(
-      FallbackTrigger trigger, State state, String reason, String key, Exception original) {
-    if (snapshots == null || key == null) {
-      throw unserved(
-          FallbackPolicy.CACHED,
-          snapshots == null ? Unserved.NOT_CONFIGURED : Unserved.NO_BUSINESS_KEY,
-          trigger,
-          state,
-          reason,
-          snapshots == null ? "no snapshot store configured" : "the call has no business key",
-          original);
-    }
-    SnapshotRead read;
-    try {
-      read = snapshots.serve(breaker.id(), key);
-    } catch (ControlException e) {
-      throw unserved(
-          FallbackPolicy.CACHED,
-          controlReason(e),
-          trigger,
-          state,
-          reason,
-          "snapshot not read: " + e.getMessage(),
-          original);
-    }
-    if (read.outcome() != SnapshotRead.Outcome.SERVED) {
-      throw unserved(
-          FallbackPolicy.CACHED,
-          Unserved.valueOf(read.outcome().name()),
-          trigger,
-          state,
-          reason,
-          "no snapshot served ("
-              + read.outcome()
-              + (read.problem().isEmpty() ? "" : ": " + read.problem())
-              + ")",
-          original);
-    }
-    FallbackSnapshot s = read.snapshot().orElseThrow();
-    Duration age = Duration.between(s.capturedAt(), clock.instant());
-    T value;
-    try {
-      value = codec.decode(read.payload().orElseThrow());
-    } catch (RuntimeException e) {
-      // the codec's message may quote the payload: named by its type only, and not kept as cause
-      throw unserved(
-          FallbackPolicy.CACHED,
-          Unserved.UNDECODABLE,
-          trigger,
-          state,
-          reason,
-          "no snapshot served (UNDECODABLE: the payload decrypted but the codec threw "
-              + e.getClass().getSimpleName()
-              + "; its content is not shown)",
-          original);
-    }
-    return answer(
-        FallbackPolicy.CACHED,
-        new FallbackResult<>(
-            value,
-            Served.CACHED,
-            trigger,
-            s.source(),
-            Optional.of(s.capturedAt()),
-            Optional.of(age),
-            ""),
-        age.toMillis());
-  }
-
-  private FallbackResult<T> answer(FallbackPolicy kind, FallbackResult<T> r, long ageMillis) {
-    breaker.observer().fallback(kind, ageMillis);
-    breaker.observer().response(true);
-    breaker.fallbackServed();
-    return r;
-  }
-
-  /** A fallback of {@code kind} that could not serve: reported, then a controlled failure. */
-  private ControlledFailureException unserved(
-      FallbackPolicy kind,
-      Unserved why,
-      FallbackTrigger trigger,
-      State state,
-      String reason,
-      String detail,
-      Exception cause) {
-    breaker.observer().fallbackUnavailable(kind, why.code());
-    breaker.observer().response(true); // a controlled failure is a degraded answer
-    return new ControlledFailureException(
-        breaker.id(), state, reason, trigger, detail, cause, Optional.of(why));
-  }
-
-  private ControlledFailureException refuse(
-      FallbackTrigger trigger, State state, String reason, String unserved, Exception cause) {
-    return new ControlledFailureException(
-        breaker.id(), state, reason, trigger, unserved, cause, Optional.empty());
-  }
-
-  /** MongoDB (with no hot copy) unavailable, or answering with an error. */
-  private static Unserved controlReason(ControlException e) {
-    return e instanceof io.breakerctl.runtime.control.ControlUnavailableException
-        ? Unserved.CONTROL_UNAVAILABLE
-        : Unserved.CONTROL_ERROR;
   }
 
   private static ThreadPoolExecutor captureExecutor(CircuitBreaker breaker) {
@@ -539,12 +297,12 @@ public final class Fallbacks<T> implements AutoCloseable {
     private final CircuitBreaker breaker;
     private boolean onFailure;
     private final StaticDefaults.Builder<T> staticDefaults = new StaticDefaults.Builder<>();
-    private FallbackSnapshots snapshots;
+    private SnapshotSource snapshots;
     private SnapshotCodec<T> codec;
     private Duration captureTtl = Duration.ofHours(1);
     private SnapshotApproval approval = SnapshotApproval.AUTOMATIC;
     private String source;
-    private DeferredRequests deferred;
+    private DeferredQueue deferred;
     private DeferredWork<T> work;
     private String owner = "replayer-" + UUID.randomUUID().toString().substring(0, 8);
     private Duration lease = Duration.ofSeconds(30);
@@ -625,10 +383,7 @@ public final class Fallbacks<T> implements AutoCloseable {
      * captured snapshot valid for {@code ttl} and approved as {@code approval} says.
      */
     public Builder<T> cached(
-        FallbackSnapshots snapshots,
-        SnapshotCodec<T> codec,
-        Duration ttl,
-        SnapshotApproval approval) {
+        SnapshotSource snapshots, SnapshotCodec<T> codec, Duration ttl, SnapshotApproval approval) {
       this.snapshots = Objects.requireNonNull(snapshots, "snapshots");
       this.codec = Objects.requireNonNull(codec, "codec");
       if (ttl.isNegative() || ttl.isZero()) {
@@ -649,7 +404,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     }
 
     /** Deferred processing, for a DEFERRED policy: requests stored in {@code requests}. */
-    public Builder<T> deferred(DeferredRequests requests, DeferredWork<T> work) {
+    public Builder<T> deferred(DeferredQueue requests, DeferredWork<T> work) {
       this.deferred = Objects.requireNonNull(requests, "requests");
       this.work = Objects.requireNonNull(work, "work");
       return this;

@@ -8,5 +8,15 @@
  * not registered is a controlled failure naming breaker and name. Snapshots and deferred requests
  * live in the control plane ({@code snapshots}, {@code deferred}); a deferred request is replayed
  * by one node under a MongoDB lease after the breaker closes ({@code FallbackIT}).
+ *
+ * <p>This package imports nothing of the control plane: it reads and captures snapshots through
+ * {@link io.breakerctl.runtime.fallback.SnapshotSource} and stores and replays deferred requests
+ * through {@link io.breakerctl.runtime.fallback.DeferredQueue}, interfaces the control plane's
+ * {@code FallbackSnapshots} and {@code DeferredRequests} ({@code runtime.control.fallback})
+ * implement, and the values they exchange ({@link io.breakerctl.runtime.fallback.FallbackSnapshot},
+ * {@link io.breakerctl.runtime.fallback.SnapshotRead}, {@link
+ * io.breakerctl.runtime.fallback.DeferredRequest}, their statuses, {@link
+ * io.breakerctl.runtime.fallback.SnapshotApproval}) are defined here. A store tells its own
+ * failures apart ({@code unserved}): MongoDB unavailable or answering with an error.
  */
 package io.breakerctl.runtime.fallback;

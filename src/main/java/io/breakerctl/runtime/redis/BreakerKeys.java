@@ -59,7 +59,7 @@ public final class BreakerKeys {
   /**
    * The deployment's identity ({@code d-} and 12 hex digits): set once, when history is first
    * forwarded from this Redis or restored into it; never expires. See {@code
-   * io.breakerctl.runtime.control.Deployments}.
+   * io.breakerctl.runtime.control.history.Deployments}.
    */
   public String deployment() {
     return prefix + ":deployment";

@@ -16,40 +16,40 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * flushed before each test), the in-process MongoDB with a fresh database per test, and a store and
  * database client on them.
  */
-abstract class ControlPlaneIT {
+public abstract class ControlPlaneIT {
 
-  @RegisterExtension static final RedisExtension REDIS = RedisExtension.standalone();
+  @RegisterExtension protected static final RedisExtension REDIS = RedisExtension.standalone();
 
-  static TestMongo mongo;
+  protected static TestMongo mongo;
 
-  ControlDatabase db;
-  RedisFleetStore redis;
-  final Clock clock = Clock.systemUTC();
+  protected ControlDatabase db;
+  protected RedisFleetStore redis;
+  protected final Clock clock = Clock.systemUTC();
 
   @BeforeAll
-  static void startMongo() {
+  protected static void startMongo() {
     mongo = TestMongo.start();
   }
 
   @AfterAll
-  static void stopMongo() {
+  protected static void stopMongo() {
     mongo.close();
   }
 
   @BeforeEach
-  void connect() {
+  protected void connect() {
     REDIS.server().flushAll();
     db = ControlDatabase.connect(mongo.database());
     redis = store(REDIS.uri());
   }
 
   @AfterEach
-  void disconnect() {
+  protected void disconnect() {
     redis.close();
     db.close();
   }
 
-  static RedisFleetStore store(String uri) {
+  protected static RedisFleetStore store(String uri) {
     // a deployment with a control plane: its history has a destination
     return RedisFleetStore.connect(
             StoreConfig.builder().uri(uri).timeout(Duration.ofSeconds(2)).build())

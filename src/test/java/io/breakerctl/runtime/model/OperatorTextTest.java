@@ -3,9 +3,9 @@ package io.breakerctl.runtime.model;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-import io.breakerctl.runtime.control.BreakerNotes;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
+import io.breakerctl.runtime.control.audit.BreakerNotes;
 import io.breakerctl.runtime.store.OverrideRequest;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,8 +3,6 @@ package io.breakerctl.runtime.control.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.breakerctl.runtime.control.PolicyOrigin;
-import io.breakerctl.runtime.control.PolicyVersion;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import java.time.Duration;

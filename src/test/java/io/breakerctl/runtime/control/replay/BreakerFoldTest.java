@@ -1,0 +1,126 @@
+package io.breakerctl.runtime.control.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.store.BreakerEvent;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("Replay's fold of one breaker's history (no server)")
+class BreakerFoldTest {
+
+  static final BreakerId ID = BreakerId.parse("fold:dep");
+  static final String E1 = "1000000000"; // keys created at 1,000,000 ms (epoch in µs)
+  static final String E2 = "1100000000"; // re-created at 1,100,000 ms
+
+  private static ReplayStep step(
+      String epoch, long at, String from, String to, String cause, String... extra) {
+    Map<String, String> f = new LinkedHashMap<>();
+    f.put("epoch", epoch);
+    f.put("from", from);
+    f.put("to", to);
+    f.put("cause", cause);
+    f.put("at", Long.toString(at));
+    for (int i = 0; i < extra.length; i += 2) {
+      f.put(extra[i], extra[i + 1]);
+    }
+    return ReplayStep.of(new BreakerEvent(ID, at + "-0", f));
+  }
+
+  /** Trip at 1,001,000 (open until 1,002,000), force open at 1,001,500 until 1,003,000. */
+  private static List<ReplayStep> history() {
+    return List.of(
+        step(
+            E1,
+            1_001_000,
+            "CLOSED",
+            "OPEN",
+            "FAILURE_THRESHOLD",
+            "until",
+            "1002000",
+            "openMillis",
+            "1000"),
+        step(E1, 1_001_500, "OPEN", "FORCED_OPEN", "OVERRIDE_SET", "until", "1003000"));
+  }
+
+  private static State at(List<ReplayStep> steps, long t) {
+    BreakerFold f = new BreakerFold(ID, t);
+    steps.forEach(f::offer);
+    return f.state(t).map(ReplayState::state).orElse(null);
+  }
+
+  @Test
+  @DisplayName("an override in force, then expired without a script: the window's end decides")
+  void overrideExpiry() {
+    assertThat(at(history(), 1_000_500))
+        .as("keys exist, no transition yet")
+        .isEqualTo(State.CLOSED);
+    assertThat(at(history(), 1_001_200)).isEqualTo(State.OPEN);
+    assertThat(at(history(), 1_002_500)).isEqualTo(State.FORCED_OPEN);
+    assertThat(at(history(), 1_003_000))
+        .as("override expired, window ended")
+        .isEqualTo(State.HALF_OPEN);
+    assertThat(at(history(), 999_000)).as("before the keys existed").isNull();
+  }
+
+  @Test
+  @DisplayName("documents may come in any order")
+  void orderIndependent() {
+    List<ReplayStep> reversed = new ArrayList<>(history());
+    Collections.reverse(reversed);
+
+    for (long t : new long[] {1_001_200, 1_002_500, 1_003_000}) {
+      assertThat(at(reversed, t)).isEqualTo(at(history(), t));
+    }
+  }
+
+  @Test
+  @DisplayName("keys re-created after the newest transition read CLOSED without override")
+  void recreated() {
+    List<ReplayStep> steps = new ArrayList<>(history());
+    steps.add(step(E2, 1_200_000, "CLOSED", "FORCED_CLOSED", "OVERRIDE_SET", "until", "0"));
+
+    assertThat(at(steps, 1_050_000)).isEqualTo(State.HALF_OPEN);
+    assertThat(at(steps, 1_150_000))
+        .as("E2 exists, its first event is later")
+        .isEqualTo(State.CLOSED);
+    assertThat(at(steps, 1_250_000)).isEqualTo(State.FORCED_CLOSED);
+  }
+
+  @Test
+  @DisplayName("a cleared override resumes the open window the trip set; a restore carries its own")
+  void clearedAndRestored() {
+    List<ReplayStep> steps = new ArrayList<>(history());
+    steps.add(step(E1, 1_001_700, "FORCED_OPEN", "OPEN", "OVERRIDE_CLEARED"));
+    assertThat(at(steps, 1_001_800)).isEqualTo(State.OPEN);
+    assertThat(at(steps, 1_002_000)).isEqualTo(State.HALF_OPEN);
+
+    steps.add(
+        step(
+            E2,
+            1_100_001,
+            "CLOSED",
+            "DISABLED",
+            "RESTORED",
+            "stored",
+            "OPEN",
+            "openUntil",
+            "1100500",
+            "override",
+            "DISABLED",
+            "overrideUntil",
+            "1100300",
+            "until",
+            "1100300"));
+    assertThat(at(steps, 1_100_100)).isEqualTo(State.DISABLED);
+    assertThat(at(steps, 1_100_400)).isEqualTo(State.OPEN);
+    assertThat(at(steps, 1_100_600)).isEqualTo(State.HALF_OPEN);
+  }
+}
