@@ -1,5 +1,6 @@
 package io.breakerctl.runtime;
 
+import io.breakerctl.runtime.redis.RedisBreakerStore;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 
 /**
@@ -10,9 +11,13 @@ import io.breakerctl.runtime.redis.RedisFleetStore;
 public final class RegistryInternals {
   private RegistryInternals() {}
 
-  /** The store (and so the connection) a registry's breakers use; null while never connected. */
+  /**
+   * The store (and so the connection) a registry's breakers use, with the operators' port over it;
+   * null while never connected.
+   */
   public static RedisFleetStore store(BreakerRegistry registry) {
-    return (RedisFleetStore) ((DefaultBreakerRegistry) registry).rawStore();
+    Object raw = ((DefaultBreakerRegistry) registry).rawStore();
+    return raw == null ? null : RedisFleetStore.over((RedisBreakerStore) raw);
   }
 
   /**
