@@ -68,6 +68,35 @@ final class RedisConnector {
    *     holds no certificate (read only when a URI uses TLS)
    */
   static RedisConnection connect(StoreConfig config) {
+    try {
+      return connectOnce(config);
+    } catch (StoreUnavailableException e) {
+      if (!handshakeLost(e)) {
+        throw e;
+      }
+      // Lettuce lost the handshake's answer (below): ask once more, and get it this time
+      return connectOnce(config);
+    }
+  }
+
+  /**
+   * Whether a connect failed because Lettuce looked for its handshake handler after the failed
+   * handshake (a refused password: {@code WRONGPASS}) had already closed the channel and emptied
+   * its pipeline: {@code IllegalStateException: RedisHandshakeHandler not registered}, the server's
+   * answer lost. Measured under two busy cores: 1 of 300 connects with a wrong password, which the
+   * CLI then reported as "Redis unavailable" (exit 6) instead of "authentication failed" (exit 4).
+   */
+  private static boolean handshakeLost(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof IllegalStateException
+          && String.valueOf(t.getMessage()).contains("RedisHandshakeHandler not registered")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static RedisConnection connectOnce(StoreConfig config) {
     List<RedisURI> uris = new ArrayList<>();
     for (String u : config.uris()) {
       uris.add(uri(u, config));
