@@ -12,6 +12,7 @@ import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.history.Deployments;
 import io.breakerctl.runtime.control.history.OverrideGuard;
 import io.breakerctl.runtime.control.policy.PolicyDrift;
+import io.breakerctl.runtime.redis.NodeDiagnostics;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreDiagnostics;
 import io.breakerctl.runtime.store.FleetSelection;
@@ -127,7 +128,7 @@ public final class DoctorCommand implements Callable<Integer> {
       add(c.check(), c.status().word(), c.detail());
     }
     if (checks.stream().noneMatch(c -> c.check().equals("redis") && c.status().equals("fail"))) {
-      for (StoreDiagnostics.Check c : StoreDiagnostics.nodes(store, settings.timeout())) {
+      for (StoreDiagnostics.Check c : NodeDiagnostics.nodes(store, settings.timeout())) {
         add(c.check(), c.status().word(), c.detail());
       }
     }
