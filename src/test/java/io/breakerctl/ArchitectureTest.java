@@ -111,6 +111,50 @@ class ArchitectureTest {
   }
 
   @Test
+  @DisplayName(
+      "the control plane, the console and the sandbox use the store ports, never the adapter")
+  void onlyTheCompositionNamesRedis() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            "io.breakerctl.runtime.control..",
+            "io.breakerctl.runtime.fallback..",
+            "io.breakerctl.console..",
+            "io.breakerctl.sandbox..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.breakerctl.runtime.redis..")
+        .check(main);
+  }
+
+  @Test
+  @DisplayName(
+      "the CLI names the Redis adapter only where it connects or reads connection settings")
+  void theCliNamesRedisOnlyWhereItConnects() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.breakerctl.cli..")
+        .and()
+        .doNotHaveSimpleName("ServiceFactory") // connects the commands' store
+        .and()
+        .doNotHaveSimpleName("CompleteCommand") // connects for live completions
+        .and()
+        .doNotHaveSimpleName("DemoCommand") // connects the demo's fleet
+        .and()
+        .doNotHaveSimpleName("WriteAccess") // which ACL user the settings authenticate as
+        .and()
+        .doNotHaveSimpleName("ConfigCheck") // the key prefix's rules
+        .and()
+        .doNotHaveSimpleName("ConfigSetContext") // the same, on set-context
+        .and()
+        .doNotHaveSimpleName("ErrorPolicy") // the TLS failure kinds of a connect
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.breakerctl.runtime.redis..")
+        .check(main);
+  }
+
+  @Test
   @DisplayName("no circle between the top-level packages (cli, console, runtime, sandbox)")
   void noCyclesAtTheTop() {
     slices().matching("io.breakerctl.(*)..").should().beFreeOfCycles().check(main);

@@ -7,6 +7,7 @@ import io.breakerctl.runtime.control.override.BreakerOverrides;
 import io.breakerctl.runtime.control.policy.PolicyControl;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.FleetStore;
 import java.time.Duration;
 import java.util.function.Supplier;
 
@@ -19,7 +20,7 @@ public final class ServiceFactory implements AutoCloseable {
   private final Supplier<Settings> settingsSupplier;
   private final Environment env;
   private Settings settings;
-  private RedisFleetStore redis;
+  private FleetStore redis;
   private ControlDatabase control;
 
   private ServiceFactory(Supplier<Settings> settings, Environment env) {
@@ -49,7 +50,7 @@ public final class ServiceFactory implements AutoCloseable {
   }
 
   /** The Redis store, connected on first use. */
-  public RedisFleetStore redis() {
+  public FleetStore redis() {
     if (redis == null) {
       Settings s = settings();
       s.requireRedisIdentity();

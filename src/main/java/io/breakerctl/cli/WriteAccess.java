@@ -6,6 +6,7 @@ import io.breakerctl.runtime.model.Actor;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OperatorText;
 import io.breakerctl.runtime.redis.RedisFleetStore;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.StorePermissionException;
 import java.io.IOException;
@@ -112,7 +113,7 @@ public final class WriteAccess {
    *     user and the missing actions
    */
   public static void require(CliContext root, String what, Collection<BreakerId> breakers) {
-    RedisFleetStore store = root.services().redis();
+    FleetStore store = root.services().redis();
     List<BreakerId> ids = new ArrayList<>(new LinkedHashSet<>(breakers));
     if (ids.isEmpty()) {
       ids.add(PROBE);

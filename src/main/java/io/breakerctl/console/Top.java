@@ -3,8 +3,8 @@ package io.breakerctl.console;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.FleetStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +40,7 @@ final class Top {
   private static final int RECENT_SCAN = 500;
 
   private boolean recentLoaded;
-  private final RedisFleetStore store;
+  private final FleetStore store;
   private final Duration interval;
   private final BiFunction<List<String>, String, String> force;
   private final TopScreen screen = new TopScreen();
@@ -59,7 +59,7 @@ final class Top {
       Terminal terminal,
       String title,
       Supplier<List<BreakerView>> read,
-      RedisFleetStore store,
+      FleetStore store,
       Duration interval,
       BiFunction<List<String>, String, String> force,
       boolean colour) {
@@ -85,7 +85,7 @@ final class Top {
     terminal.puts(Capability.keypad_xmit);
     terminal.puts(Capability.cursor_invisible);
     terminal.flush();
-    RedisFleetStore.Subscription subscription = null;
+    FleetStore.Subscription subscription = null;
     try {
       subscription = store.subscribe(this::message, () -> dirty.set(true));
       loop();

@@ -8,8 +8,8 @@ import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.ServiceFactory;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.FleetStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -103,7 +103,7 @@ public final class TopCommand implements Callable<Integer> {
       }
       return status.execute(args.toArray(new String[0]));
     }
-    RedisFleetStore store = services.redis();
+    FleetStore store = services.redis();
     Duration timeout = services.settings().timeout();
     String title = TargetLabel.of(services.settings());
     boolean colour = root.env().get("NO_COLOR") == null && root.style().colour();
@@ -124,7 +124,7 @@ public final class TopCommand implements Callable<Integer> {
   }
 
   private static List<BreakerView> read(
-      RedisFleetStore store, Duration timeout, BreakerSelector selector) {
+      FleetStore store, Duration timeout, BreakerSelector selector) {
     List<BreakerView> rows = new ArrayList<>();
     FleetCallRates rates = store.callRatesOrNone(timeout);
     store

@@ -6,8 +6,8 @@ import io.breakerctl.runtime.control.history.HistoryForwarder;
 import io.breakerctl.runtime.control.policy.PolicyControl;
 import io.breakerctl.runtime.control.policy.PolicyVersion;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.PolicyEncoding.WarmedPolicy;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.WarmResult;
@@ -34,7 +34,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
   static final Duration LEASE = Duration.ofSeconds(15);
 
   private final ControlDatabase db;
-  private final Supplier<RedisFleetStore> store;
+  private final Supplier<FleetStore> store;
   private final Supplier<BreakerStore> commands;
   private final BackgroundHealth health;
   private final String node;
@@ -43,11 +43,11 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
   private final Thread worker;
   private volatile boolean closed;
   private HistoryForwarder fleetForwarder;
-  private RedisFleetStore fleetStore;
+  private FleetStore fleetStore;
 
   ControlPlaneLink(
       ControlConfig config,
-      Supplier<RedisFleetStore> store,
+      Supplier<FleetStore> store,
       Supplier<BreakerStore> commands,
       String node,
       Clock clock,
@@ -75,7 +75,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
     while (!closed) {
       try {
         BreakerId id = queue.poll(500, TimeUnit.MILLISECONDS);
-        RedisFleetStore s = store.get();
+        FleetStore s = store.get();
         if (id != null && s != null) {
           fleetForwarder(s).syncBreaker(id); // one identity lookup per store, not per hand-off
           health.succeeded(BackgroundTask.FORWARDING);
@@ -91,7 +91,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
 
   /** Runs one fleet-wide forwarding pass when this node holds (or takes) the forwarder lease. */
   void forwardIfLeader() {
-    RedisFleetStore s = store.get();
+    FleetStore s = store.get();
     if (closed || s == null) {
       return;
     }
@@ -112,7 +112,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
    * unforwarded, with a full sweep on its first pass and every {@link
    * HistoryForwarder#FULL_SWEEP_EVERY}.
    */
-  private synchronized HistoryForwarder fleetForwarder(RedisFleetStore s) {
+  private synchronized HistoryForwarder fleetForwarder(FleetStore s) {
     if (fleetForwarder == null || fleetStore != s) {
       fleetForwarder = new HistoryForwarder(db, s, node, clock);
       fleetStore = s;
@@ -122,7 +122,7 @@ final class ControlPlaneLink implements PolicySource, AutoCloseable {
 
   @Override
   public Optional<WarmedPolicy> resolveAndWarm(BreakerId id) {
-    RedisFleetStore s = store.get();
+    FleetStore s = store.get();
     if (s == null) {
       return Optional.empty();
     }

@@ -3,7 +3,7 @@ package io.breakerctl.sandbox;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisFleetStore;
+import io.breakerctl.runtime.store.FleetStore;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +69,7 @@ public final class DemoFleet {
   }
 
   private final String redisUri;
-  private final RedisFleetStore store;
+  private final FleetStore store;
   private final PrintWriter out;
   private final boolean terminal;
   private final Options options;
@@ -82,7 +82,7 @@ public final class DemoFleet {
    * {@code terminal}, else printed every few seconds.
    */
   public DemoFleet(
-      String redisUri, RedisFleetStore store, PrintWriter out, boolean terminal, Options o) {
+      String redisUri, FleetStore store, PrintWriter out, boolean terminal, Options o) {
     this.redisUri = redisUri;
     this.store = store;
     this.out = out;
@@ -131,7 +131,7 @@ public final class DemoFleet {
     return redisUri;
   }
 
-  RedisFleetStore store() {
+  FleetStore store() {
     return store;
   }
 

@@ -2,8 +2,8 @@ package io.breakerctl.sandbox;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Duration;
 import java.util.List;
@@ -14,13 +14,13 @@ final class DemoWaits {
   private DemoWaits() {}
 
   /** The newest stream id of the breaker ("" when it has no events). */
-  static String lastEventId(RedisFleetStore store, BreakerId id) {
+  static String lastEventId(FleetStore store, BreakerId id) {
     List<BreakerEvent> recent = StoreFutures.await(store.snapshot(id, 1)).recentEvents();
     return recent.isEmpty() ? "" : recent.get(0).streamId();
   }
 
   /** The first trip (CLOSED to OPEN) after stream id {@code after}. */
-  static BreakerEvent trip(RedisFleetStore store, BreakerId id, String after) {
+  static BreakerEvent trip(FleetStore store, BreakerId id, String after) {
     return StoreFutures.await(store.eventsAfter(id, after, 100)).stream()
         .filter(e -> e.problem().isEmpty() && e.from() == State.CLOSED && e.to() == State.OPEN)
         .findFirst()

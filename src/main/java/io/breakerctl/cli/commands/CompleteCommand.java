@@ -8,6 +8,7 @@ import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.FleetStore;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.TreeSet;
@@ -48,7 +49,7 @@ public final class CompleteCommand implements Callable<Integer> {
       } else if ("breaker-ids".equals(kind)) {
         Settings s = root.services().settings();
         Duration timeout = s.timeout().compareTo(BOUND) < 0 ? s.timeout() : BOUND;
-        try (RedisFleetStore store =
+        try (FleetStore store =
             RedisFleetStore.connect(
                 StoreConfig.builder()
                     .uri(s.redis())

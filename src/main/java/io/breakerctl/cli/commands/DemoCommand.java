@@ -10,6 +10,7 @@ import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.sandbox.DemoFleet;
 import io.breakerctl.sandbox.FleetRow;
 import io.breakerctl.sandbox.SandboxStart;
@@ -124,7 +125,7 @@ public final class DemoCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     SandboxStart start = SandboxCommand.up(root.env(), err);
     List<FleetRow> rows;
-    try (RedisFleetStore store =
+    try (FleetStore store =
         RedisFleetStore.connect(
             StoreConfig.builder()
                 .uri(start.state().redisUri())

@@ -11,9 +11,9 @@ import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetCallRates;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -62,7 +62,7 @@ public final class DescribeCommand implements Callable<Integer> {
       throw CliException.usage("--events must be 0..10000 but was " + events);
     }
     CliContext root = CliContext.of(spec);
-    RedisFleetStore store = root.services().redis();
+    FleetStore store = root.services().redis();
     BreakerSnapshot s = StoreFutures.await(store.snapshot(breaker, events));
     if (!s.exists() && s.nodes().isEmpty() && s.recentEvents().isEmpty()) {
       Settings settings = root.services().settings();

@@ -12,11 +12,10 @@ import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.history.Deployments;
 import io.breakerctl.runtime.control.history.OverrideGuard;
 import io.breakerctl.runtime.control.policy.PolicyDrift;
-import io.breakerctl.runtime.redis.NodeDiagnostics;
-import io.breakerctl.runtime.redis.RedisFleetStore;
-import io.breakerctl.runtime.redis.StoreDiagnostics;
 import io.breakerctl.runtime.store.FleetSelection;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.HistoryTotals;
+import io.breakerctl.runtime.store.StoreCheck;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -114,7 +113,7 @@ public final class DoctorCommand implements Callable<Integer> {
   }
 
   private void checkRedis(CliContext root, Settings settings) {
-    RedisFleetStore store;
+    FleetStore store;
     long t0 = System.nanoTime();
     try {
       store = root.services().redis();
@@ -123,12 +122,11 @@ public final class DoctorCommand implements Callable<Integer> {
       return;
     }
     double connectMs = (System.nanoTime() - t0) / 1e6;
-    for (StoreDiagnostics.Check c :
-        StoreDiagnostics.run(store, Redaction.uri(settings.redis()), connectMs)) {
+    for (StoreCheck c : store.diagnose(Redaction.uri(settings.redis()), connectMs)) {
       add(c.check(), c.status().word(), c.detail());
     }
     if (checks.stream().noneMatch(c -> c.check().equals("redis") && c.status().equals("fail"))) {
-      for (StoreDiagnostics.Check c : NodeDiagnostics.nodes(store, settings.timeout())) {
+      for (StoreCheck c : store.nodeChecks(settings.timeout())) {
         add(c.check(), c.status().word(), c.detail());
       }
     }
@@ -147,7 +145,7 @@ public final class DoctorCommand implements Callable<Integer> {
     long[] now = {0};
     Optional<String> holder;
     try {
-      RedisFleetStore store = root.services().redis();
+      FleetStore store = root.services().redis();
       store
           .fleet(settings.timeout(), 1000)
           .snapshots(
@@ -277,7 +275,7 @@ public final class DoctorCommand implements Callable<Integer> {
     List<OverrideGuard.Lost> lost;
     List<String> unread = new ArrayList<>();
     try {
-      RedisFleetStore redis = root.services().redis();
+      FleetStore redis = root.services().redis();
       String deployment =
           new Deployments(root.services().control()).identify(redis).id().orElse(null);
       lost =

@@ -24,9 +24,9 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OperatorText;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetScan;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.ReplicaAcks;
 import io.breakerctl.runtime.store.StoreException;
@@ -104,7 +104,7 @@ abstract class ForceAction implements Callable<Integer> {
   @Mixin OutputOptions output;
 
   /** The glob's reader (null for an exact id): what it could not read, when any. */
-  private FleetReader fleet;
+  private FleetScan fleet;
 
   abstract OverrideKind kind();
 
@@ -127,7 +127,7 @@ abstract class ForceAction implements Callable<Integer> {
     BreakerSelector selector = new BreakerSelector(target, caller, dependency);
     ServiceFactory services = root.services();
     OverrideRequest request = new OverrideRequest(kind(), actor, reason, duration(), "");
-    RedisFleetStore store = services.redis();
+    FleetStore store = services.redis();
     List<BreakerId> ids = select(selector, services, store);
     List<CompletableFuture<BreakerSnapshot>> reads = new ArrayList<>();
     ids.forEach(id -> reads.add(store.snapshot(id, 0)));
@@ -218,11 +218,11 @@ abstract class ForceAction implements Callable<Integer> {
 
   /**
    * The rows with where each change is: the replicas of its master that acknowledged it, asked once
-   * per master after the batch ({@link RedisFleetStore#replicaAcks}). Only rows this command wrote
-   * are asked: an unchanged breaker was not written (its replicas are not this command's to count),
-   * and a row whose answer was read back lost the connection that wrote it.
+   * per master after the batch ({@link FleetStore#replicaAcks}). Only rows this command wrote are
+   * asked: an unchanged breaker was not written (its replicas are not this command's to count), and
+   * a row whose answer was read back lost the connection that wrote it.
    */
-  private static List<OverrideView> replication(List<OverrideView> rows, RedisFleetStore store) {
+  private static List<OverrideView> replication(List<OverrideView> rows, FleetStore store) {
     List<BreakerId> written = new ArrayList<>();
     for (OverrideView v : rows) {
       if (written(v)) {
@@ -281,7 +281,7 @@ abstract class ForceAction implements Callable<Integer> {
   }
 
   private List<BreakerId> select(
-      BreakerSelector selector, ServiceFactory services, RedisFleetStore store) {
+      BreakerSelector selector, ServiceFactory services, FleetStore store) {
     BreakerId exact = selector.exactId();
     if (exact != null) {
       return List.of(exact);
@@ -331,7 +331,7 @@ abstract class ForceAction implements Callable<Integer> {
   }
 
   private List<OverrideView> dryRun(
-      Map<BreakerId, BreakerSnapshot> current, OverrideRequest request, RedisFleetStore store) {
+      Map<BreakerId, BreakerSnapshot> current, OverrideRequest request, FleetStore store) {
     List<OverrideView> plan = new ArrayList<>();
     for (BreakerSnapshot s : current.values()) {
       if (s.problem().isPresent()) {

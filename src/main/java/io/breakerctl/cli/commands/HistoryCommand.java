@@ -20,7 +20,7 @@ import io.breakerctl.runtime.control.timeline.TimelineKind;
 import io.breakerctl.runtime.control.timeline.TimelinePage;
 import io.breakerctl.runtime.control.timeline.TimelineQuery;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisFleetStore;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreUnavailableException;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -116,7 +116,7 @@ public final class HistoryCommand implements Callable<Integer> {
       throw CliException.usage("--follow streams: use -o jsonl, name, table or wide");
     }
     TimelineQuery query = query(root.env().clock());
-    RedisFleetStore redis = redisOrNull(root, follow);
+    FleetStore redis = redisOrNull(root, follow);
     Timeline timeline = new Timeline(root.services().control(), redis);
     PrintWriter out = spec.commandLine().getOut();
     Style style = root.style();
@@ -132,7 +132,7 @@ public final class HistoryCommand implements Callable<Integer> {
     }
     Semaphore wake = new Semaphore(0);
     // subscribed before the first page: nothing published after it is missed
-    try (RedisFleetStore.Subscription sub = redis.subscribe(m -> wake.release(), wake::release)) {
+    try (FleetStore.Subscription sub = redis.subscribe(m -> wake.release(), wake::release)) {
       Optional<String> cursor = print(timeline, query, docs, style, true, warned);
       while (!Interruption.requested()) {
         wake.tryAcquire(1, TimeUnit.SECONDS);
@@ -208,7 +208,7 @@ public final class HistoryCommand implements Callable<Integer> {
   }
 
   /** Redis, or null (with a warning) when it is down and the page can come from MongoDB alone. */
-  private RedisFleetStore redisOrNull(CliContext root, boolean required) {
+  private FleetStore redisOrNull(CliContext root, boolean required) {
     try {
       return root.services().redis();
     } catch (StoreUnavailableException e) {

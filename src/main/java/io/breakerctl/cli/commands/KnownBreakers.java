@@ -6,8 +6,8 @@ import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.FleetReader;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetScan;
 import io.breakerctl.runtime.store.FleetSelection;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -37,7 +37,7 @@ final class KnownBreakers {
       return;
     }
     List<String> candidates = new ArrayList<>();
-    FleetReader known = root.services().redis().fleet(root.services().settings().timeout(), 1000);
+    FleetScan known = root.services().redis().fleet(root.services().settings().timeout(), 1000);
     known.ids(FleetSelection.ALL, b -> candidates.add(b.toString()));
     known.requireComplete(); // an id in the slots not read may be known
     boolean asked = root.services().settings().mongo() != null;

@@ -21,12 +21,11 @@ import io.breakerctl.runtime.control.policy.PolicyStore;
 import io.breakerctl.runtime.control.policy.PolicyVersion;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerHistory;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetCallRates;
 import io.breakerctl.runtime.store.FleetScan;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.HistoryTotals;
 import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StoreFault;
@@ -217,7 +216,7 @@ public final class StatusCommand implements Callable<Integer> {
   private int render(BreakerSelector selector) {
     CliContext root = CliContext.of(spec);
     PrintWriter out = spec.commandLine().getOut();
-    RedisFleetStore store = root.services().redis();
+    FleetStore store = root.services().redis();
     OutputFormat format = output.format();
     boolean buffer = format.isTable() || sort != null;
     List<BreakerView> rows = new ArrayList<>();
@@ -225,7 +224,7 @@ public final class StatusCommand implements Callable<Integer> {
     int[] count = {0};
     InForceLookup inForce = inForce(root); // MongoDB, with its own --timeout
     // one reader, one deadline: --timeout bounds the whole Redis read, whatever does not answer
-    FleetReader fleet = store.fleet(root.services().settings().timeout(), batch);
+    FleetScan fleet = store.fleet(root.services().settings().timeout(), batch);
     FleetCallRates rates = store.callRatesOrNone(fleet.remaining());
     int[] drifting = {0};
     Documents.ListWriter stream = buffer ? null : Documents.list(format, "BreakerList", out, watch);
@@ -357,7 +356,7 @@ public final class StatusCommand implements Callable<Integer> {
   }
 
   /** The list document's {@code missing}: the parts of the keyspace not read, when any. */
-  private static void missing(FleetReader fleet, Documents.ListWriter w) {
+  private static void missing(FleetScan fleet, Documents.ListWriter w) {
     if (!fleet.missing().isEmpty()) {
       w.trailer("missing", fleet.missing());
     }
@@ -412,10 +411,7 @@ public final class StatusCommand implements Callable<Integer> {
 
   /** One breaker by its exact id; keys of the wrong type show it as INVALID. */
   private static void readOne(
-      RedisFleetStore store,
-      BreakerId id,
-      Consumer<BreakerSnapshot> tally,
-      Consumer<BreakerView> sink) {
+      FleetStore store, BreakerId id, Consumer<BreakerSnapshot> tally, Consumer<BreakerView> sink) {
     BreakerSnapshot s;
     try {
       s = StoreFutures.await(store.snapshot(id, 0));

@@ -10,9 +10,9 @@ import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetScan;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -71,7 +71,7 @@ public final class WaitCommand implements Callable<Integer> {
     CliContext root = CliContext.of(spec);
     Duration timeout = root.flags().timeout() == null ? DEFAULT_TIMEOUT : root.flags().timeout();
     long deadline = System.nanoTime() + timeout.toNanos();
-    RedisFleetStore store = root.services().redis();
+    FleetStore store = root.services().redis();
     BreakerId exact = selector.exactId();
     if (exact != null) {
       KnownBreakers.require(
@@ -138,7 +138,7 @@ public final class WaitCommand implements Callable<Integer> {
   }
 
   private static Map<String, State> read(
-      BreakerSelector selector, CliContext root, RedisFleetStore store) {
+      BreakerSelector selector, CliContext root, FleetStore store) {
     Map<String, State> out = new TreeMap<>();
     BreakerId exact = selector.exactId();
     if (exact != null) {
@@ -146,7 +146,7 @@ public final class WaitCommand implements Callable<Integer> {
       out.put(exact.toString(), stateOf(s));
       return out;
     }
-    FleetReader fleet = store.fleet(root.services().settings().timeout(), 1000);
+    FleetScan fleet = store.fleet(root.services().settings().timeout(), 1000);
     fleet.snapshots(
         selector,
         s -> out.put(s.id().toString(), stateOf(s)),

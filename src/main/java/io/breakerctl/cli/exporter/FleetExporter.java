@@ -4,8 +4,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.runtime.Redaction;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.FleetSelection;
+import io.breakerctl.runtime.store.FleetStore;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  * servers (or a dashboard's refreshes) scraping together cost one read.
  *
  * <p>Never a hung scrape: the read itself is bounded by the scrape timeout ({@link
- * io.breakerctl.runtime.redis.FleetReader}'s deadline covers every round trip), and a scrape waits
+ * io.breakerctl.runtime.store.FleetScan}'s deadline covers every round trip), and a scrape waits
  * for it at most that timeout plus a second; past it, or when Redis cannot be read at all
  * (connection refused, NOPERM, a part of a Cluster down), the scrape answers {@code breakerctl_up
  * 0} with {@code breakerctl_last_error_info{error="..."}} at once, and HTTP 200 (Prometheus's own
@@ -41,7 +41,7 @@ public final class FleetExporter implements AutoCloseable {
   private static final Duration GRACE = Duration.ofSeconds(1);
   private static final int ERROR_LENGTH = 300;
 
-  private final Supplier<RedisFleetStore> store;
+  private final Supplier<FleetStore> store;
   private final FleetSelection selection;
   private final Duration timeout;
   private final long ttlNanos;
@@ -72,7 +72,7 @@ public final class FleetExporter implements AutoCloseable {
    */
   public FleetExporter(
       InetSocketAddress listen,
-      Supplier<RedisFleetStore> store,
+      Supplier<FleetStore> store,
       FleetSelection selection,
       Duration timeout,
       Duration cacheTtl,

@@ -3,13 +3,12 @@ package io.breakerctl.cli.exporter;
 import io.breakerctl.cli.output.BreakerView;
 import io.breakerctl.cli.output.BreakerViews;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.FleetReader;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerHistory;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetCallRates;
 import io.breakerctl.runtime.store.FleetScan;
 import io.breakerctl.runtime.store.FleetSelection;
+import io.breakerctl.runtime.store.FleetStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -17,7 +16,7 @@ import java.util.Locale;
 /**
  * The fleet's metrics from one read of Redis: every breaker once, whatever the number of nodes
  * using it, from the same rows {@code status -o json} prints ({@link BreakerViews#status}), so the
- * exporter and {@code status} never disagree. One {@link FleetReader} pass (SCAN, pipelined HGETALL
+ * exporter and {@code status} never disagree. One {@link FleetScan} pass (SCAN, pipelined HGETALL
  * in batches) plus one read of the nodes' call counts, all within one timeout; a read-only (viewer)
  * ACL user can run it.
  *
@@ -215,11 +214,11 @@ public final class FleetMetrics {
    * @return the samples; {@code error} is set (and the samples hold what was read) when part of the
    *     keyspace or the call rates could not be read
    */
-  static Read read(RedisFleetStore store, FleetSelection selection, Duration timeout, int batch) {
+  static Read read(FleetStore store, FleetSelection selection, Duration timeout, int batch) {
     long start = System.nanoTime();
     Exposition e = declared();
     int[] count = {0};
-    FleetReader fleet = store.fleet(timeout, batch);
+    FleetScan fleet = store.fleet(timeout, batch);
     FleetCallRates r = store.callRatesOrNone(fleet.remaining());
     fleet.snapshots(
         selection,

@@ -4,11 +4,11 @@
  *
  * <p>Design: it lives in the CLI because it is the status view in another output format. {@link
  * io.breakerctl.cli.exporter.FleetMetrics} turns the same rows {@code status -o json} prints (one
- * {@code FleetReader} pass, {@code BreakerViews.status}) into samples, so the two never disagree,
- * and it needs only the viewer ACL. {@link io.breakerctl.cli.exporter.FleetExporter} serves them on
- * the JDK's HTTP server (no dependency added) with one read of Redis at a time, shared by the
- * scrapes that arrive during it and reused for a short TTL, bounded by the scrape timeout; when
- * Redis cannot be read, a scrape answers {@code breakerctl_up 0} and the error at once. {@link
+ * {@code FleetScan} pass, {@code BreakerViews.status}) into samples, so the two never disagree, and
+ * it needs only the viewer ACL. {@link io.breakerctl.cli.exporter.FleetExporter} serves them on the
+ * JDK's HTTP server (no dependency added) with one read of Redis at a time, shared by the scrapes
+ * that arrive during it and reused for a short TTL, bounded by the scrape timeout; when Redis
+ * cannot be read, a scrape answers {@code breakerctl_up 0} and the error at once. {@link
  * io.breakerctl.cli.exporter.Exposition} writes the text format 0.0.4 or OpenMetrics 1.0.0. The
  * runtime never imports this package ({@code ArchitectureTest}).
  *

@@ -1,10 +1,10 @@
 package io.breakerctl.runtime.redis;
 
-import io.breakerctl.runtime.redis.StoreDiagnostics.Check;
-import io.breakerctl.runtime.redis.StoreDiagnostics.Status;
 import io.breakerctl.runtime.store.FleetCallRates;
 import io.breakerctl.runtime.store.FleetSelection;
 import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.StoreCheck;
+import io.breakerctl.runtime.store.StoreCheck.Status;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +29,7 @@ public final class NodeDiagnostics {
    * the nodes notice (their next check, at most {@code checkInterval}) and report again. Reads
    * every state hash once, the liveness set and the nodes' counts.
    */
-  public static List<Check> nodes(RedisFleetStore store, java.time.Duration timeout) {
+  public static List<StoreCheck> nodes(RedisFleetStore store, java.time.Duration timeout) {
     java.util.Map<String, java.util.Set<String>> reporters = new java.util.HashMap<>();
     java.util.Map<String, java.util.Map<String, Integer>> degraded = new java.util.TreeMap<>();
     int[] breakers = new int[1];
@@ -57,20 +57,21 @@ public final class NodeDiagnostics {
       rates = StoreFutures.await(store.callRates());
     } catch (RuntimeException e) {
       return List.of(
-          new Check("nodes", Status.WARN, "could not read the fleet: " + e.getMessage()));
+          new StoreCheck("nodes", Status.WARN, "could not read the fleet: " + e.getMessage()));
     }
     java.util.Set<String> reporting = new TreeSet<>();
     reporters.values().forEach(reporting::addAll);
     String counts = reporting.size() + " node(s) report on " + breakers[0] + " breaker(s)";
-    Check nodes;
+    StoreCheck nodes;
     if (degraded.isEmpty()) {
-      nodes = new Check("nodes", Status.OK, counts + ", none degraded");
+      nodes = new StoreCheck("nodes", Status.OK, counts + ", none degraded");
     } else {
       List<String> each = new ArrayList<>();
       degraded.forEach(
           (node, reasons) ->
               reasons.forEach((why, n) -> each.add(node + " (" + why + ", " + n + " breaker(s))")));
-      nodes = new Check("nodes", Status.WARN, counts + ", degraded: " + String.join(", ", each));
+      nodes =
+          new StoreCheck("nodes", Status.WARN, counts + ", degraded: " + String.join(", ", each));
     }
     List<String> silent = new ArrayList<>();
     rates
@@ -91,13 +92,13 @@ public final class NodeDiagnostics {
                         + (missing.size() > 3 ? " and " + (missing.size() - 3) + " more" : ""));
               }
             });
-    Check reports =
+    StoreCheck reports =
         silent.isEmpty()
-            ? new Check(
+            ? new StoreCheck(
                 "reports",
                 Status.OK,
                 rates.nodes() + " live node(s) sent call counts; each reports on what it serves")
-            : new Check(
+            : new StoreCheck(
                 "reports",
                 Status.FAIL,
                 silent.size()

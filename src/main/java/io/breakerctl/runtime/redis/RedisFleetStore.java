@@ -15,6 +15,7 @@ import io.breakerctl.runtime.store.PolicyEncoding;
 import io.breakerctl.runtime.store.ReplicaAcks;
 import io.breakerctl.runtime.store.RestoreRequest;
 import io.breakerctl.runtime.store.RestoreResult;
+import io.breakerctl.runtime.store.StoreCheck;
 import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StoreFault;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -185,6 +186,26 @@ public final class RedisFleetStore extends ForwardingBreakerStore implements Fle
   public CompletableFuture<List<BreakerEvent>> eventsAfter(
       BreakerId id, String afterStreamId, int count) {
     return reads.eventsAfter(id, afterStreamId, count);
+  }
+
+  @Override
+  public String keyPrefix() {
+    return conn.keys.prefix();
+  }
+
+  @Override
+  public String deploymentKey() {
+    return conn.keys.deployment();
+  }
+
+  @Override
+  public List<StoreCheck> diagnose(String where, double connectMillis) {
+    return StoreDiagnostics.run(this, where, connectMillis);
+  }
+
+  @Override
+  public List<StoreCheck> nodeChecks(Duration timeout) {
+    return NodeDiagnostics.nodes(this, timeout);
   }
 
   /** This Redis's deployment identity ({@link BreakerKeys#deployment()}), if one is set. */

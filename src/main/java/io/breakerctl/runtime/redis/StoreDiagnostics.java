@@ -1,6 +1,8 @@
 package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.store.FleetScan;
+import io.breakerctl.runtime.store.StoreCheck;
+import io.breakerctl.runtime.store.StoreCheck.Status;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.ScanArgs;
@@ -25,27 +27,6 @@ import java.util.TreeSet;
 public final class StoreDiagnostics {
   private StoreDiagnostics() {}
 
-  /** A check's outcome; only FAIL makes {@code doctor} exit 1. */
-  public enum Status {
-    OK,
-    WARN,
-    FAIL;
-
-    /** The lower-case word printed in the STATUS column. */
-    public String word() {
-      return name().toLowerCase(java.util.Locale.ROOT);
-    }
-  }
-
-  /**
-   * One check's result.
-   *
-   * @param check what was checked
-   * @param status ok, warn or fail
-   * @param detail what was found
-   */
-  public record Check(String check, Status status, String detail) {}
-
   private static final String ACL_PROBE = BreakerScript.source("acl-probe.lua");
 
   /**
@@ -54,19 +35,20 @@ public final class StoreDiagnostics {
    * @param where the redacted address to name in the first check
    * @param connectMillis how long connecting took
    */
-  public static List<Check> run(RedisFleetStore store, String where, double connectMillis) {
-    List<Check> checks = new ArrayList<>();
+  public static List<StoreCheck> run(RedisFleetStore store, String where, double connectMillis) {
+    List<StoreCheck> checks = new ArrayList<>();
     List<StatefulRedisConnection<String, String>> masters = new ArrayList<>();
     List<FleetScan.Missing> unread;
     try {
       unread = FleetReader.reachable(store, store.commandTimeout(), masters).missing();
     } catch (RuntimeException e) {
-      checks.add(new Check("redis", Status.FAIL, StoreErrors.translate(where, e).getMessage()));
+      checks.add(
+          new StoreCheck("redis", Status.FAIL, StoreErrors.translate(where, e).getMessage()));
       return checks;
     }
     if (!unread.isEmpty()) {
       checks.add(
-          new Check(
+          new StoreCheck(
               "redis",
               Status.FAIL,
               where + ": part of the keyspace cannot be read: " + FleetScan.describe(unread)));
@@ -85,11 +67,12 @@ public final class StoreDiagnostics {
         versions.add(field(r.info("server"), "redis_version"));
       }
     } catch (RuntimeException e) {
-      checks.add(new Check("redis", Status.FAIL, StoreErrors.translate(where, e).getMessage()));
+      checks.add(
+          new StoreCheck("redis", Status.FAIL, StoreErrors.translate(where, e).getMessage()));
       return checks;
     }
     checks.add(
-        new Check(
+        new StoreCheck(
             "redis",
             Status.OK,
             String.format(
@@ -97,7 +80,7 @@ public final class StoreDiagnostics {
                 where, masters.size(), connectMillis, worst)));
     boolean old = versions.stream().anyMatch(v -> compare(v, "6.2") < 0);
     checks.add(
-        new Check(
+        new StoreCheck(
             "redis version",
             old ? Status.FAIL : Status.OK,
             String.join(", ", new TreeSet<>(versions)) + (old ? " (6.2 or newer required)" : "")));
@@ -115,7 +98,7 @@ public final class StoreDiagnostics {
    * String)}); a warning when {@code CONFIG GET} is refused (no {@code @admin}), since it could not
    * be checked.
    */
-  private static Check eviction(List<StatefulRedisConnection<String, String>> masters) {
+  private static StoreCheck eviction(List<StatefulRedisConnection<String, String>> masters) {
     List<String> risks = new ArrayList<>();
     for (StatefulRedisConnection<String, String> m : masters) {
       try {
@@ -127,7 +110,7 @@ public final class StoreDiagnostics {
         RedisFleetStore.evictionRisk(max, policy)
             .ifPresent(why -> risks.add(":" + port + ": " + why));
       } catch (RuntimeException e) {
-        return new Check(
+        return new StoreCheck(
             "eviction",
             Status.WARN,
             "CONFIG GET maxmemory-policy refused ("
@@ -136,8 +119,9 @@ public final class StoreDiagnostics {
       }
     }
     return risks.isEmpty()
-        ? new Check("eviction", Status.OK, "no master evicts keys (noeviction, or no maxmemory)")
-        : new Check("eviction", Status.FAIL, String.join("; ", risks));
+        ? new StoreCheck(
+            "eviction", Status.OK, "no master evicts keys (noeviction, or no maxmemory)")
+        : new StoreCheck("eviction", Status.FAIL, String.join("; ", risks));
   }
 
   /**
@@ -148,7 +132,7 @@ public final class StoreDiagnostics {
    * {@code min-replicas-to-write} is 0 (unset), or a replica is not online or lags over 10 s; the
    * setting unreadable (no {@code CONFIG GET}) is said, not judged.
    */
-  private static Check replication(List<StatefulRedisConnection<String, String>> masters) {
+  private static StoreCheck replication(List<StatefulRedisConnection<String, String>> masters) {
     List<String> each = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
     for (StatefulRedisConnection<String, String> m : masters) {
@@ -159,7 +143,8 @@ public final class StoreDiagnostics {
         info = r.info("replication");
         port = field(r.info("server"), "tcp_port");
       } catch (RuntimeException e) {
-        return new Check("replication", Status.WARN, "INFO replication refused: " + e.getMessage());
+        return new StoreCheck(
+            "replication", Status.WARN, "INFO replication refused: " + e.getMessage());
       }
       List<String> replicas = new ArrayList<>();
       for (String line : info.split("\r?\n")) {
@@ -205,8 +190,8 @@ public final class StoreDiagnostics {
     }
     String detail = String.join("; ", each);
     return warnings.isEmpty()
-        ? new Check("replication", Status.OK, detail)
-        : new Check(
+        ? new StoreCheck("replication", Status.OK, detail)
+        : new StoreCheck(
             "replication",
             Status.WARN,
             String.join("; ", warnings)
@@ -223,12 +208,12 @@ public final class StoreDiagnostics {
     }
   }
 
-  private static Check topology(RedisFleetStore store) {
+  private static StoreCheck topology(RedisFleetStore store) {
     if (!(store.connection() instanceof StatefulRedisClusterConnection<String, String> c)) {
       List<String> sentinels = store.addresses().stream().filter(a -> a.contains("/")).toList();
       if (!sentinels.isEmpty()) {
         String master = sentinels.get(0).substring(sentinels.get(0).indexOf('/') + 1);
-        return new Check(
+        return new StoreCheck(
             "topology",
             Status.OK,
             "sentinel: master set '"
@@ -240,7 +225,7 @@ public final class StoreDiagnostics {
                     ", ", sentinels.stream().map(a -> a.substring(0, a.indexOf('/'))).toList())
                 + ")");
       }
-      return new Check("topology", Status.OK, "standalone (not a cluster)");
+      return new StoreCheck("topology", Status.OK, "standalone (not a cluster)");
     }
     int slots = 0;
     int masters = 0;
@@ -255,7 +240,7 @@ public final class StoreDiagnostics {
       }
     }
     boolean ok = slots == 16384 && failing.isEmpty();
-    return new Check(
+    return new StoreCheck(
         "topology",
         ok ? Status.OK : Status.FAIL,
         "cluster: "
@@ -266,7 +251,7 @@ public final class StoreDiagnostics {
             + (failing.isEmpty() ? "" : ", failing: " + failing));
   }
 
-  private static Check scripts(List<StatefulRedisConnection<String, String>> masters) {
+  private static StoreCheck scripts(List<StatefulRedisConnection<String, String>> masters) {
     BreakerScript[] all = BreakerScript.values();
     String[] shas = new String[all.length];
     for (int i = 0; i < all.length; i++) {
@@ -283,14 +268,14 @@ public final class StoreDiagnostics {
         }
       }
     } catch (RuntimeException e) {
-      return new Check(
+      return new StoreCheck(
           "scripts", Status.WARN, "cannot check (SCRIPT EXISTS refused: " + e.getMessage() + ")");
     }
     if (missing.isEmpty()) {
-      return new Check(
+      return new StoreCheck(
           "scripts", Status.OK, all.length + " scripts of this build cached on every master");
     }
-    return new Check(
+    return new StoreCheck(
         "scripts",
         Status.WARN,
         "not cached: "
@@ -298,14 +283,14 @@ public final class StoreDiagnostics {
             + " (the store falls back to EVAL with the body on first use, which caches it)");
   }
 
-  private static Check clock(StatefulRedisConnection<String, String> m) {
+  private static StoreCheck clock(StatefulRedisConnection<String, String> m) {
     long before = System.currentTimeMillis();
     List<String> t = m.sync().time();
     long after = System.currentTimeMillis();
     long redis = Long.parseLong(t.get(0)) * 1000 + Long.parseLong(t.get(1)) / 1000;
     long skew = redis - (before + after) / 2;
     boolean ok = Math.abs(skew) <= 1000;
-    return new Check(
+    return new StoreCheck(
         "clock",
         ok ? Status.OK : Status.WARN,
         "Redis TIME - local clock = "
@@ -315,7 +300,7 @@ public final class StoreDiagnostics {
   }
 
   private static void permissions(
-      RedisFleetStore store, StatefulRedisConnection<String, String> m, List<Check> checks) {
+      RedisFleetStore store, StatefulRedisConnection<String, String> m, List<StoreCheck> checks) {
     BreakerKeys keys = store.keys();
     String probe = keys.prefix() + ":{doctor:probe}";
     try {
@@ -331,9 +316,10 @@ public final class StoreDiagnostics {
       r.xrevrange(probe + ":ev", Range.unbounded(), Limit.from(1));
       r.time();
       checks.add(
-          new Check("acl read", Status.OK, "SCAN, HGETALL, ZRANGE, XREVRANGE, TIME permitted"));
+          new StoreCheck(
+              "acl read", Status.OK, "SCAN, HGETALL, ZRANGE, XREVRANGE, TIME permitted"));
     } catch (RuntimeException e) {
-      checks.add(new Check("acl read", Status.FAIL, e.getMessage()));
+      checks.add(new StoreCheck("acl read", Status.FAIL, e.getMessage()));
     }
     RedisScriptingCommands<String, String> scripting =
         store.connection() instanceof StatefulRedisClusterConnection<String, String> c
@@ -345,7 +331,7 @@ public final class StoreDiagnostics {
       String msg = String.valueOf(e.getMessage());
       if (!msg.startsWith("NOSCRIPT")) {
         checks.add(
-            new Check(
+            new StoreCheck(
                 "acl mutate",
                 Status.WARN,
                 "read-only user: " + msg + " (force needs the operator ACL)"));
@@ -358,27 +344,27 @@ public final class StoreDiagnostics {
       String missing = String.valueOf(r);
       if ("unsupported".equals(missing)) {
         checks.add(
-            new Check(
+            new StoreCheck(
                 "acl mutate",
                 Status.OK,
                 "EVALSHA and EVAL permitted (the scripts' own commands cannot be checked without"
                     + " writing on Redis 6.2)"));
       } else if (missing.isEmpty()) {
         checks.add(
-            new Check(
+            new StoreCheck(
                 "acl mutate",
                 Status.OK,
                 "EVALSHA, EVAL and every command the scripts run permitted"));
       } else {
         checks.add(
-            new Check(
+            new StoreCheck(
                 "acl mutate",
                 Status.WARN,
                 "scripts would be refused: no permission for " + missing));
       }
     } catch (RuntimeException e) {
       checks.add(
-          new Check(
+          new StoreCheck(
               "acl mutate",
               Status.WARN,
               "EVALSHA permitted, EVAL refused ("

@@ -150,6 +150,24 @@ public interface FleetStore extends BreakerStore {
   /** The servers this store connected to, as {@code host:port}, sorted; no credentials. */
   List<String> addresses();
 
+  /** The key prefix this store keeps its breakers under (one deployment's namespace). */
+  String keyPrefix();
+
+  /** Where this store keeps its deployment identity, for messages ({@link #deployment}). */
+  String deploymentKey();
+
+  /**
+   * The store's own health checks for {@code breakerctl doctor}: reachable, versions, topology,
+   * replication, scripts, clock, eviction, permissions. Writes nothing.
+   *
+   * @param where the redacted address to name in the first check
+   * @param connectMillis how long connecting took
+   */
+  List<StoreCheck> diagnose(String where, double connectMillis);
+
+  /** The fleet's node checks for {@code breakerctl doctor}: degraded and stale nodes, reports. */
+  List<StoreCheck> nodeChecks(Duration timeout);
+
   /** Where a breaker's state lives, for messages and output: callers name it, never build it. */
   String location(BreakerId id);
 }

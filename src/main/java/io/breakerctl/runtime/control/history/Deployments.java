@@ -6,7 +6,7 @@ import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import io.breakerctl.runtime.control.ControlDatabase;
-import io.breakerctl.runtime.redis.RedisFleetStore;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -128,9 +128,9 @@ public final class Deployments {
    * @throws io.breakerctl.runtime.control.ControlUnavailableException when MongoDB is down
    * @throws io.breakerctl.runtime.store.StoreException when Redis fails
    */
-  public Identity identify(RedisFleetStore redis) {
+  public Identity identify(FleetStore redis) {
     Optional<String> key = StoreFutures.await(redis.deployment());
-    List<Deployment> recorded = recorded(redis.keys().prefix());
+    List<Deployment> recorded = recorded(redis.keyPrefix());
     Optional<Deployment> at =
         recorded.stream().filter(d -> d.reachedAt(redis.addresses())).findFirst();
     return new Identity(key, at, recorded);
@@ -144,7 +144,7 @@ public final class Deployments {
    * @throws io.breakerctl.runtime.control.ControlUnavailableException when MongoDB is down
    * @throws io.breakerctl.runtime.store.StoreException when Redis fails
    */
-  public String ensure(RedisFleetStore redis, Clock clock) {
+  public String ensure(FleetStore redis, Clock clock) {
     Identity identity = identify(redis);
     String id = identity.key().orElse(null);
     if (id == null) {
@@ -157,7 +157,7 @@ public final class Deployments {
     return id;
   }
 
-  private void seen(String id, RedisFleetStore redis, Clock clock) {
+  private void seen(String id, FleetStore redis, Clock clock) {
     Date now = Date.from(clock.instant());
     db.call(
         "record deployment " + id,
@@ -166,7 +166,7 @@ public final class Deployments {
                 .updateOne(
                     eq("_id", id),
                     Updates.combine(
-                        Updates.setOnInsert("prefix", redis.keys().prefix()),
+                        Updates.setOnInsert("prefix", redis.keyPrefix()),
                         Updates.setOnInsert("firstSeen", now),
                         Updates.addEachToSet("addresses", redis.addresses()),
                         Updates.max("lastSeen", now)),

@@ -17,8 +17,8 @@ import io.breakerctl.runtime.control.timeline.StreamTail;
 import io.breakerctl.runtime.control.timeline.TimelineEntries;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.ForwardState;
 import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -82,7 +82,7 @@ public final class HistoryForwarder {
   private static final int SWEEP_WINDOW = 256;
 
   private final ControlDatabase db;
-  private final RedisFleetStore redis;
+  private final FleetStore redis;
   private final AuditLog audit;
   private final String actor;
   private final Clock clock;
@@ -96,7 +96,7 @@ public final class HistoryForwarder {
    *
    * @param actor the node or user running it (recorded by the forwarded script)
    */
-  public HistoryForwarder(ControlDatabase db, RedisFleetStore redis, String actor, Clock clock) {
+  public HistoryForwarder(ControlDatabase db, FleetStore redis, String actor, Clock clock) {
     this(db, redis, actor, clock, HistoryRetention.DEFAULT_MAX_AGE);
   }
 
@@ -108,7 +108,7 @@ public final class HistoryForwarder {
    *     per pass (each breaker's newest transition is kept)
    */
   public HistoryForwarder(
-      ControlDatabase db, RedisFleetStore redis, String actor, Clock clock, Duration retention) {
+      ControlDatabase db, FleetStore redis, String actor, Clock clock, Duration retention) {
     if (retention.isNegative() || retention.isZero()) {
       throw new IllegalArgumentException("retention must be > 0 but was " + retention);
     }

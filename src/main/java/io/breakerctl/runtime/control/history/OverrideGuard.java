@@ -12,8 +12,8 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Epoch;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.ReassertResult;
 import io.breakerctl.runtime.store.Reassertion;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -63,11 +63,11 @@ public final class OverrideGuard {
   private static final System.Logger LOG = System.getLogger(OverrideGuard.class.getName());
 
   private final ControlDatabase db;
-  private final RedisFleetStore redis;
+  private final FleetStore redis;
   private final String actor;
 
   /** A guard on {@code redis} from {@code db}; {@code actor} names who puts overrides back. */
-  public OverrideGuard(ControlDatabase db, RedisFleetStore redis, String actor) {
+  public OverrideGuard(ControlDatabase db, FleetStore redis, String actor) {
     this.db = db;
     this.redis = redis;
     this.actor = actor;

@@ -11,7 +11,7 @@ import io.breakerctl.runtime.control.audit.AuditSpool;
 import io.breakerctl.runtime.control.history.HistoryForwarder;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
-import io.breakerctl.runtime.redis.RedisFleetStore;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.OverrideResult;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -36,7 +36,7 @@ import java.util.UUID;
  */
 public final class BreakerOverrides {
 
-  private final RedisFleetStore redis;
+  private final FleetStore redis;
   private final AuditLog audit;
   private final Clock clock;
   private volatile String mongoDown;
@@ -45,7 +45,7 @@ public final class BreakerOverrides {
   private volatile AuditSpool spool;
 
   /** Overrides on {@code redis}, audited in {@code db}. */
-  public BreakerOverrides(RedisFleetStore redis, ControlDatabase db, Clock clock) {
+  public BreakerOverrides(FleetStore redis, ControlDatabase db, Clock clock) {
     this.redis = redis;
     this.audit = new AuditLog(db);
     this.db = db;

@@ -7,7 +7,7 @@ import io.breakerctl.runtime.control.audit.AuditRecord;
 import io.breakerctl.runtime.control.policy.PolicySpec.FieldChange;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.RedisFleetStore;
+import io.breakerctl.runtime.store.FleetStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,7 +37,7 @@ public final class PolicyControl {
    *
    * @param redis where to warm policies; null to only record versions
    */
-  public PolicyControl(ControlDatabase db, RedisFleetStore redis, Clock clock) {
+  public PolicyControl(ControlDatabase db, FleetStore redis, Clock clock) {
     this.store = new PolicyStore(db);
     this.audit = new AuditLog(db);
     this.clock = clock;

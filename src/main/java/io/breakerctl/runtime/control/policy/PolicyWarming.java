@@ -1,7 +1,7 @@
 package io.breakerctl.runtime.control.policy;
 
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisFleetStore;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.WarmResult;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -17,11 +17,11 @@ import java.util.concurrent.CompletionException;
  */
 final class PolicyWarming {
   private final PolicyStore store;
-  private final RedisFleetStore redis;
+  private final FleetStore redis;
   private final Clock clock;
 
   /** Warming from {@code store} into {@code redis} (null: no Redis, nothing is warmed). */
-  PolicyWarming(PolicyStore store, RedisFleetStore redis, Clock clock) {
+  PolicyWarming(PolicyStore store, FleetStore redis, Clock clock) {
     this.store = store;
     this.redis = redis;
     this.clock = clock;
@@ -81,7 +81,7 @@ final class PolicyWarming {
     }
     Map<PolicyId, PolicyVersion> inForce = store.allInForce(clock.instant());
     List<PolicyDrift> out = new ArrayList<>();
-    io.breakerctl.runtime.redis.FleetReader fleet = redis.fleet(timeout, 200);
+    io.breakerctl.runtime.store.FleetScan fleet = redis.fleet(timeout, 200);
     fleet.snapshots(
         io.breakerctl.runtime.store.FleetSelection.ALL,
         s -> {

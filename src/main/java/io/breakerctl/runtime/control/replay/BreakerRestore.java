@@ -17,8 +17,8 @@ import io.breakerctl.runtime.control.timeline.TimelineKey;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.EffectiveState;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.LostAnswerException;
 import io.breakerctl.runtime.store.RestoreRequest;
 import io.breakerctl.runtime.store.RestoreResult;
@@ -59,18 +59,18 @@ import java.util.UUID;
 public final class BreakerRestore {
 
   private final ControlDatabase db;
-  private final RedisFleetStore redis;
+  private final FleetStore redis;
   private final Clock clock;
   private final Deployments deployments;
   private final Optional<String> named;
 
   /** A restore from {@code db} into {@code redis} of the Redis's own deployment's history. */
-  public BreakerRestore(ControlDatabase db, RedisFleetStore redis, Clock clock) {
+  public BreakerRestore(ControlDatabase db, FleetStore redis, Clock clock) {
     this(db, redis, clock, Optional.empty());
   }
 
   private BreakerRestore(
-      ControlDatabase db, RedisFleetStore redis, Clock clock, Optional<String> named) {
+      ControlDatabase db, FleetStore redis, Clock clock, Optional<String> named) {
     this.db = db;
     this.redis = redis;
     this.clock = clock;
@@ -109,11 +109,11 @@ public final class BreakerRestore {
    */
   public Source source() {
     Deployments.Identity me = deployments.identify(redis);
-    String prefix = redis.keys().prefix();
+    String prefix = redis.keyPrefix();
     Optional<String> into = me.id();
     String how =
         me.key().isPresent()
-            ? "this Redis's identity (key " + redis.keys().deployment() + ")"
+            ? "this Redis's identity (key " + redis.deploymentKey() + ")"
             : me.atAddress()
                 .map(
                     d ->

@@ -8,9 +8,9 @@ import io.breakerctl.runtime.control.timeline.StreamTail;
 import io.breakerctl.runtime.control.timeline.TimelineEntries;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,7 +34,7 @@ import org.bson.Document;
 public final class Replay {
 
   private final ControlDatabase db;
-  private final RedisFleetStore redis;
+  private final FleetStore redis;
   private final Optional<String> deployment;
 
   /**
@@ -43,11 +43,11 @@ public final class Replay {
    * @param db the control plane (history)
    * @param redis the breakers' store for the unforwarded tail, or null for MongoDB alone
    */
-  public Replay(ControlDatabase db, RedisFleetStore redis) {
+  public Replay(ControlDatabase db, FleetStore redis) {
     this(db, redis, Optional.empty());
   }
 
-  private Replay(ControlDatabase db, RedisFleetStore redis, Optional<String> deployment) {
+  private Replay(ControlDatabase db, FleetStore redis, Optional<String> deployment) {
     this.db = db;
     this.redis = redis;
     this.deployment = deployment;

@@ -2,8 +2,8 @@ package io.breakerctl.runtime.control.timeline;
 
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +19,7 @@ public final class StreamTail {
   static final int MAX_EVENTS = 20_000;
 
   /** The selected breakers that have keys in Redis (an exact id is taken as is). */
-  public static List<BreakerId> breakers(RedisFleetStore redis, BreakerPattern pattern) {
+  public static List<BreakerId> breakers(FleetStore redis, BreakerPattern pattern) {
     if (pattern.exact().isPresent()) {
       return List.of(pattern.exact().get());
     }
@@ -34,7 +34,7 @@ public final class StreamTail {
   }
 
   /** The stream's events after {@code after} ("" for all), oldest first, at most MAX_EVENTS. */
-  public static List<BreakerEvent> after(RedisFleetStore redis, BreakerId id, String after) {
+  public static List<BreakerEvent> after(FleetStore redis, BreakerId id, String after) {
     List<BreakerEvent> out = new ArrayList<>();
     String from = after;
     while (out.size() < MAX_EVENTS) {

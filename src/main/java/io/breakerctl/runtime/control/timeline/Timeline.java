@@ -13,9 +13,9 @@ import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.audit.AuditAction;
 import io.breakerctl.runtime.model.Actor;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.util.ArrayList;
@@ -48,7 +48,7 @@ import org.bson.conversions.Bson;
 public final class Timeline {
 
   private final ControlDatabase db;
-  private final RedisFleetStore redis;
+  private final FleetStore redis;
 
   /**
    * A timeline reader.
@@ -56,7 +56,7 @@ public final class Timeline {
    * @param db the control plane, or null to read Redis only (pages are then partial)
    * @param redis the breakers' store, or null to read MongoDB only (pages are then partial)
    */
-  public Timeline(ControlDatabase db, RedisFleetStore redis) {
+  public Timeline(ControlDatabase db, FleetStore redis) {
     this.db = db;
     this.redis = redis;
   }
