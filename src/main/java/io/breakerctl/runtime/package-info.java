@@ -141,9 +141,13 @@
  * <h2>The store boundary</h2>
  *
  * {@link io.breakerctl.runtime.DistributedBreaker} and the registry depend only on {@link
- * io.breakerctl.runtime.store.BreakerStore}: the Redis store (the scripts) or {@link
+ * io.breakerctl.runtime.store.BreakerStore}, the node port: the Redis store (the scripts) or {@link
  * io.breakerctl.runtime.store.inprocess.InProcessBreakerStore} (one local machine per breaker, for
- * tests and in-process fleets). Results carry typed vocabularies ({@code AdmissionReason}, {@code
+ * tests and in-process fleets). The operators' port, {@link io.breakerctl.runtime.store.FleetStore}
+ * (snapshots, event tails, fleet passes, forwarding, restore), is what the control plane, the CLI
+ * and the console use; a registry connected to Redis hands its history forwarder one over its own
+ * connection. The store package imports only {@code runtime.model}; {@code ArchitectureTest} holds
+ * the packages to their floors. Results carry typed vocabularies ({@code AdmissionReason}, {@code
  * RecordOutcome}, ...) whose names are the scripts' wire codes. Background work that fails
  * (refresh, flush, forwarding, policy resolution, subscription, messages) is counted per {@link
  * io.breakerctl.runtime.BackgroundTask} and logged once per change of condition. The registry wraps
