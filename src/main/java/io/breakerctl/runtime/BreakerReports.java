@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class BreakerReports {
   private final DistributedBreaker breaker;
-  private final DefaultBreakerRegistry registry;
+  private final BreakerContext registry;
   private final LocalStateMachine local;
   private final LongAdder pendingSuccesses;
 
@@ -33,7 +33,7 @@ final class BreakerReports {
 
   BreakerReports(
       DistributedBreaker breaker,
-      DefaultBreakerRegistry registry,
+      BreakerContext registry,
       LocalStateMachine local,
       LongAdder pendingSuccesses) {
     this.breaker = breaker;

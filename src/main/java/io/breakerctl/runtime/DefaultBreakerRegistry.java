@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * one scheduler thread for the periodic refresh, the batched flush, the Redis health check while
  * degraded and other background work. Calls never run on it and never wait for it.
  */
-final class DefaultBreakerRegistry implements BreakerRegistry {
+final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final System.Logger LOG = System.getLogger(BreakerRegistry.class.getName());
 
@@ -180,31 +180,38 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   // ---- configuration read by breakers ---------------------------------------------------------
 
-  String session() {
+  @Override
+  public String session() {
     return session;
   }
 
-  Policy defaults() {
+  @Override
+  public Policy defaults() {
     return cfg.defaults();
   }
 
-  Clock clock() {
+  @Override
+  public Clock clock() {
     return cfg.clock();
   }
 
-  boolean rejectionStackTraces() {
+  @Override
+  public boolean rejectionStackTraces() {
     return cfg.rejectionStackTraces();
   }
 
-  PolicySource policySource() {
+  @Override
+  public PolicySource policySource() {
     return cfg.policySource() != null ? cfg.policySource() : control;
   }
 
-  long lastKnownMillis() {
+  @Override
+  public long lastKnownMillis() {
     return cfg.lastKnownFor().toMillis();
   }
 
-  java.time.Duration commandTimeout() {
+  @Override
+  public java.time.Duration commandTimeout() {
     return cfg.commandTimeout();
   }
 
@@ -217,7 +224,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * The guard of the shard holding {@code id}'s keys: the node's own while no store is connected or
    * where one server holds every key, else that master's (made at first need).
    */
-  StoreGuard guardFor(BreakerId id) {
+  @Override
+  public StoreGuard guardFor(BreakerId id) {
     BreakerStore s = store;
     return s == null ? guard : guardOf(s.shardOf(id));
   }
@@ -260,11 +268,13 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return null;
   }
 
-  long flushIntervalNanos() {
+  @Override
+  public long flushIntervalNanos() {
     return cfg.flushInterval().toNanos();
   }
 
-  BackgroundHealth health() {
+  @Override
+  public BackgroundHealth health() {
     return health;
   }
 
@@ -273,7 +283,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return health.failures(task);
   }
 
-  BreakerStore store() {
+  @Override
+  public BreakerStore store() {
     return store;
   }
 
@@ -317,7 +328,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
     return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : StoreGuard.stats(guards.values(), commands);
   }
 
-  void transitionWon(BreakerId id) {
+  @Override
+  public void transitionWon(BreakerId id) {
     transitionsWon.accept(id);
   }
 
@@ -706,7 +718,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
 
   // ---- background work -------------------------------------------------------------------------
 
-  void background(Runnable task) {
+  @Override
+  public void background(Runnable task) {
     if (!closed.get()) {
       try {
         scheduler.execute(task);
@@ -720,7 +733,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * Runs {@code task} on the registry's scheduler in {@code delayMillis}; null once the registry is
    * closed (a probe's lease renewals, {@link ProbeRenewal}).
    */
-  java.util.concurrent.ScheduledFuture<?> later(Runnable task, long delayMillis) {
+  @Override
+  public java.util.concurrent.ScheduledFuture<?> later(Runnable task, long delayMillis) {
     if (closed.get()) {
       return null;
     }
@@ -732,7 +746,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
   }
 
   /** Schedules one state read of {@code b} (coalesced), e.g. after a message or a transition. */
-  void refreshSoon(DistributedBreaker b) {
+  @Override
+  public void refreshSoon(DistributedBreaker b) {
     queueRefresh(b, 0);
   }
 
@@ -743,7 +758,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * same instant, and a fresh JVM would run the read's cold path while its other nodes' messages
    * wait (on the 2-core build machine that was most of the first trip's propagation time).
    */
-  void refreshAfterPush(DistributedBreaker b) {
+  @Override
+  public void refreshAfterPush(DistributedBreaker b) {
     queueRefresh(b, jitter(READ_AFTER_PUSH_MILLIS));
   }
 
@@ -1088,7 +1104,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry {
    * liveness, so this only ages out the reports of breakers a node no longer holds and heals a lost
    * one.
    */
-  long reportIntervalNanos() {
+  @Override
+  public long reportIntervalNanos() {
     return reportIntervalNanos;
   }
 

@@ -55,7 +55,7 @@ final class DistributedBreaker implements CircuitBreaker {
   }
 
   private final BreakerId id;
-  private final DefaultBreakerRegistry registry;
+  private final BreakerContext registry;
   private final LocalStateMachine local;
   private final LongAdder pendingSuccesses = new LongAdder();
   private final AtomicLong degradedFailures = new AtomicLong();
@@ -85,9 +85,9 @@ final class DistributedBreaker implements CircuitBreaker {
   private volatile boolean ownTrip;
 
   /**
-   * The guard of the shard holding this breaker's keys ({@link DefaultBreakerRegistry#guardFor}):
-   * this breaker is degraded while it is down. The registry moves it when a failover or a first
-   * connect puts the keys on another shard.
+   * The guard of the shard holding this breaker's keys ({@link BreakerContext#guardFor}): this
+   * breaker is degraded while it is down. The registry moves it when a failover or a first connect
+   * puts the keys on another shard.
    */
   private volatile StoreGuard guard;
 
@@ -112,7 +112,7 @@ final class DistributedBreaker implements CircuitBreaker {
   private volatile FailureClassifier classifier = FailureClassifier.DEFAULT;
   private final CallObservers observers = new CallObservers();
 
-  DistributedBreaker(BreakerId id, DefaultBreakerRegistry registry) {
+  DistributedBreaker(BreakerId id, BreakerContext registry) {
     this.id = id;
     this.registry = registry;
     this.guard = registry.guardFor(id);

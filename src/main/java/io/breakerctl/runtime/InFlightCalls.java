@@ -84,13 +84,13 @@ final class InFlightCalls {
     void slow(BreakerGrant grant, long calls);
   }
 
-  private final DefaultBreakerRegistry registry;
+  private final BreakerContext registry;
   private final SlowCounter counter;
   private final long slowNanos;
   private final long widthMillis;
   private final AtomicReference<Bucket> current = new AtomicReference<>();
 
-  InFlightCalls(DefaultBreakerRegistry registry, SlowCounter counter, long slowMillis) {
+  InFlightCalls(BreakerContext registry, SlowCounter counter, long slowMillis) {
     if (slowMillis <= 0) {
       throw new IllegalArgumentException("slowMillis must be > 0 but was " + slowMillis);
     }

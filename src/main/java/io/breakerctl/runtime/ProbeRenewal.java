@@ -37,7 +37,7 @@ final class ProbeRenewal implements Runnable {
     void renewed(RenewResult answer);
   }
 
-  private final DefaultBreakerRegistry registry;
+  private final BreakerContext registry;
   private final Renewer renewer;
   private final Listener listener;
   private final long intervalMillis;
@@ -46,7 +46,7 @@ final class ProbeRenewal implements Runnable {
   private volatile ScheduledFuture<?> next;
 
   private ProbeRenewal(
-      DefaultBreakerRegistry registry,
+      BreakerContext registry,
       Renewer renewer,
       Listener listener,
       long leaseMillis,
@@ -66,7 +66,7 @@ final class ProbeRenewal implements Runnable {
    * @param maxProbeMillis the policy's {@code maxProbeSeconds} in ms, 0 for no bound
    */
   static ProbeRenewal start(
-      DefaultBreakerRegistry registry,
+      BreakerContext registry,
       Renewer renewer,
       Listener listener,
       long leaseMillis,
