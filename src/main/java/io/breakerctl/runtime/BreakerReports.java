@@ -1,11 +1,14 @@
 package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.local.LocalStateMachine;
+import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.store.BreakerStore;
 import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.Outcome;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
 
 /**
  * What one {@link DistributedBreaker} sends on its own, off the callers' path: the successes it
@@ -19,6 +22,9 @@ final class BreakerReports {
 
   /** Pending successes past this many are flushed at the next tick. */
   static final long MAX_PENDING = 10_000;
+
+  /** The fallbacks code registered for this breaker on this node (none: empty). */
+  private volatile Set<FallbackPolicy> fallbacks = Set.of();
 
   private volatile NodeHeartbeat lastBeat;
   private volatile long lastBeatAt;
@@ -63,7 +69,7 @@ final class BreakerReports {
             && (breaker.policy().failureRateThreshold().isPresent()
                 || n >= MAX_PENDING
                 || now - lastFlushAt >= registry.flushIntervalNanos());
-    NodeHeartbeat beat = breaker.heartbeat(breaker.guard().up());
+    NodeHeartbeat beat = heartbeat(breaker.guard().up());
     boolean beatDue =
         !beat.equals(lastBeat) || now - lastBeatAt >= registry.reportIntervalNanos() - beatSpread;
     if (successes || beatDue) {
@@ -86,7 +92,7 @@ final class BreakerReports {
 
   /** Flushes every pending success with this node's heartbeat now (tests). */
   void flush() {
-    flush(true, breaker.heartbeat(breaker.guard().up()));
+    flush(true, heartbeat(breaker.guard().up()));
   }
 
   /** Sends what is pending; the answer's future (null when there is no store to send to). */
@@ -132,8 +138,32 @@ final class BreakerReports {
 
   /** The report as the flush tick compares and encodes it; nothing is sent (the warm-up). */
   void warmUp() {
-    NodeHeartbeat beat = breaker.heartbeat(true);
+    NodeHeartbeat beat = heartbeat(true);
     beat.equals(lastBeat);
     beat.toJson();
+  }
+
+  /** Takes the fallback kinds code registered for the breaker on this node (reported). */
+  void fallbacksRegistered(Set<FallbackPolicy> kinds) {
+    fallbacks = Set.copyOf(kinds);
+  }
+
+  /** What this node reports about the breaker in record.lua's heartbeat. */
+  NodeHeartbeat heartbeat(boolean up) {
+    DistributedBreaker.Resolved r = breaker.resolved;
+    Set<FallbackPolicy> kinds = fallbacks;
+    return new NodeHeartbeat(
+        registry.nodeId(),
+        breaker.acting(),
+        r.policyId(),
+        r.version(),
+        !up,
+        0,
+        r.policyId().isEmpty() ? r.defaultsArg() : "",
+        up ? "" : breaker.guard().reason().code(),
+        kinds.isEmpty() || r.policy().fallbackPolicy() != FallbackPolicy.NONE
+            ? ""
+            : kinds.stream().map(Enum::name).collect(Collectors.joining(",")),
+        registry.session());
   }
 }
