@@ -12,8 +12,10 @@ import io.breakerctl.runtime.model.RenewOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.WarmOutcome;
 import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.EventTail;
 import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideRequest;
@@ -48,16 +50,17 @@ import java.util.function.Consumer;
  * nodes do while degraded and when the store comes back. {@link #lose(BreakerId)} forgets a breaker
  * as a flushed or failed-over Redis does (a new epoch).
  *
- * <p>Not kept: the event stream, the durable forwarding state and ACLs (the control plane runs on
- * Redis only). Messages are delivered synchronously, on the thread whose command caused them,
- * before its future completes.
+ * <p>Each breaker keeps its event stream's tail as the scripts keep it without a history
+ * destination (the newest 100 events), read with {@link #eventsAfter}. Not kept: the durable
+ * forwarding state and ACLs (the control plane runs on Redis only). Messages are delivered
+ * synchronously, on the thread whose command caused them, before its future completes.
  *
  * <p>Commands run one at a time, as Redis runs its scripts ({@link CommandRunner}). The store
  * routes each command to its breaker ({@link InProcessBreaker}: the machine, the fields beside it,
  * the messages it publishes), fails it as the injected faults say ({@link StoreFaults}), and
  * delivers fleet messages to its subscriptions ({@link FleetChannel}).
  */
-public final class InProcessBreakerStore implements BreakerStore {
+public final class InProcessBreakerStore implements BreakerStore, EventTail {
   private final Clock clock;
   private final Map<BreakerId, InProcessBreaker> entries = new ConcurrentHashMap<>();
   private final AtomicLong epochs = new AtomicLong();
@@ -133,9 +136,9 @@ public final class InProcessBreakerStore implements BreakerStore {
 
   /**
    * The commands of one kind answered or refused so far: {@code acquire}, {@code record}, {@code
-   * override}, {@code reassert}, {@code warm}, {@code state}, {@code stamps}, {@code canary},
-   * {@code ping}, {@code alive}, {@code warmUp}, {@code subscribe}, {@code publish} (what a test
-   * counts).
+   * override}, {@code reassert}, {@code warm}, {@code state}, {@code events}, {@code stamps},
+   * {@code canary}, {@code ping}, {@code alive}, {@code warmUp}, {@code subscribe}, {@code publish}
+   * (what a test counts).
    */
   public long commands(String kind) {
     return commands.commands(kind);
@@ -322,6 +325,21 @@ public final class InProcessBreakerStore implements BreakerStore {
           Map<String, String> fields = e == null ? Map.of() : e.fields();
           List<NodeHeartbeat> nodes = e == null ? List.of() : List.copyOf(e.nodes.values());
           return new BreakerSnapshot(id, fields, List.of(), List.of(), nodes, clock.millis());
+        });
+  }
+
+  /**
+   * As XRANGE on the breaker's stream: its events after {@code afterStreamId} (exclusive; empty for
+   * the start), oldest first, none for a breaker without keys.
+   */
+  @Override
+  public CompletableFuture<List<BreakerEvent>> eventsAfter(
+      BreakerId id, String afterStreamId, int count) {
+    return commands.run(
+        "events",
+        () -> {
+          InProcessBreaker e = entries.get(id);
+          return e == null ? List.<BreakerEvent>of() : e.events.after(afterStreamId, count);
         });
   }
 
