@@ -4,6 +4,7 @@ import io.breakerctl.runtime.local.LocalAdmission;
 import io.breakerctl.runtime.local.LocalOverrideResult;
 import io.breakerctl.runtime.local.LocalRecordResult;
 import io.breakerctl.runtime.local.LocalRenewal;
+import io.breakerctl.runtime.local.LocalWarmResult;
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
@@ -25,6 +26,7 @@ import io.breakerctl.runtime.store.ReassertResult;
 import io.breakerctl.runtime.store.Reassertion;
 import io.breakerctl.runtime.store.RecordResult;
 import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StoreFault;
 import io.breakerctl.runtime.store.WarmResult;
 import java.time.Clock;
@@ -299,18 +301,19 @@ public final class InProcessBreakerStore implements BreakerStore, EventTail {
     return commands.run(
         "warm",
         () -> {
+          if (version < 1) {
+            // as warm.lua's error reply: a fault of the request
+            throw new StoreException("warm: version must be an integer >= 1", null);
+          }
           InProcessBreaker e = entry(id, policy);
-          PolicyEncoding.WarmedPolicy w = e.warmed;
-          if (w != null && w.policyId().equals(policyId) && w.version() >= version) {
+          // the machine's own rule (warm.lua's): an older or equal version of the same policy id
+          // never replaces the one held; a newer one or another id is written and used next
+          LocalWarmResult w = e.machine.warm(policyId, version, policy);
+          if (!w.written()) {
             return new WarmResult(
-                false,
-                w.version() == version ? WarmOutcome.UNCHANGED : WarmOutcome.STALE,
-                w.policyId(),
-                w.version(),
-                e.epoch);
+                false, WarmOutcome.valueOf(w.outcome()), w.policyId(), w.version(), e.epoch);
           }
           e.warmed = new PolicyEncoding.WarmedPolicy(policyId, version, policy);
-          e.machine.setPolicy(policy);
           e.publishPolicy(policyId, version);
           return new WarmResult(true, WarmOutcome.WARMED, policyId, version, e.epoch);
         });
