@@ -59,8 +59,9 @@
  * <p>Where the scripts use Redis {@code TIME}, the machine uses its injected {@link
  * java.time.Clock}. A change to one side must be made to the other: one scenario table ({@code
  * src/test/resources/scenarios/breaker-scenarios.yaml}: a policy, timed operations, and after each
- * the expected state, reason, counts and events) runs on this machine in {@code ScenarioTableTest}
- * and on the scripts, on a standalone server and a 3-master cluster, in {@code ScenarioTableIT}; a
- * change that alters an answer on one side fails there.
+ * the expected state, reason, counts and events) runs on this machine, through the in-process
+ * store, in {@code ScenarioTableTest} and on the scripts, on a standalone server and a 3-master
+ * cluster, in {@code ScenarioTableIT}, both with one side over the store ports ({@code
+ * StoreScenarioSide}); a change that alters an answer on one side fails there.
  */
 package io.breakerctl.runtime.local;

@@ -8,7 +8,8 @@ import java.util.Set;
  * The one table of legal transitions, used by the local state machine and mirrored by the Lua
  * scripts. Tests check every event the scripts write against it: the test fixtures' {@code
  * EventAudit} reads every event stream of every test Redis server when the server is closed, and
- * {@code ScenarioTableIT} checks each event as it is written.
+ * the scenario table checks each event as it is written, on the scripts ({@code ScenarioTableIT})
+ * and on the in-process store ({@code ScenarioTableTest}).
  */
 public final class Transitions {
   private Transitions() {}

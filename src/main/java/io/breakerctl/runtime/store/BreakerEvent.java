@@ -4,6 +4,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * One entry of a breaker's event stream: a transition or an override action. Its identity is
@@ -102,6 +103,17 @@ public record BreakerEvent(BreakerId id, String streamId, Map<String, String> fi
   /** A stored value in a message: at most 40 characters. */
   private static String shown(String v) {
     return v.length() <= 40 ? v : v.substring(0, 37) + "...";
+  }
+
+  /**
+   * The length of the open window the event started ({@code openMillis}, ms): carried by an event
+   * that opens one (a trip, a failed or timed-out probe, a re-asserted trip); empty for any other.
+   */
+  public OptionalLong openMillis() {
+    String v = fields.get("openMillis");
+    return v != null && MILLIS.matcher(v).matches()
+        ? OptionalLong.of(Long.parseLong(v))
+        : OptionalLong.empty();
   }
 
   /** A field, or empty. */

@@ -252,6 +252,13 @@ public record BreakerSnapshot(
     return number("failuresTotal");
   }
 
+  /**
+   * Successes recorded over the keys' life ({@code successesTotal}); slow calls count as failures.
+   */
+  public long successesTotal() {
+    return number("successesTotal");
+  }
+
   /** How many transitions the breaker made ({@code generation}): each one bumps it. */
   public long generation() {
     return number("generation");

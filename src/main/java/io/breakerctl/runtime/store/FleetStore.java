@@ -15,10 +15,11 @@ import java.util.function.Function;
  * BreakerStore}) and what only they need: whole snapshots and event tails, the fleet's liveness and
  * call rates, the history forwarder's state and lease, restores, write read-backs, replica
  * acknowledgements, the permission checks a dry run makes, the deployment identity and the Redis
- * clock. Nodes never need it; the CLI, the console, the sandbox and the control plane depend on
- * this port, and only the code that composes them names the Redis implementation.
+ * clock; events read forward from a position come with {@link EventTail}. Nodes never need it; the
+ * CLI, the console, the sandbox and the control plane depend on this port, and only the code that
+ * composes them names the Redis implementation.
  */
-public interface FleetStore extends BreakerStore {
+public interface FleetStore extends BreakerStore, EventTail {
 
   /**
    * A pass over the whole fleet (ids or snapshots by id or pattern across every part of the
@@ -31,9 +32,6 @@ public interface FleetStore extends BreakerStore {
 
   /** The newest {@code count} events of a breaker, newest first. */
   CompletableFuture<List<BreakerEvent>> newestEvents(BreakerId id, int count);
-
-  /** Events after {@code afterStreamId} (exclusive; empty for the start), oldest first. */
-  CompletableFuture<List<BreakerEvent>> eventsAfter(BreakerId id, String afterStreamId, int count);
 
   /**
    * Calls {@code sink} with every breaker that has keys. Blocks until the scan ends.

@@ -1,13 +1,15 @@
 /**
  * The shared-state contract: {@link io.breakerctl.runtime.store.BreakerStore}, the port a breaker
- * and its registry use (acquire, renew, record, override, re-assert, warm, read, subscribe), and
- * the vocabulary it speaks: the scripts' answers ({@code AcquireResult}, {@code RecordResult},
- * {@code OverrideResult} ...), the requests ({@code Outcome}, {@code OverrideRequest}, {@code
- * Reassertion}, {@code RestoreRequest}), what a read gives ({@code BreakerSnapshot}, {@code
- * BreakerEvent}, {@code NodeHeartbeat}, {@code NodeLiveness}, {@code FleetCallRates}) and the
- * failures ({@link io.breakerctl.runtime.store.StoreException} and its kinds, each carrying a typed
- * {@link io.breakerctl.runtime.store.StoreFault}). {@link io.breakerctl.runtime.store.StoreFutures}
- * waits for a store's futures and rethrows its failure unwrapped.
+ * and its registry use (acquire, renew, record, override, re-assert, warm, read, subscribe), {@link
+ * io.breakerctl.runtime.store.EventTail}, a breaker's events read forward (the operators' {@code
+ * FleetStore} and the in-process store offer it), and the vocabulary it speaks: the scripts'
+ * answers ({@code AcquireResult}, {@code RecordResult}, {@code OverrideResult} ...), the requests
+ * ({@code Outcome}, {@code OverrideRequest}, {@code Reassertion}, {@code RestoreRequest}), what a
+ * read gives ({@code BreakerSnapshot}, {@code BreakerEvent}, {@code NodeHeartbeat}, {@code
+ * NodeLiveness}, {@code FleetCallRates}) and the failures ({@link
+ * io.breakerctl.runtime.store.StoreException} and its kinds, each carrying a typed {@link
+ * io.breakerctl.runtime.store.StoreFault}). {@link io.breakerctl.runtime.store.StoreFutures} waits
+ * for a store's futures and rethrows its failure unwrapped.
  *
  * <p>This package depends on {@code runtime.model} only: the Redis adapter ({@code runtime.redis})
  * and the in-process store ({@code runtime.store.inprocess}) implement it, the runtime, the control

@@ -8,6 +8,7 @@ import io.breakerctl.testing.RedisExtension;
 import io.breakerctl.testing.scenario.Scenario;
 import io.breakerctl.testing.scenario.ScenarioRunner;
 import io.breakerctl.testing.scenario.ScenarioTable;
+import io.breakerctl.testing.scenario.StoreScenarioSide;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +26,10 @@ import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The scenario table ({@link ScenarioTable}) on the Lua scripts, through {@link RedisFleetStore},
- * on every target (standalone and 3-master cluster, each redis-server binary available). {@code
- * ScenarioTableTest} runs the same table on the Java machine.
+ * The scenario table ({@link ScenarioTable}) on the Lua scripts, through {@link RedisFleetStore}
+ * driven by {@link StoreScenarioSide}, on every target (standalone and 3-master cluster, each
+ * redis-server binary available). {@code ScenarioTableTest} runs the same table with the same side
+ * on the in-process store (the Java machine).
  *
  * <p>The scripts take time only from Redis {@code TIME}, which on this host is the test's own wall
  * clock (checked first). Every clock time of the table runs {@link ScenarioTable#redisScale} times
@@ -110,7 +112,7 @@ class ScenarioTableIT {
     String late = null;
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       BreakerId id = StoreTarget.freshId(sc.name());
-      RedisScenarioSide side = new RedisScenarioSide(t.store, id, sc.policy().toPolicy());
+      StoreScenarioSide side = StoreScenarioSide.on(t.store, id, sc.policy().toPolicy());
       long start = Math.floorDiv(System.currentTimeMillis() + 100, align) * align + align;
       try {
         List<String> diffs =

@@ -17,22 +17,34 @@ import io.breakerctl.runtime.store.PolicyEncoding;
 import io.breakerctl.runtime.store.ReassertResult;
 import io.breakerctl.runtime.store.Reassertion;
 import java.time.Clock;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
  * One breaker of an {@link InProcessBreakerStore}, standing for its keys on Redis: the {@link
  * LocalStateMachine} in place of the hash's machine fields, its incarnation (epoch), and what the
  * scripts keep beside the machine (node heartbeats, the warmed policy, the callers' policy, the
- * override's correlation id). It publishes the scripts' messages (a transition, a warmed policy) on
- * the store's {@link FleetChannel}, exports the hash's fields for a snapshot, and runs {@code
- * reassert.lua}, which has no twin on the machine. Its caller holds the store's command lock.
+ * override's correlation id, the event stream's tail). It appends the scripts' events and publishes
+ * their messages (a transition, a warmed policy) on the store's {@link FleetChannel}, exports the
+ * hash's fields for a snapshot, and runs {@code reassert.lua}, which has no twin on the machine.
+ * Its caller holds the store's command lock.
  */
 final class InProcessBreaker {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The causes whose event starts an open window (the scripts' {@code open_for}). */
+  private static final Set<TransitionCause> OPENING =
+      EnumSet.of(
+          TransitionCause.FAILURE_THRESHOLD,
+          TransitionCause.FAILURE_RATE,
+          TransitionCause.PROBE_FAILED,
+          TransitionCause.PROBE_TIMED_OUT);
 
   final BreakerId id;
   final LocalStateMachine machine;
@@ -46,6 +58,9 @@ final class InProcessBreaker {
   volatile PolicyEncoding.WarmedPolicy warmed;
   volatile String nodePolicy;
   volatile String correlationId = "";
+
+  /** The event stream's tail (read with {@code eventsAfter}). */
+  final EventStream events = new EventStream();
 
   InProcessBreaker(BreakerId id, Policy policy, Clock clock, String epoch, FleetChannel channel) {
     this.epoch = epoch;
@@ -137,32 +152,65 @@ final class InProcessBreaker {
         true, ReassertOutcome.REASSERTED, m.state(), Long.toString(m.generation()), epoch);
   }
 
-  /** Publishes a transition's message, as the scripts' {@code transition()} does. */
+  /**
+   * Appends a transition's event to the stream and publishes its message, as the scripts' {@code
+   * transition()} does.
+   */
   void publish(LocalTransition t) {
+    append(t);
     ObjectNode m = JSON.createObjectNode();
     m.put("type", "transition");
     m.put("id", id.toString());
-    m.put("epoch", epoch);
-    m.put("from", t.from().code());
-    m.put("to", t.to().code());
-    m.put("cause", t.cause().name());
-    m.put("generation", Long.toString(t.generation()));
+    describe(t, m::put);
     if (t.to() == State.OPEN) {
       m.put("until", Long.toString(machine.openUntilMillis()));
       m.put("openMillis", Long.toString(machine.openMillis()));
     }
+    channel.publish(m.toString());
+  }
+
+  /**
+   * Appends a transition's event with the fields of the scripts' event that the machine knows:
+   * epoch, from, to, cause, generation and at; {@code openMillis} and {@code until} for an event
+   * that opens a window (a trip, a failed or timed-out probe, a re-asserted trip), {@code until}
+   * for the end of one; the override's actor, reason, correlationId and until for an event into an
+   * override. Not kept: the node, the policy id and version, and each cause's counts.
+   */
+  private void append(LocalTransition t) {
+    Map<String, String> f = new LinkedHashMap<>();
+    describe(t, f::put);
+    f.put("at", Long.toString(t.atMillis()));
+    if (t.to() == State.OPEN
+        && (OPENING.contains(t.cause()) || t.cause() == TransitionCause.REASSERTED)) {
+      f.put("openMillis", Long.toString(machine.openMillis()));
+      f.put("until", Long.toString(machine.openUntilMillis()));
+    } else if (t.cause() == TransitionCause.OPEN_WINDOW_ENDED) {
+      f.put("until", Long.toString(machine.openUntilMillis()));
+    }
+    events.append(id, f, t.atMillis());
+  }
+
+  /**
+   * The fields a transition's event and its message share: epoch, from, to, cause, generation, and
+   * for a transition into an override the override's until, actor, reason and correlationId.
+   */
+  private void describe(LocalTransition t, BiConsumer<String, String> put) {
+    put.accept("epoch", epoch);
+    put.accept("from", t.from().code());
+    put.accept("to", t.to().code());
+    put.accept("cause", t.cause().name());
+    put.accept("generation", Long.toString(t.generation()));
     if (t.to().isOverride()) {
       machine
           .activeOverride()
           .ifPresent(
               o -> {
-                m.put("until", Long.toString(o.untilMillis()));
-                m.put("actor", o.actor());
-                m.put("reason", o.reason());
-                m.put("correlationId", correlationId);
+                put.accept("until", Long.toString(o.untilMillis()));
+                put.accept("actor", o.actor());
+                put.accept("reason", o.reason());
+                put.accept("correlationId", correlationId);
               });
     }
-    channel.publish(m.toString());
   }
 
   /** Publishes a warmed policy's message, as {@code warm.lua} does. */

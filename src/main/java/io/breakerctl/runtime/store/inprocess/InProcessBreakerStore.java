@@ -4,6 +4,7 @@ import io.breakerctl.runtime.local.LocalAdmission;
 import io.breakerctl.runtime.local.LocalOverrideResult;
 import io.breakerctl.runtime.local.LocalRecordResult;
 import io.breakerctl.runtime.local.LocalRenewal;
+import io.breakerctl.runtime.local.LocalWarmResult;
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
@@ -12,8 +13,10 @@ import io.breakerctl.runtime.model.RenewOutcome;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.WarmOutcome;
 import io.breakerctl.runtime.store.AcquireResult;
+import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.EventTail;
 import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideRequest;
@@ -23,6 +26,7 @@ import io.breakerctl.runtime.store.ReassertResult;
 import io.breakerctl.runtime.store.Reassertion;
 import io.breakerctl.runtime.store.RecordResult;
 import io.breakerctl.runtime.store.RenewResult;
+import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StoreFault;
 import io.breakerctl.runtime.store.WarmResult;
 import java.time.Clock;
@@ -48,16 +52,17 @@ import java.util.function.Consumer;
  * nodes do while degraded and when the store comes back. {@link #lose(BreakerId)} forgets a breaker
  * as a flushed or failed-over Redis does (a new epoch).
  *
- * <p>Not kept: the event stream, the durable forwarding state and ACLs (the control plane runs on
- * Redis only). Messages are delivered synchronously, on the thread whose command caused them,
- * before its future completes.
+ * <p>Each breaker keeps its event stream's tail as the scripts keep it without a history
+ * destination (the newest 100 events), read with {@link #eventsAfter}. Not kept: the durable
+ * forwarding state and ACLs (the control plane runs on Redis only). Messages are delivered
+ * synchronously, on the thread whose command caused them, before its future completes.
  *
  * <p>Commands run one at a time, as Redis runs its scripts ({@link CommandRunner}). The store
  * routes each command to its breaker ({@link InProcessBreaker}: the machine, the fields beside it,
  * the messages it publishes), fails it as the injected faults say ({@link StoreFaults}), and
  * delivers fleet messages to its subscriptions ({@link FleetChannel}).
  */
-public final class InProcessBreakerStore implements BreakerStore {
+public final class InProcessBreakerStore implements BreakerStore, EventTail {
   private final Clock clock;
   private final Map<BreakerId, InProcessBreaker> entries = new ConcurrentHashMap<>();
   private final AtomicLong epochs = new AtomicLong();
@@ -133,9 +138,9 @@ public final class InProcessBreakerStore implements BreakerStore {
 
   /**
    * The commands of one kind answered or refused so far: {@code acquire}, {@code record}, {@code
-   * override}, {@code reassert}, {@code warm}, {@code state}, {@code stamps}, {@code canary},
-   * {@code ping}, {@code alive}, {@code warmUp}, {@code subscribe}, {@code publish} (what a test
-   * counts).
+   * override}, {@code reassert}, {@code warm}, {@code state}, {@code events}, {@code stamps},
+   * {@code canary}, {@code ping}, {@code alive}, {@code warmUp}, {@code subscribe}, {@code publish}
+   * (what a test counts).
    */
   public long commands(String kind) {
     return commands.commands(kind);
@@ -296,18 +301,19 @@ public final class InProcessBreakerStore implements BreakerStore {
     return commands.run(
         "warm",
         () -> {
+          if (version < 1) {
+            // as warm.lua's error reply: a fault of the request
+            throw new StoreException("warm: version must be an integer >= 1", null);
+          }
           InProcessBreaker e = entry(id, policy);
-          PolicyEncoding.WarmedPolicy w = e.warmed;
-          if (w != null && w.policyId().equals(policyId) && w.version() >= version) {
+          // the machine's own rule (warm.lua's): an older or equal version of the same policy id
+          // never replaces the one held; a newer one or another id is written and used next
+          LocalWarmResult w = e.machine.warm(policyId, version, policy);
+          if (!w.written()) {
             return new WarmResult(
-                false,
-                w.version() == version ? WarmOutcome.UNCHANGED : WarmOutcome.STALE,
-                w.policyId(),
-                w.version(),
-                e.epoch);
+                false, WarmOutcome.valueOf(w.outcome()), w.policyId(), w.version(), e.epoch);
           }
           e.warmed = new PolicyEncoding.WarmedPolicy(policyId, version, policy);
-          e.machine.setPolicy(policy);
           e.publishPolicy(policyId, version);
           return new WarmResult(true, WarmOutcome.WARMED, policyId, version, e.epoch);
         });
@@ -322,6 +328,21 @@ public final class InProcessBreakerStore implements BreakerStore {
           Map<String, String> fields = e == null ? Map.of() : e.fields();
           List<NodeHeartbeat> nodes = e == null ? List.of() : List.copyOf(e.nodes.values());
           return new BreakerSnapshot(id, fields, List.of(), List.of(), nodes, clock.millis());
+        });
+  }
+
+  /**
+   * As XRANGE on the breaker's stream: its events after {@code afterStreamId} (exclusive; empty for
+   * the start), oldest first, none for a breaker without keys.
+   */
+  @Override
+  public CompletableFuture<List<BreakerEvent>> eventsAfter(
+      BreakerId id, String afterStreamId, int count) {
+    return commands.run(
+        "events",
+        () -> {
+          InProcessBreaker e = entries.get(id);
+          return e == null ? List.<BreakerEvent>of() : e.events.after(afterStreamId, count);
         });
   }
 

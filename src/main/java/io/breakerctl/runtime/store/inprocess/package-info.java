@@ -9,12 +9,14 @@
  *
  * <ul>
  *   <li>{@code InProcessBreakerStore}: the script emulation, command by command (acquire, record,
- *       renew, override, reassert, warm, state, stamps, hot fallback data, node liveness), routed
- *       to the breaker it concerns, and the controls a test uses (faults, flush, lost keys, command
- *       counts);
+ *       renew, override, reassert, warm, state, events, stamps, hot fallback data, node liveness),
+ *       routed to the breaker it concerns, and the controls a test uses (faults, flush, lost keys,
+ *       command counts);
  *   <li>{@code InProcessBreaker}: one breaker's keys: its machine, incarnation (epoch), node
- *       heartbeats, warmed and callers' policy, the messages it publishes, the hash fields a
- *       snapshot shows, and {@code reassert.lua}, which has no twin on the machine;
+ *       heartbeats, warmed and callers' policy, the events it appends and the messages it
+ *       publishes, the hash fields a snapshot shows, and {@code reassert.lua}, which has no twin on
+ *       the machine;
+ *   <li>{@code EventStream}: one breaker's event stream tail, ids and retention as {@code XADD};
  *   <li>{@code CommandRunner}: each command counted, failed as injected, and run alone under the
  *       store's lock, its messages delivered once the lock is released;
  *   <li>{@code StoreFaults}: what a test injects: the store unreachable, one kind of command

@@ -1,12 +1,14 @@
-package io.breakerctl.runtime.local;
+package io.breakerctl.runtime.store.inprocess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.testing.MutableClock;
 import io.breakerctl.testing.scenario.Scenario;
 import io.breakerctl.testing.scenario.Scenario.Step;
 import io.breakerctl.testing.scenario.ScenarioRunner;
 import io.breakerctl.testing.scenario.ScenarioTable;
+import io.breakerctl.testing.scenario.StoreScenarioSide;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -18,10 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * The scenario table ({@link ScenarioTable}) on the Java machine. {@code ScenarioTableIT} runs the
- * same table on the Lua scripts (standalone and cluster), so the two sides agree line by line.
+ * The scenario table ({@link ScenarioTable}) on the in-process store: one {@link
+ * InProcessBreakerStore} per run, on a clock the run moves to each step's time, driven by the same
+ * {@link StoreScenarioSide} that {@code ScenarioTableIT} drives on the Lua scripts (standalone and
+ * cluster), so the Java machine under the store and the scripts agree line by line.
  */
-@DisplayName("Scenario table on LocalStateMachine")
+@DisplayName("Scenario table on the in-process store (LocalStateMachine)")
 class ScenarioTableTest {
 
   /** Each scenario starts at the first multiple of its {@link Scenario#alignMillis} after this. */
@@ -149,7 +153,11 @@ class ScenarioTableTest {
   private static void assertRuns(Scenario sc, long[] lateness, long tolerance) {
     long start = Math.floorDiv(START, sc.alignMillis()) * sc.alignMillis() + sc.alignMillis();
     MutableClock clock = new MutableClock(start);
-    MachineScenarioSide side = new MachineScenarioSide(sc.policy().toPolicy(), clock);
+    StoreScenarioSide side =
+        StoreScenarioSide.on(
+            new InProcessBreakerStore(clock),
+            BreakerId.of("table", sc.name(), null),
+            sc.policy().toPolicy());
     List<String> diffs =
         ScenarioRunner.run(
             sc,

@@ -1,4 +1,4 @@
-package io.breakerctl.runtime.redis;
+package io.breakerctl.testing.scenario;
 
 import static io.breakerctl.runtime.store.StoreFutures.await;
 
@@ -9,30 +9,52 @@ import io.breakerctl.runtime.model.Transitions;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.BreakerEvent;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.EventTail;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.OverrideResult;
 import io.breakerctl.runtime.store.RecordResult;
 import io.breakerctl.runtime.store.RenewResult;
 import io.breakerctl.runtime.store.WarmResult;
-import io.breakerctl.testing.scenario.ScenarioSide;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.OptionalLong;
 
-/** The scenario table's Lua side: the scripts on one breaker of a real Redis, via the store. */
-final class RedisScenarioSide implements ScenarioSide {
+/**
+ * The scenario table's one side: one breaker of a store, driven through the node port ({@link
+ * BreakerStore}: acquire, record, renew, override, warm, and {@link BreakerStore#state} for a check
+ * and the totals) and read through {@link EventTail} for the events each step appended. The same
+ * side runs the table on the in-process store ({@code ScenarioTableTest}, on the scenario's clock)
+ * and on the Lua scripts on Redis ({@code ScenarioTableIT}, on Redis {@code TIME}), so the two
+ * stores answer the table line by line. Every event read must be a row of {@link Transitions}.
+ */
+public final class StoreScenarioSide implements ScenarioSide {
 
-  private final RedisFleetStore store;
+  /** Events read per call of the stream (a step appends a few; more are read in turns). */
+  private static final int BATCH = 100;
+
+  private final BreakerStore store;
+  private final EventTail events;
   private final BreakerId id;
   private final Policy policy;
   private String lastEvent = "";
 
-  RedisScenarioSide(RedisFleetStore store, BreakerId id, Policy policy) {
+  private StoreScenarioSide(BreakerStore store, EventTail events, BreakerId id, Policy policy) {
     this.store = store;
+    this.events = events;
     this.id = id;
     this.policy = policy;
+  }
+
+  /**
+   * The side of breaker {@code id} of {@code store}, every caller passing {@code policy} (it
+   * applies while no policy is warmed into the breaker).
+   */
+  public static <S extends BreakerStore & EventTail> StoreScenarioSide on(
+      S store, BreakerId id, Policy policy) {
+    return new StoreScenarioSide(store, store, id, policy);
   }
 
   @Override
@@ -93,6 +115,7 @@ final class RedisScenarioSide implements ScenarioSide {
         r.state().code(), String.valueOf(r.outcome()), null, r.generation(), null, null);
   }
 
+  /** Warms the policy; answers the warm's outcome with the state and generation read after it. */
   @Override
   public Answer warm(String policyId, long version, Policy warmed) {
     WarmResult w = await(store.warm(id, policyId, version, warmed, "op"));
@@ -102,31 +125,40 @@ final class RedisScenarioSide implements ScenarioSide {
 
   @Override
   public Answer check() {
-    BreakerSnapshot s = await(store.snapshot(id, 0));
-    String gen = s.fields().getOrDefault("generation", "0");
-    return new Answer(s.effectiveState().code(), null, null, gen, null, null);
+    BreakerSnapshot s = await(store.state(id));
+    return new Answer(
+        s.effectiveState().code(), null, null, Long.toString(s.generation()), null, null);
   }
 
+  /**
+   * The events appended since the last call, from the breaker's stream.
+   *
+   * @throws AssertionError on an event that is no row of {@link Transitions}
+   */
   @Override
   public List<Event> drainEvents() {
     List<Event> out = new ArrayList<>();
-    for (BreakerEvent e : await(store.eventsAfter(id, lastEvent, 100))) {
-      if (!Transitions.isLegal(e.from(), e.to(), e.cause())) {
-        throw new AssertionError("illegal event " + e);
+    List<BreakerEvent> page;
+    do {
+      page = await(events.eventsAfter(id, lastEvent, BATCH));
+      for (BreakerEvent e : page) {
+        if (!Transitions.isLegal(e.from(), e.to(), e.cause())) {
+          throw new AssertionError("illegal event " + e);
+        }
+        OptionalLong open = e.openMillis();
+        out.add(
+            new Event(
+                e.from().code() + ">" + e.to().code() + " " + e.cause().name(),
+                open.isPresent() ? open.getAsLong() : null));
+        lastEvent = e.streamId();
       }
-      String om = e.field("openMillis");
-      out.add(
-          new Event(
-              e.from().code() + ">" + e.to().code() + " " + e.cause().name(),
-              om == null || om.isEmpty() ? null : Long.valueOf(om)));
-      lastEvent = e.streamId();
-    }
+    } while (page.size() == BATCH);
     return out;
   }
 
   @Override
   public String totals() {
-    Map<String, String> f = await(store.snapshot(id, 0)).fields();
-    return f.getOrDefault("failuresTotal", "0") + "/" + f.getOrDefault("successesTotal", "0");
+    BreakerSnapshot s = await(store.state(id));
+    return s.failuresTotal() + "/" + s.successesTotal();
   }
 }
