@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * console, and no packages depend on each other in a circle: the top-level ones, the CLI's, and the
  * runtime's sub-packages. (The runtime's own package still holds both the API a service uses and
  * the implementation that uses the control plane and the Redis adapter, which use parts of that API
- * back: the cycles between {@code io.breakerctl.runtime} and its {@code control}, {@code redis} and
- * {@code retry} sub-packages go once the implementation leaves the API package.)
+ * back: the cycle between {@code io.breakerctl.runtime} and its {@code control} sub-packages goes
+ * once the implementation leaves the API package.)
  */
 @DisplayName("architecture: who may depend on whom")
 class ArchitectureTest {

@@ -2,7 +2,7 @@ package io.breakerctl.cli;
 
 import com.mongodb.MongoSecurityException;
 import io.breakerctl.cli.output.Printable;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.Redaction;
 import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlPermissionException;
 import io.breakerctl.runtime.control.ControlUnavailableException;

@@ -1,7 +1,7 @@
 package io.breakerctl.cli;
 
-import io.breakerctl.runtime.ConnectionUris;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.ConnectionUris;
+import io.breakerctl.runtime.connection.Redaction;
 import java.util.List;
 import java.util.Locale;
 

@@ -1,8 +1,8 @@
 package io.breakerctl.cli;
 
 import com.mongodb.ConnectionString;
-import io.breakerctl.runtime.ConnectionUris;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.ConnectionUris;
+import io.breakerctl.runtime.connection.Redaction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

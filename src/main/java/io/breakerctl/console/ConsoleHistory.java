@@ -1,6 +1,6 @@
 package io.breakerctl.console;
 
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.Redaction;
 import java.io.IOException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package io.breakerctl.console;
 
 import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.output.Printable;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.Redaction;
 
 /**
  * Where commands act, as the console's prompt and {@code top}'s header name it: the context (when

@@ -1,6 +1,5 @@
 package io.breakerctl.runtime;
 
-import io.breakerctl.runtime.retry.RetryAfter;
 import java.io.InterruptedIOException;
 import java.net.http.HttpResponse;
 import java.time.Clock;

@@ -4,7 +4,7 @@ import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.ExitCode;
 import io.breakerctl.cli.Settings;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;

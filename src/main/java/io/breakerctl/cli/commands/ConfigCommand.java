@@ -9,7 +9,7 @@ import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.Redaction;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.Inputs;
 import io.breakerctl.cli.RedisUris;
 import io.breakerctl.cli.Settings;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.Redaction;
 import io.breakerctl.runtime.redis.StoreConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.HistoryText;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.Redaction;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.history.Deployments;
 import io.breakerctl.runtime.control.history.OverrideGuard;

@@ -12,7 +12,7 @@ import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.cli.output.Table;
 import io.breakerctl.cli.output.TimelineViews;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.Redaction;
 import io.breakerctl.runtime.control.BreakerPattern;
 import io.breakerctl.runtime.control.timeline.Timeline;
 import io.breakerctl.runtime.control.timeline.TimelineEntry;

@@ -3,7 +3,7 @@ package io.breakerctl.cli.exporter;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.breakerctl.cli.output.Printable;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.Redaction;
 import io.breakerctl.runtime.store.FleetSelection;
 import io.breakerctl.runtime.store.FleetStore;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.breakerctl.runtime.control;
 
-import io.breakerctl.runtime.ConnectionUris;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.ConnectionUris;
+import io.breakerctl.runtime.connection.Redaction;
 import java.time.Duration;
 import java.util.Objects;
 

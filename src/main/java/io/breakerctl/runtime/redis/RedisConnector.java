@@ -1,7 +1,7 @@
 package io.breakerctl.runtime.redis;
 
-import io.breakerctl.runtime.ConnectionUris;
-import io.breakerctl.runtime.Redaction;
+import io.breakerctl.runtime.connection.ConnectionUris;
+import io.breakerctl.runtime.connection.Redaction;
 import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StorePermissionException;
 import io.breakerctl.runtime.store.StoreUnavailableException;

@@ -1,6 +1,6 @@
 package io.breakerctl.runtime.redis;
 
-import io.breakerctl.runtime.ConnectionUris;
+import io.breakerctl.runtime.connection.ConnectionUris;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -22,10 +22,10 @@
  * maintained totals, touching old buckets only when the bucket number moves.
  *
  * <p>Connection failures name their cause. A URI is parsed once ({@code RedisURI.create}) after its
- * user info was checked ({@link io.breakerctl.runtime.ConnectionUris#userInfoProblem}: Lettuce
- * would read part of a raw {@code / ? #} password as the host), and every message that quotes a URI
- * goes through {@link io.breakerctl.runtime.Redaction}. A TLS connection that fails is a {@link
- * io.breakerctl.runtime.redis.StoreTlsException} naming a {@link
+ * user info was checked ({@link io.breakerctl.runtime.connection.ConnectionUris#userInfoProblem}:
+ * Lettuce would read part of a raw {@code / ? #} password as the host), and every message that
+ * quotes a URI goes through {@link io.breakerctl.runtime.connection.Redaction}. A TLS connection
+ * that fails is a {@link io.breakerctl.runtime.redis.StoreTlsException} naming a {@link
  * io.breakerctl.runtime.redis.TlsFailure} (an untrusted certificate, a hostname mismatch, an
  * expired certificate, a plain server), never "unable to connect": the JDK's and Netty's exceptions
  * among the causes decide, and a handshake that got no answer (Redis 6.2 waits silently on a TLS

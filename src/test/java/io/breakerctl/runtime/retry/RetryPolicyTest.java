@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakerctl.runtime.CallOutcome;
+import io.breakerctl.runtime.RetryAfter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.breakerctl.runtime;
+package io.breakerctl.runtime.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.breakerctl.runtime.retry;
+package io.breakerctl.runtime;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.breakerctl.runtime;
+package io.breakerctl.runtime.connection;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;

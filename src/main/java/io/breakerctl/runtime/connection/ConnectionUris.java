@@ -1,4 +1,4 @@
-package io.breakerctl.runtime;
+package io.breakerctl.runtime.connection;
 
 import java.util.ArrayList;
 import java.util.List;
