@@ -12,19 +12,20 @@ final class Admissions {
    * The strategy of {@code mode} for {@code b} while the store answers (the breaker wraps a SHARED
    * or HYBRID one in {@link DegradedAdmission}).
    */
-  static Admission of(Mode mode, DistributedBreaker b) {
+  static Admission of(
+      Mode mode, BreakerState state, Decisions decisions, Grants grants, ProbeLeases leases) {
     return switch (mode) {
-      case LOCAL -> new LocalOnly(b);
-      case SHARED -> new Shared(b);
-      case HYBRID -> new Hybrid(b);
+      case LOCAL -> new LocalOnly(state, grants);
+      case SHARED -> new Shared(state, decisions);
+      case HYBRID -> new Hybrid(state, decisions, grants, leases);
     };
   }
 
   /** LOCAL: the local machine decides every call, as a per-process breaker does. */
-  private record LocalOnly(DistributedBreaker b) implements Admission {
+  private record LocalOnly(BreakerState state, Grants grants) implements Admission {
     @Override
     public Permission decide() {
-      return b.decisions.fromLocal(b.local.tryAcquire(b.node()));
+      return grants.fromLocal(state.local.tryAcquire(state.node()));
     }
   }
 
@@ -32,16 +33,16 @@ final class Admissions {
    * SHARED: the acquire script decides every call, except while the node's own trip is in force and
    * the fleet's view is CLOSED (then the local machine decides).
    */
-  private record Shared(DistributedBreaker b) implements Admission {
+  private record Shared(BreakerState state, Decisions decisions) implements Admission {
     @Override
     public Permission decide() {
-      if (b.ownTrip) {
-        SharedView v = b.view;
-        if (v == null || v.effective(b.now()) == State.CLOSED) {
-          return b.decisions.ownAcquire(v == null ? -1 : v.generation());
+      if (state.ownTrip) {
+        SharedView v = state.view;
+        if (v == null || v.effective(state.now()) == State.CLOSED) {
+          return decisions.ownAcquire(v == null ? -1 : v.generation());
         }
       }
-      return b.decisions.sharedAcquire();
+      return decisions.sharedAcquire();
     }
   }
 
@@ -50,10 +51,11 @@ final class Admissions {
    * permission (no clock, no allocation, no network), and only a half-open view asks the acquire
    * script, for a probe lease.
    */
-  private record Hybrid(DistributedBreaker b) implements Admission {
+  private record Hybrid(BreakerState state, Decisions decisions, Grants grants, ProbeLeases leases)
+      implements Admission {
     @Override
     public Permission decide() {
-      BreakerGrant closed = b.closedGrant;
+      BreakerGrant closed = state.closedGrant;
       if (closed != null) {
         return closed; // the hot path: no clock, no allocation, no network
       }
@@ -65,27 +67,28 @@ final class Admissions {
       // callers; ownTripReadBeforeTheView makes it happen every time). Read in this order, an own
       // trip seen ended comes with the view that ended it, and one seen in force asks the local
       // machine, which that view left open.
-      boolean own = b.ownTrip;
-      SharedView v = b.view;
-      State s = v == null ? State.CLOSED : v.effective(b.now());
+      boolean own = state.ownTrip;
+      SharedView v = state.view;
+      State s = v == null ? State.CLOSED : v.effective(state.now());
       long gen = v == null ? -1 : v.generation();
       switch (s) {
         case CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY:
           if (s == State.CLOSED && own) {
-            return b.decisions.ownAcquire(gen);
+            return decisions.ownAcquire(gen);
           }
-          return new BreakerGrant(b, true, s, AdmissionReason.of(s), gen, "", false);
+          return new BreakerGrant(state.owner, true, s, AdmissionReason.of(s), gen, "", false);
         case OPEN, FORCED_OPEN:
-          return b.decisions.reject(s, AdmissionReason.of(s));
+          return grants.reject(s, AdmissionReason.of(s));
         default:
-          if (!b.resolved.policy().enabled()) {
-            return new BreakerGrant(b, true, s, AdmissionReason.POLICY_DISABLED, gen, "", false);
+          if (!state.resolved.policy().enabled()) {
+            return new BreakerGrant(
+                state.owner, true, s, AdmissionReason.POLICY_DISABLED, gen, "", false);
           }
-          if (b.leases.hasProbe()) {
-            b.leases.triggerProbe();
-            return b.decisions.reject(State.HALF_OPEN, AdmissionReason.PROBE_PENDING);
+          if (leases.hasProbe()) {
+            leases.triggerProbe();
+            return grants.reject(State.HALF_OPEN, AdmissionReason.PROBE_PENDING);
           }
-          return b.decisions.sharedAcquire();
+          return decisions.sharedAcquire();
       }
     }
   }

@@ -61,11 +61,11 @@ interface BreakerContext {
   /** Runs {@code task} on the registry's scheduler in {@code delayMillis}; null once closed. */
   ScheduledFuture<?> later(Runnable task, long delayMillis);
 
-  /** Schedules one coalesced state read of {@code b}, now. */
-  void refreshSoon(DistributedBreaker b);
+  /** Schedules one coalesced state read of the breaker {@code id} holds, now. */
+  void refreshSoon(BreakerId id);
 
-  /** Schedules one coalesced state read of {@code b} after a pushed transition (jittered). */
-  void refreshAfterPush(DistributedBreaker b);
+  /** Schedules one coalesced state read of {@code id} after a pushed transition (jittered). */
+  void refreshAfterPush(BreakerId id);
 
   /** The interval of the batched flush, in nanos. */
   long flushIntervalNanos();

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime;
 
+import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import java.util.List;
@@ -11,11 +12,11 @@ import java.util.function.Consumer;
  * adoption, degradation. A listener that throws never breaks a call.
  */
 final class BreakerEvents {
-  private final DistributedBreaker b;
+  private final BreakerId id;
   private final List<Consumer<CircuitEvent>> listeners = new CopyOnWriteArrayList<>();
 
-  BreakerEvents(DistributedBreaker b) {
-    this.b = b;
+  BreakerEvents(BreakerId id) {
+    this.id = id;
   }
 
   /** Adds {@code listener}; closing the handle removes it. */
@@ -31,7 +32,7 @@ final class BreakerEvents {
 
   void emit(CircuitEvent.Type type, State from, State to, String detail) {
     if (!listeners.isEmpty()) {
-      emitEvent(new CircuitEvent(b.id, type, from, to, detail, System.currentTimeMillis()));
+      emitEvent(new CircuitEvent(id, type, from, to, detail, System.currentTimeMillis()));
     }
   }
 
@@ -39,7 +40,7 @@ final class BreakerEvents {
     if (!listeners.isEmpty()) {
       emitEvent(
           new CircuitEvent(
-              b.id,
+              id,
               CircuitEvent.Type.TRANSITION,
               from,
               to,

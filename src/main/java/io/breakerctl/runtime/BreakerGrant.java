@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * shared state, a shared lease, the local machine), and the guard against reporting twice.
  */
 final class BreakerGrant implements ClassifyingPermission {
-  private final DistributedBreaker breaker;
+  private final GrantOwner breaker;
   private final boolean allowed;
   private final State state;
   private final AdmissionReason reason;
@@ -30,7 +30,7 @@ final class BreakerGrant implements ClassifyingPermission {
   private volatile ProbeRenewal renewal;
 
   BreakerGrant(
-      DistributedBreaker breaker,
+      GrantOwner breaker,
       boolean allowed,
       State state,
       AdmissionReason reason,
@@ -41,7 +41,7 @@ final class BreakerGrant implements ClassifyingPermission {
   }
 
   BreakerGrant(
-      DistributedBreaker breaker,
+      GrantOwner breaker,
       boolean allowed,
       State state,
       AdmissionReason reason,
@@ -53,7 +53,7 @@ final class BreakerGrant implements ClassifyingPermission {
   }
 
   BreakerGrant(
-      DistributedBreaker breaker,
+      GrantOwner breaker,
       boolean allowed,
       State state,
       AdmissionReason reason,

@@ -11,11 +11,11 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
 /**
- * What one {@link DistributedBreaker} sends on its own, off the callers' path: the successes it
- * batches and its report (record.lua's heartbeat), each only when due.
+ * What one breaker ({@link DistributedBreaker}) sends on its own, off the callers' path: the
+ * successes it batches and its report (record.lua's heartbeat), each only when due.
  */
 final class BreakerReports {
-  private final DistributedBreaker breaker;
+  private final BreakerState breaker;
   private final BreakerContext registry;
   private final LocalStateMachine local;
   private final LongAdder pendingSuccesses;
@@ -37,15 +37,11 @@ final class BreakerReports {
    */
   private final long beatSpread;
 
-  BreakerReports(
-      DistributedBreaker breaker,
-      BreakerContext registry,
-      LocalStateMachine local,
-      LongAdder pendingSuccesses) {
+  BreakerReports(BreakerState breaker, BreakerContext registry) {
     this.breaker = breaker;
     this.registry = registry;
-    this.local = local;
-    this.pendingSuccesses = pendingSuccesses;
+    this.local = breaker.local;
+    this.pendingSuccesses = breaker.pendingSuccesses;
     ThreadLocalRandom random = ThreadLocalRandom.current();
     this.beatSpread = (long) (random.nextDouble() * registry.reportIntervalNanos() / 5);
     this.lastFlushAt =
@@ -66,7 +62,7 @@ final class BreakerReports {
     long n = pendingSuccesses.sum();
     boolean successes =
         n > 0
-            && (breaker.policy().failureRateThreshold().isPresent()
+            && (breaker.resolved.policy().failureRateThreshold().isPresent()
                 || n >= MAX_PENDING
                 || now - lastFlushAt >= registry.flushIntervalNanos());
     NodeHeartbeat beat = heartbeat(breaker.guard().up());
@@ -104,7 +100,7 @@ final class BreakerReports {
     }
     boolean up = breaker.guard().up();
     long n = up && withSuccesses ? pendingSuccesses.sumThenReset() : 0;
-    breaker.countCompleted(n);
+    breaker.tally.completed(n);
     if (n > 0) {
       local.record(0, n, -1, -1, null, registry.nodeId());
     }
@@ -113,12 +109,15 @@ final class BreakerReports {
     }
     return store
         .record(
-            breaker.id(), new Outcome(registry.nodeId(), 0, n, -1, "", ""), breaker.policy(), beat)
+            breaker.id,
+            new Outcome(registry.nodeId(), 0, n, -1, "", ""),
+            breaker.resolved.policy(),
+            beat)
         .whenComplete(
             (res, e) -> {
               if (e != null) {
                 pendingSuccesses.add(n);
-                breaker.countCompleted(-n); // counted again as they are taken again
+                breaker.tally.completed(-n); // counted again as they are taken again
                 registry.health().failed(BackgroundTask.FLUSH, e);
                 if (up) {
                   breaker.guard().failure(e);
@@ -150,7 +149,7 @@ final class BreakerReports {
 
   /** What this node reports about the breaker in record.lua's heartbeat. */
   NodeHeartbeat heartbeat(boolean up) {
-    DistributedBreaker.Resolved r = breaker.resolved;
+    BreakerState.Resolved r = breaker.resolved;
     Set<FallbackPolicy> kinds = fallbacks;
     return new NodeHeartbeat(
         registry.nodeId(),

@@ -9,15 +9,28 @@ import java.util.function.Supplier;
  * report), so that they run compiled and loaded when the fleet first trips.
  */
 final class BreakerWarmUp {
-  private final DistributedBreaker b;
+  private final BreakerState state;
+  private final CircuitBreaker breaker;
+  private final ViewTracker tracker;
+  private final OutcomeRouter outcomes;
+  private final BreakerReports reports;
 
-  BreakerWarmUp(DistributedBreaker b) {
-    this.b = b;
+  BreakerWarmUp(
+      BreakerState state,
+      CircuitBreaker breaker,
+      ViewTracker tracker,
+      OutcomeRouter outcomes,
+      BreakerReports reports) {
+    this.state = state;
+    this.breaker = breaker;
+    this.tracker = tracker;
+    this.outcomes = outcomes;
+    this.reports = reports;
   }
 
   /** Runs a message through the view update only (the registry's warm-up; no reads follow). */
   void warmUp(FleetMessage m) {
-    b.tracker.apply(
+    tracker.apply(
         new SharedView(
             m.to(),
             m.until(),
@@ -29,10 +42,10 @@ final class BreakerWarmUp {
             m.generation(),
             m.epoch(),
             0,
-            b.now()),
+            state.now()),
         m.cause(),
         CircuitEvent.Source.PUSH);
-    b.view().state();
+    breaker.view().state();
   }
 
   /**
@@ -44,20 +57,20 @@ final class BreakerWarmUp {
    * after its start, would otherwise do cold while the fleet may be tripping.
    */
   void warmUpCallPath(int rejections) {
-    SharedView v = b.view;
-    if (v == null || v.effective(b.now()) != State.OPEN) {
+    SharedView v = state.view;
+    if (v == null || v.effective(state.now()) != State.OPEN) {
       return; // only a view that rejects by itself may run calls here
     }
     for (int i = 0; i < rejections; i++) {
       try {
-        b.call(WARM_UP_CALL);
+        breaker.call(WARM_UP_CALL);
       } catch (CallNotPermittedException expected) {
         // what an open view does
       }
     }
-    b.outcomes.warmUp();
+    outcomes.warmUp();
     // the report as the flush tick compares and encodes it; nothing is sent
-    b.reports.warmUp();
+    reports.warmUp();
   }
 
   private static final Supplier<Object> WARM_UP_CALL = () -> null;

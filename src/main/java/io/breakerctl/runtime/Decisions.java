@@ -13,16 +13,29 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The decisions the admission strategies ({@link Admissions}) compose while the store answers: a
  * shared acquire (the acquire script decides and may grant a probe lease), a decision from the last
- * shared view when a command failed, one from the local machine (the node's own trip, a node that
- * never read the shared state), and a rejection.
+ * shared view when a command failed, and one from the local machine while the node's own trip is in
+ * force.
  */
 final class Decisions {
-  private final DistributedBreaker b;
+  private final BreakerState state;
   private final BreakerContext registry;
+  private final Grants grants;
+  private final ProbeLeases leases;
+  private final ViewTracker tracker;
+  private final DegradedDecisions degraded;
 
-  Decisions(DistributedBreaker b, BreakerContext registry) {
-    this.b = b;
-    this.registry = registry;
+  Decisions(
+      BreakerState state,
+      Grants grants,
+      ProbeLeases leases,
+      ViewTracker tracker,
+      DegradedDecisions degraded) {
+    this.state = state;
+    this.registry = state.registry;
+    this.grants = grants;
+    this.leases = leases;
+    this.tracker = tracker;
+    this.degraded = degraded;
   }
 
   /**
@@ -31,17 +44,19 @@ final class Decisions {
    * half-open grants the local machine's probes, closed ends the own trip.
    */
   Permission ownAcquire(long gen) {
-    LocalAdmission a = b.local.tryAcquire(b.node());
+    LocalAdmission a = state.local.tryAcquire(state.node());
     if (!a.allowed()) {
-      return reject(a.state(), a.state() == State.OPEN ? AdmissionReason.LOCAL_TRIP : a.reason());
+      return grants.reject(
+          a.state(), a.state() == State.OPEN ? AdmissionReason.LOCAL_TRIP : a.reason());
     }
     if (a.leaseId() == null || a.leaseId().isEmpty()) {
-      b.endOwnTrip();
-      return new BreakerGrant(b, true, State.CLOSED, AdmissionReason.CLOSED, gen, "", false);
+      state.endOwnTrip();
+      return new BreakerGrant(
+          state.owner, true, State.CLOSED, AdmissionReason.CLOSED, gen, "", false);
     }
-    return b.leases.renewing(
+    return leases.renewing(
         new BreakerGrant(
-            b,
+            state.owner,
             true,
             a.state(),
             a.reason(),
@@ -55,37 +70,37 @@ final class Decisions {
   Permission sharedAcquire() {
     BreakerStore store = registry.store();
     if (store == null) {
-      b.guard().trip(io.breakerctl.runtime.store.StoreFault.UNREACHABLE);
-      return b.whileDown.degradedAcquire();
+      state.guard().trip(io.breakerctl.runtime.store.StoreFault.UNREACHABLE);
+      return degraded.degradedAcquire();
     }
     AcquireResult r;
-    String lease = b.leases.nextLeaseName();
+    String lease = leases.nextLeaseName();
     CompletableFuture<AcquireResult> pending = null;
     try {
-      pending = store.acquire(b.id, b.node(), b.resolved.policy(), lease);
+      pending = store.acquire(state.id, state.node(), state.resolved.policy(), lease);
       r = StoreFutures.await(pending, registry.commandTimeout());
-      b.guard().success();
+      state.guard().success();
     } catch (StoreException e) {
       if (pending != null) {
-        b.leases.giveBackIfGranted(pending, lease);
+        leases.giveBackIfGranted(pending, lease);
       }
-      b.guard().failure(e);
-      return b.guard().up() ? fromView() : b.whileDown.degradedAcquire();
+      state.guard().failure(e);
+      return state.guard().up() ? fromView() : degraded.degradedAcquire();
     }
     if (behind(r)) {
       return fromView(); // Redis lost what this node knows: decide from it, re-assert it
     }
-    b.tracker.learn(r);
+    tracker.learn(r);
     if (!r.allowed()) {
-      return reject(r.state(), r.reason());
+      return grants.reject(r.state(), r.reason());
     }
-    return b.leases.renewing(
+    return leases.renewing(
         new BreakerGrant(
-            b,
+            state.owner,
             true,
             r.state(),
             r.reason(),
-            DistributedBreaker.parse(r.generation()),
+            BreakerState.generation(r.generation()),
             r.leaseId(),
             false));
   }
@@ -98,22 +113,23 @@ final class Decisions {
    * Redis was down) cannot know it and decides per process.
    */
   private Permission fromView() {
-    SharedView v = b.view;
+    SharedView v = state.view;
     if (v == null) {
-      return fromLocal(b.local.tryAcquire(b.node()));
+      return grants.fromLocal(state.local.tryAcquire(state.node()));
     }
-    State s = v.effective(b.now());
+    State s = v.effective(state.now());
     switch (s) {
       case CLOSED, FORCED_CLOSED, DISABLED, METRICS_ONLY:
-        return new BreakerGrant(b, true, s, AdmissionReason.of(s), v.generation(), "", false);
+        return new BreakerGrant(
+            state.owner, true, s, AdmissionReason.of(s), v.generation(), "", false);
       case OPEN, FORCED_OPEN:
-        return reject(s, AdmissionReason.of(s));
+        return grants.reject(s, AdmissionReason.of(s));
       default:
-        if (!b.resolved.policy().enabled()) {
+        if (!state.resolved.policy().enabled()) {
           return new BreakerGrant(
-              b, true, s, AdmissionReason.POLICY_DISABLED, v.generation(), "", false);
+              state.owner, true, s, AdmissionReason.POLICY_DISABLED, v.generation(), "", false);
         }
-        return reject(State.HALF_OPEN, AdmissionReason.NO_LEASE);
+        return grants.reject(State.HALF_OPEN, AdmissionReason.NO_LEASE);
     }
   }
 
@@ -122,7 +138,7 @@ final class Decisions {
    * failover to a replica that missed the write, a flush); then the node re-asserts it.
    */
   private boolean behind(AcquireResult r) {
-    SharedView v = b.view;
+    SharedView v = state.view;
     if (v == null) {
       return false;
     }
@@ -138,36 +154,15 @@ final class Decisions {
             0,
             SharedView.OverrideOrigin.UNKNOWN,
             null,
-            DistributedBreaker.parse(r.generation()),
+            BreakerState.generation(r.generation()),
             r.epoch(),
             v.offsetMillis(),
-            b.now());
-    State lost = v.lostIn(answer, b.now());
+            state.now());
+    State lost = v.lostIn(answer, state.now());
     if (lost == null) {
       return false;
     }
-    b.tracker.reassertSoon(v, lost);
+    tracker.reassertSoon(v, lost);
     return true;
-  }
-
-  Permission fromLocal(LocalAdmission a) {
-    if (!a.allowed()) {
-      return reject(a.state(), a.reason());
-    }
-    return b.leases.renewing(
-        new BreakerGrant(
-            b,
-            true,
-            a.state(),
-            a.reason(),
-            a.generation(),
-            a.leaseId() == null ? "" : a.leaseId(),
-            true));
-  }
-
-  Permission reject(State s, AdmissionReason reason) {
-    b.observers.current().rejected(s, reason.code());
-    b.events.emit(CircuitEvent.Type.REJECTED, s, s, reason.code());
-    return new BreakerGrant(b, false, s, reason, -1, "", false);
   }
 }

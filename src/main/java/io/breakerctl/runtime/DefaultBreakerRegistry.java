@@ -747,8 +747,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
 
   /** Schedules one state read of {@code b} (coalesced), e.g. after a message or a transition. */
   @Override
-  public void refreshSoon(DistributedBreaker b) {
-    queueRefresh(b, 0);
+  public void refreshSoon(BreakerId id) {
+    DistributedBreaker b = breakers.get(id);
+    if (b != null) {
+      queueRefresh(b, 0);
+    }
   }
 
   /**
@@ -759,8 +762,11 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
    * wait (on the 2-core build machine that was most of the first trip's propagation time).
    */
   @Override
-  public void refreshAfterPush(DistributedBreaker b) {
-    queueRefresh(b, jitter(READ_AFTER_PUSH_MILLIS));
+  public void refreshAfterPush(BreakerId id) {
+    DistributedBreaker b = breakers.get(id);
+    if (b != null) {
+      queueRefresh(b, jitter(READ_AFTER_PUSH_MILLIS));
+    }
   }
 
   /** One read of {@code b} in {@code delayMillis} (0: now), unless one is queued already. */
@@ -814,7 +820,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
     } catch (StoreException e) {
       b.guard().failure(e);
       health.failed(BackgroundTask.REFRESH, e);
-      refreshSoon(b);
+      queueRefresh(b, 0);
     }
   }
 
@@ -991,7 +997,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
       health.succeeded(BackgroundTask.REFRESH);
       for (int i = 0; i < batch.size(); i++) {
         if (!stamps.get(i).equals(batch.get(i).stamp())) {
-          refreshSoon(batch.get(i));
+          queueRefresh(batch.get(i), 0);
         }
       }
     }

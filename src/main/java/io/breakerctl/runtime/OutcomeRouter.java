@@ -11,12 +11,16 @@ import io.breakerctl.runtime.store.RecordResult;
  * store's answer does (the view learns it; a failed send is kept for the reconciliation).
  */
 final class OutcomeRouter {
-  private final DistributedBreaker b;
+  private final BreakerState state;
   private final BreakerContext registry;
+  private final BreakerEvents events;
+  private final ViewTracker tracker;
 
-  OutcomeRouter(DistributedBreaker b, BreakerContext registry) {
-    this.b = b;
-    this.registry = registry;
+  OutcomeRouter(BreakerState state, BreakerEvents events, ViewTracker tracker) {
+    this.state = state;
+    this.registry = state.registry;
+    this.events = events;
+    this.tracker = tracker;
   }
 
   /** Loads the class that handles a record's answer (the JIT warm-up, {@link BreakerWarmUp}). */
@@ -27,72 +31,75 @@ final class OutcomeRouter {
   void complete(BreakerGrant g, boolean failure, long nanos) {
     long millis = nanos / 1_000_000;
     Mode mode = registry.mode();
-    if (g.own && b.guard().up()) {
+    if (g.own && state.guard().up()) {
       // the own trip's probe: the local machine decides on it, the fleet counts it as any call
-      State before = b.local.state();
-      b.local.record(failure ? 1 : 0, failure ? 0 : 1, millis, g.generation, g.lease, b.node());
-      b.events.emit(
+      State before = state.local.state();
+      state.local.record(
+          failure ? 1 : 0, failure ? 0 : 1, millis, g.generation, g.lease, state.node());
+      events.emit(
           failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED,
           before,
-          b.local.state(),
+          state.local.state(),
           "LOCAL");
       boolean counted = failure || isSlow(millis);
-      b.tally.completed(1);
-      record(new Outcome(b.node(), counted ? 1 : 0, counted ? 0 : 1, millis, "", ""), null);
+      state.tally.completed(1);
+      record(new Outcome(state.node(), counted ? 1 : 0, counted ? 0 : 1, millis, "", ""), null);
       return;
     }
-    if (mode != Mode.LOCAL && !g.local && g.lease.isEmpty() && b.guard().up()) {
-      long slow = b.resolved.slowMillis();
+    if (mode != Mode.LOCAL && !g.local && g.lease.isEmpty() && state.guard().up()) {
+      long slow = state.resolved.slowMillis();
       if (!failure && (slow < 0 || millis < slow)) {
-        b.pendingSuccesses.increment(); // flushed in batches; the local machine learns them then
+        state.pendingSuccesses
+            .increment(); // flushed in batches; the local machine learns them then
         return;
       }
-      long taken = b.pendingSuccesses.sumThenReset();
-      b.tally.completed(taken + 1);
+      long taken = state.pendingSuccesses.sumThenReset();
+      state.tally.completed(taken + 1);
       long successes = taken + (failure ? 0 : 1);
       long failures = failure ? 1 : 0;
-      LocalRecordResult counted = b.local.record(failures, successes, millis, -1, null, b.node());
-      if (counted.state() == State.OPEN && (counted.transitioned() || !b.ownTrip)) {
+      LocalRecordResult counted =
+          state.local.record(failures, successes, millis, -1, null, state.node());
+      if (counted.state() == State.OPEN && (counted.transitioned() || !state.ownTrip)) {
         // at once, on the caller's thread: the next call already sees it. Not only the thread
         // whose failure tripped the machine: that thread may be descheduled between the trip and
         // its mark while the other callers' failures find the machine open (NOT_COUNTED) and the
         // hot path still admits (9 calls of one thread in such a gap, a quiet 2-core machine)
-        b.ownTripped();
+        state.ownTripped();
       }
       String gen = g.generation < 0 ? "" : Long.toString(g.generation);
-      record(new Outcome(b.node(), failures, successes, millis, gen, ""), null);
+      record(new Outcome(state.node(), failures, successes, millis, gen, ""), null);
       return;
     }
     boolean localLease = g.local && !g.lease.isEmpty();
     boolean pendingSuccess =
-        mode != Mode.LOCAL && (g.local || !b.guard().up()) && !failure && !isSlow(millis);
+        mode != Mode.LOCAL && (g.local || !state.guard().up()) && !failure && !isSlow(millis);
     if (!pendingSuccess) {
-      b.tally.completed(1); // (a success kept pending is counted as it is taken)
+      state.tally.completed(1); // (a success kept pending is counted as it is taken)
     }
-    State before = b.local.state();
-    b.local.record(
+    State before = state.local.state();
+    state.local.record(
         failure ? 1 : 0,
         failure ? 0 : 1,
         millis,
         g.local ? g.generation : -1,
         localLease ? g.lease : null,
-        b.node());
+        state.node());
     if (localLease) {
-      b.events.emit(
+      events.emit(
           failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED,
           before,
-          b.local.state(),
+          state.local.state(),
           "LOCAL");
     }
     if (mode == Mode.LOCAL) {
       return;
     }
-    if (g.local || !b.guard().up()) {
+    if (g.local || !state.guard().up()) {
       // decided or reported while degraded: counted for the reconciliation on recovery
       if (failure || isSlow(millis)) {
-        b.degradedFailures.incrementAndGet();
+        state.degradedFailures.incrementAndGet();
       } else {
-        b.pendingSuccesses.increment();
+        state.pendingSuccesses.increment();
       }
       return;
     }
@@ -101,20 +108,20 @@ final class OutcomeRouter {
     // a probe that took slowCallMillis or more failed, as the local machine counts it
     boolean failed = failure || isSlow(millis);
     record(
-        Outcome.probe(b.node(), gen, g.lease, !failed),
+        Outcome.probe(state.node(), gen, g.lease, !failed),
         failed ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED);
   }
 
   boolean isSlow(long millis) {
-    long slow = b.resolved.slowMillis();
+    long slow = state.resolved.slowMillis();
     return slow >= 0 && millis >= slow;
   }
 
   void record(Outcome o, CircuitEvent.Type probeEvent) {
     registry
         .store()
-        .record(b.id, o, b.resolved.policy())
-        .whenComplete(new Recorded(o, probeEvent, b.acting()));
+        .record(state.id, o, state.resolved.policy())
+        .whenComplete(new Recorded(o, probeEvent, state.acting()));
   }
 
   /**
@@ -137,19 +144,19 @@ final class OutcomeRouter {
     @Override
     public void accept(RecordResult r, Throwable e) {
       if (e != null) {
-        b.guard().failure(e);
+        state.guard().failure(e);
         if (o.failures() > 0) {
-          b.degradedFailures.addAndGet(o.failures());
+          state.degradedFailures.addAndGet(o.failures());
         }
-        b.pendingSuccesses.add(o.successes());
-        b.tally.completed(-o.successes()); // counted again as they are taken again
+        state.pendingSuccesses.add(o.successes());
+        state.tally.completed(-o.successes()); // counted again as they are taken again
         return;
       }
-      b.guard().success();
+      state.guard().success();
       if (probeEvent != null) {
-        b.events.emit(probeEvent, before, r.state(), r.reason().code());
+        events.emit(probeEvent, before, r.state(), r.reason().code());
       }
-      b.tracker.learn(r);
+      tracker.learn(r);
     }
   }
 }

@@ -1,6 +1,6 @@
 package io.breakerctl.runtime;
 
-import io.breakerctl.runtime.DistributedBreaker.Resolved;
+import io.breakerctl.runtime.BreakerState.Resolved;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
@@ -12,24 +12,27 @@ import io.breakerctl.runtime.store.PolicyEncoding.WarmedPolicy;
  * dropped for the node's defaults when the control plane removed it.
  */
 final class PolicyAdoption {
-  private final DistributedBreaker b;
+  private final BreakerState state;
   private final BreakerContext registry;
+  private final BreakerEvents events;
   private volatile long lastPolicyLookup;
 
-  PolicyAdoption(DistributedBreaker b, BreakerContext registry) {
-    this.b = b;
-    this.registry = registry;
+  PolicyAdoption(BreakerState state, BreakerEvents events) {
+    this.state = state;
+    this.registry = state.registry;
+    this.events = events;
   }
 
+  /** Adopts the policy a full read of the breaker found (or resolves, rewarms, drops one). */
   void adoptPolicy(BreakerSnapshot s) {
     WarmedPolicy warmed = s.warmedPolicy().orElse(null);
-    Resolved r = b.resolved;
+    Resolved r = state.resolved;
     if (warmed == null && r.version() > 0 && unwarms(s.unwarmed().orElse(null), r)) {
       // the control plane removed the policy this node runs (warm.lua's un-warm): its defaults
-      b.resolve(new Resolved(registry.defaults(), "", 0));
-      b.local.setPolicy(registry.defaults());
-      State st = b.acting();
-      b.events.emit(CircuitEvent.Type.POLICY_ADOPTED, st, st, "node-defaults@0");
+      state.resolve(new Resolved(registry.defaults(), "", 0));
+      state.local.setPolicy(registry.defaults());
+      State st = state.acting();
+      events.emit(CircuitEvent.Type.POLICY_ADOPTED, st, st, "node-defaults@0");
       return;
     }
     if (warmed == null && r.version() > 0 && !s.epoch().equals(rewarmedEpoch)) {
@@ -42,12 +45,12 @@ final class PolicyAdoption {
     }
     if (warmed == null) {
       PolicySource source = registry.policySource();
-      if (source != null && r.version() == 0 && b.now() - lastPolicyLookup > 30_000) {
-        lastPolicyLookup = b.now();
+      if (source != null && r.version() == 0 && state.now() - lastPolicyLookup > 30_000) {
+        lastPolicyLookup = state.now();
         registry.background(
             () -> {
               try {
-                source.resolveAndWarm(b.id).ifPresent(this::adopt);
+                source.resolveAndWarm(state.id).ifPresent(this::adopt);
               } catch (RuntimeException e) {
                 registry.health().failed(BackgroundTask.POLICY_RESOLUTION, e);
               }
@@ -71,11 +74,11 @@ final class PolicyAdoption {
    */
   private void rewarm(Resolved r) {
     BreakerStore store = registry.store();
-    if (store == null || !b.guard().up()) {
+    if (store == null || !state.guard().up()) {
       return;
     }
     store
-        .warm(b.id, r.policyId(), r.version(), r.policy(), b.node())
+        .warm(state.id, r.policyId(), r.version(), r.policy(), state.node())
         .whenComplete(
             (w, e) -> {
               if (e != null) {
@@ -108,15 +111,15 @@ final class PolicyAdoption {
   }
 
   private void adopt(WarmedPolicy w) {
-    Resolved r = b.resolved;
+    Resolved r = state.resolved;
     if (w.policyId().equals(r.policyId())
         && w.version() == r.version()
         && w.policy().equals(r.policy())) {
       return;
     }
-    b.resolve(new Resolved(w.policy(), w.policyId(), w.version()));
-    b.local.setPolicy(w.policy());
-    State s = b.acting();
-    b.events.emit(CircuitEvent.Type.POLICY_ADOPTED, s, s, w.policyId() + "@" + w.version());
+    state.resolve(new Resolved(w.policy(), w.policyId(), w.version()));
+    state.local.setPolicy(w.policy());
+    State st = state.acting();
+    events.emit(CircuitEvent.Type.POLICY_ADOPTED, st, st, w.policyId() + "@" + w.version());
   }
 }

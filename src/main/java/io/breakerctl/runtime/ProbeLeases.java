@@ -24,15 +24,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * CircuitBreaker#probe}.
  */
 final class ProbeLeases {
-  private final DistributedBreaker b;
+  private final BreakerState state;
   private final BreakerContext registry;
+  private final BreakerEvents events;
+  private final ViewTracker tracker;
   private final AtomicLong leaseNames = new AtomicLong();
   private final AtomicBoolean probing = new AtomicBoolean();
   private volatile Callable<Boolean> probe;
 
-  ProbeLeases(DistributedBreaker b, BreakerContext registry) {
-    this.b = b;
-    this.registry = registry;
+  ProbeLeases(BreakerState state, BreakerEvents events, ViewTracker tracker) {
+    this.state = state;
+    this.registry = state.registry;
+    this.events = events;
+    this.tracker = tracker;
   }
 
   /** Registers the health check run as the probe while half-open (null: none). */
@@ -96,7 +100,7 @@ final class ProbeLeases {
     BreakerStore store = registry.store();
     if (store != null) {
       try {
-        store.record(b.id, Outcome.release(b.node(), lease), b.resolved.policy());
+        store.record(state.id, Outcome.release(state.node(), lease), state.resolved.policy());
       } catch (RuntimeException e) {
         // the lease expires after probeLeaseSeconds
       }
@@ -117,7 +121,7 @@ final class ProbeLeases {
   }
 
   private ProbeRenewal renewal(String lease, long generation, boolean localMachine) {
-    Policy p = localMachine ? b.local.policy() : b.resolved.policy();
+    Policy p = localMachine ? state.local.policy() : state.resolved.policy();
     ProbeRenewal.Renewer renewer =
         localMachine
             ? () -> CompletableFuture.completedFuture(renewLocal(lease, generation))
@@ -137,19 +141,19 @@ final class ProbeLeases {
           new io.breakerctl.runtime.store.StoreUnavailableException("not connected", null));
     }
     return store
-        .renew(b.id, b.node(), b.resolved.policy(), lease, generation)
+        .renew(state.id, state.node(), state.resolved.policy(), lease, generation)
         .whenComplete(
             (r, e) -> {
               if (e != null) {
-                b.guard().failure(e);
+                state.guard().failure(e);
               } else {
-                b.guard().success();
+                state.guard().success();
               }
             });
   }
 
   private RenewResult renewLocal(String lease, long generation) {
-    LocalRenewal r = b.local.probes().renew(lease, b.node(), generation);
+    LocalRenewal r = state.local.probes().renew(lease, state.node(), generation);
     return new RenewResult(
         r.state(), r.reason(), Long.toString(r.generation()), r.untilMillis(), "", r.renewals());
   }
@@ -158,9 +162,9 @@ final class ProbeLeases {
   void renewed(RenewResult r, boolean localMachine) {
     String detail = localMachine ? "LOCAL" : "";
     if (r.outcome() == RenewOutcome.RENEWED) {
-      b.events.emit(CircuitEvent.Type.PROBE_RENEWED, State.HALF_OPEN, State.HALF_OPEN, detail);
+      events.emit(CircuitEvent.Type.PROBE_RENEWED, State.HALF_OPEN, State.HALF_OPEN, detail);
     } else if (r.outcome() == RenewOutcome.PROBE_TIMED_OUT) {
-      b.events.emit(CircuitEvent.Type.PROBE_TIMED_OUT, State.HALF_OPEN, State.OPEN, detail);
+      events.emit(CircuitEvent.Type.PROBE_TIMED_OUT, State.HALF_OPEN, State.OPEN, detail);
       if (!localMachine) {
         learnTimedOut(r);
       }
@@ -169,12 +173,12 @@ final class ProbeLeases {
 
   /** The shared breaker reopened because this node's probe ran past maxProbeSeconds. */
   private void learnTimedOut(RenewResult r) {
-    SharedView v = b.view;
-    long gen = DistributedBreaker.parse(r.generation());
+    SharedView v = state.view;
+    long gen = BreakerState.generation(r.generation());
     if (v != null && r.epoch().equals(v.epoch()) && gen <= v.generation()) {
       return;
     }
-    b.tracker.apply(
+    tracker.apply(
         new SharedView(
             State.OPEN,
             r.untilMillis(),
@@ -186,11 +190,11 @@ final class ProbeLeases {
             gen,
             r.epoch(),
             v == null ? 0 : v.offsetMillis(),
-            b.now()),
+            state.now()),
         TransitionCause.PROBE_TIMED_OUT,
         CircuitEvent.Source.WON);
-    registry.transitionWon(b.id);
-    registry.refreshSoon(b);
+    registry.transitionWon(state.id);
+    registry.refreshSoon(state.id);
   }
 
   void triggerProbe() {
@@ -203,7 +207,7 @@ final class ProbeLeases {
           String lease = nextLeaseName();
           try {
             CompletableFuture<AcquireResult> pending =
-                registry.store().acquire(b.id, b.node(), b.resolved.policy(), lease);
+                registry.store().acquire(state.id, state.node(), state.resolved.policy(), lease);
             AcquireResult r;
             try {
               r = StoreFutures.await(pending);
@@ -216,7 +220,7 @@ final class ProbeLeases {
             }
             boolean ok;
             ProbeRenewal renewal =
-                renewal(r.leaseId(), DistributedBreaker.parse(r.generation()), false);
+                renewal(r.leaseId(), BreakerState.generation(r.generation()), false);
             try {
               ok = Boolean.TRUE.equals(check.call());
             } catch (Exception e) {
@@ -229,17 +233,17 @@ final class ProbeLeases {
                     registry
                         .store()
                         .record(
-                            b.id,
-                            Outcome.probe(b.node(), r.generation(), r.leaseId(), ok),
-                            b.resolved.policy()));
-            b.events.emit(
+                            state.id,
+                            Outcome.probe(state.node(), r.generation(), r.leaseId(), ok),
+                            state.resolved.policy()));
+            events.emit(
                 ok ? CircuitEvent.Type.PROBE_SUCCEEDED : CircuitEvent.Type.PROBE_FAILED,
                 State.HALF_OPEN,
                 res.state(),
                 "HEALTH_CHECK");
-            b.tracker.learn(res);
+            tracker.learn(res);
           } catch (StoreException e) {
-            b.guard().failure(e);
+            state.guard().failure(e);
           } finally {
             probing.set(false);
           }

@@ -5,38 +5,42 @@ import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
-import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.Reassertion;
 import io.breakerctl.runtime.store.RecordResult;
-import io.breakerctl.runtime.store.StoreException;
-import io.breakerctl.runtime.store.StoreFutures;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A breaker's view of the fleet's shared state: learnt from script answers, pub/sub messages and
  * full reads, applied unless it is behind (then re-asserted), followed by the local machine while
- * Redis answers, and reconciled after a degradation.
+ * Redis answers ({@link Reconciliation} adopts it after a degradation).
  */
 final class ViewTracker {
-  private final DistributedBreaker b;
+  private final BreakerState state;
   private final BreakerContext registry;
+  private final BreakerEvents events;
+  private final PolicyAdoption policies;
+  private final BreakerReports reports;
   private final AtomicBoolean reasserting = new AtomicBoolean();
 
   /** The policy version stored in the hash at the last full read ("" for none). */
   private volatile String warmedVersion = "";
 
-  ViewTracker(DistributedBreaker b, BreakerContext registry) {
-    this.b = b;
-    this.registry = registry;
+  ViewTracker(
+      BreakerState state, BreakerEvents events, PolicyAdoption policies, BreakerReports reports) {
+    this.state = state;
+    this.registry = state.registry;
+    this.events = events;
+    this.policies = policies;
+    this.reports = reports;
   }
 
   void learn(AcquireResult r) {
-    SharedView v = b.view;
+    SharedView v = state.view;
     if (v == null) {
-      registry.refreshSoon(b);
+      registry.refreshSoon(state.id);
       return;
     }
-    long gen = DistributedBreaker.parse(r.generation());
+    long gen = BreakerState.generation(r.generation());
     if (gen == v.generation() && r.epoch().equals(v.epoch())) {
       return;
     }
@@ -45,17 +49,17 @@ final class ViewTracker {
       long until = r.state() == State.OPEN ? r.untilMillis() : v.openUntil();
       if (v.override() == null) {
         apply(
-            v.withStored(r.state(), until, v.openMillis(), gen, r.epoch(), b.now()),
+            v.withStored(r.state(), until, v.openMillis(), gen, r.epoch(), state.now()),
             null,
             CircuitEvent.Source.ANSWER);
       }
     }
-    registry.refreshSoon(b);
+    registry.refreshSoon(state.id);
   }
 
   void learn(RecordResult r) {
-    SharedView v = b.view;
-    long gen = DistributedBreaker.parse(r.generation());
+    SharedView v = state.view;
+    long gen = BreakerState.generation(r.generation());
     if (v != null && r.epoch().equals(v.epoch()) && gen <= v.generation()) {
       return;
     }
@@ -74,18 +78,18 @@ final class ViewTracker {
             gen,
             r.epoch(),
             offset,
-            b.now()),
+            state.now()),
         r.transitioned() ? wonCause(v, r) : null,
         r.transitioned() ? CircuitEvent.Source.WON : CircuitEvent.Source.ANSWER);
     if (r.transitioned()) {
-      registry.transitionWon(b.id);
+      registry.transitionWon(state.id);
     }
-    registry.refreshSoon(b);
+    registry.refreshSoon(state.id);
   }
 
   /** Applies a pub/sub transition message about this breaker (already parsed). */
   void onTransitionMessage(FleetMessage m) {
-    SharedView v = b.view;
+    SharedView v = state.view;
     long offset = v == null ? 0 : v.offsetMillis();
     State stored = v == null ? State.CLOSED : v.stored();
     State override = v == null ? null : v.override();
@@ -122,15 +126,15 @@ final class ViewTracker {
             m.generation(),
             m.epoch(),
             offset,
-            b.now()),
+            state.now()),
         m.cause(),
         CircuitEvent.Source.PUSH);
-    registry.refreshAfterPush(b);
+    registry.refreshAfterPush(state.id);
   }
 
   /** A warmed policy or another change that needs a full read. */
   void onOtherMessage() {
-    registry.refreshSoon(b);
+    registry.refreshSoon(state.id);
   }
 
   /**
@@ -138,7 +142,7 @@ final class ViewTracker {
    * differs, the node missed something and reads the breaker in full.
    */
   String stamp() {
-    SharedView v = b.view;
+    SharedView v = state.view;
     return v == null
         ? ""
         : BreakerStore.stamp(Long.toString(v.generation()), v.epoch(), warmedVersion);
@@ -149,15 +153,15 @@ final class ViewTracker {
    * override): state whose loss would read as CLOSED, so the periodic check compares its stamp.
    */
   boolean holdsState() {
-    SharedView v = b.view;
+    SharedView v = state.view;
     return v != null && (v.stored() != State.CLOSED || v.override() != null);
   }
 
   /** Applies a full read of the breaker's hash (refresh, first read). */
   void onSnapshot(BreakerSnapshot s) {
     warmedVersion = s.fields().getOrDefault("policyVersion", "");
-    apply(SharedView.of(s, b.now()), null, CircuitEvent.Source.READ);
-    b.policies.adoptPolicy(s);
+    apply(SharedView.of(s, state.now()), null, CircuitEvent.Source.READ);
+    policies.adoptPolicy(s);
   }
 
   /**
@@ -170,34 +174,34 @@ final class ViewTracker {
     State before;
     State lost = null;
     SharedView kept = null;
-    synchronized (b) {
-      SharedView v = b.view;
+    synchronized (state) {
+      SharedView v = state.view;
       if (v != null && (v.newerThan(next) || !v.epoch().equals(next.epoch()))) {
-        lost = v.lostIn(next, b.now());
+        lost = v.lostIn(next, state.now());
         if (lost != null || v.newerThan(next)) {
           kept = v;
         }
       }
       if (kept == null) {
-        before = v == null ? State.CLOSED : b.acting();
-        if (b.closedGrantFor(next) == null) {
+        before = v == null ? State.CLOSED : state.acting();
+        if (state.closedGrantFor(next) == null) {
           // before the view: a caller that sees the new view (an override, a trip) must not then
           // be admitted by the CLOSED grant of the old one (FallbackIT saw a call admitted under
           // a FORCED_OPEN that view() already showed, at load 49: this thread was preempted
           // between writing the view and the grant)
-          b.closedGrant = null;
+          state.closedGrant = null;
         }
-        b.view = next;
+        state.view = next;
         if (v != null && !v.epoch().equals(next.epoch())) {
           // another incarnation (a FLUSHALL, a failover to an empty replica, an expiry), however
           // this node learnt it (a read, a message, a script's answer): what it reported went
           // with the old keys, so it reports again at the next flush tick instead of within ten
           // heartbeat intervals (the fleet view showed NODES 0 for minutes; a node that learnt
           // the new epoch from another node's re-assertion did not report again at all)
-          b.reports.resend();
+          reports.resend();
         }
         if (registry.mode() != Mode.LOCAL
-            && b.guard().up()
+            && state.guard().up()
             && (v == null
                 || v.generation() != next.generation()
                 || !v.epoch().equals(next.epoch()))) {
@@ -209,7 +213,7 @@ final class ViewTracker {
               next,
               v != null && v.epoch().equals(next.epoch()) && next.generation() > v.generation());
         }
-        b.closedGrant = b.ownTrip ? null : b.closedGrantFor(next);
+        state.closedGrant = state.ownTrip ? null : state.closedGrantFor(next);
       } else {
         before = null;
       }
@@ -221,9 +225,9 @@ final class ViewTracker {
     if (before == null) {
       return;
     }
-    State after = next.effective(b.now());
-    if (after != before && b.guard().up() && registry.mode() != Mode.LOCAL) {
-      b.events.transition(before, after, cause, source);
+    State after = next.effective(state.now());
+    if (after != before && state.guard().up() && registry.mode() != Mode.LOCAL) {
+      events.transition(before, after, cause, source);
     }
   }
 
@@ -234,13 +238,13 @@ final class ViewTracker {
    * afresh (unless the node's own trip is in force; a new incarnation keeps the count: its key was
    * created or lost, and this node's failures are still this node's), a fleet away from CLOSED ends
    * the own trip and leaves the local machine open from now (never a copy of a half-open window
-   * another node probes: the same rule as {@link DegradedAdmission#seedIfNeeded}). Called under the
+   * another node probes: the same rule as {@link DegradedDecisions#seedIfNeeded}). Called under the
    * breaker's monitor.
    */
   private void follow(SharedView previous, SharedView next, boolean afresh) {
-    long now = b.now();
+    long now = state.now();
     if (next.stored() == State.CLOSED) {
-      if (!b.ownTrip) {
+      if (!state.ownTrip) {
         long gen = Math.max(0, next.generation());
         if (previous == null
             || (previous.stored() == State.CLOSED && previous.override() == null)) {
@@ -249,23 +253,30 @@ final class ViewTracker {
           // trip); seeding CLOSED over it would erase that trip and its emptied window (9 calls
           // where at most 6 may pass, 2 of 600 rounds). seedClosed decides under the machine's
           // lock, so a trip under way in another thread is never overtaken.
-          if (!b.local.seeding().seedClosed(gen)) {
-            b.ownTrip = true;
+          if (!state.local.seeding().seedClosed(gen)) {
+            state.ownTrip = true;
             return;
           }
         } else {
-          b.local.seeding().seed(State.CLOSED, 0, 0, null, gen);
+          state.local.seeding().seed(State.CLOSED, 0, 0, null, gen);
         }
         if (afresh) {
-          b.local.seeding().clearWindow(); // (the first read keeps what the node counted before it)
+          state
+              .local
+              .seeding()
+              .clearWindow(); // (the first read keeps what the node counted before it)
         }
       }
       return;
     }
-    b.ownTrip = false;
-    long length = next.openMillis() > 0 ? next.openMillis() : b.resolved.policy().open().toMillis();
-    b.local.seeding().seed(State.OPEN, now + length, length, null, Math.max(0, next.generation()));
-    b.local.seeding().clearWindow();
+    state.ownTrip = false;
+    long length =
+        next.openMillis() > 0 ? next.openMillis() : state.resolved.policy().open().toMillis();
+    state
+        .local
+        .seeding()
+        .seed(State.OPEN, now + length, length, null, Math.max(0, next.generation()));
+    state.local.seeding().clearWindow();
   }
 
   /** Re-asserts what {@code v} enforces and Redis lost (one script call at a time). */
@@ -280,31 +291,31 @@ final class ViewTracker {
     }
     Reassertion r = reassertion(v, lost);
     store
-        .reassert(b.id, b.node(), r, b.resolved.policy())
+        .reassert(state.id, state.node(), r, state.resolved.policy())
         .whenComplete(
             (res, e) -> {
               reasserting.set(false);
               if (e != null) {
-                b.guard().failure(e);
+                state.guard().failure(e);
                 return;
               }
-              b.guard().success();
+              state.guard().success();
               // Redis was behind this node: the report it held may be gone with the lost writes
               // (a failover to a replica that missed them), so it goes again at the next tick
-              b.reports.resend();
+              reports.resend();
               if (res.written()) {
-                b.events.emitEvent(
+                events.emitEvent(
                     new CircuitEvent(
-                        b.id,
+                        state.id,
                         CircuitEvent.Type.REASSERTED,
-                        v.effective(b.now()),
+                        v.effective(state.now()),
                         res.state(),
                         lost.name(),
                         System.currentTimeMillis(),
                         TransitionCause.REASSERTED,
                         null));
               }
-              registry.refreshSoon(b); // take what Redis holds once it is no longer behind
+              registry.refreshSoon(state.id); // take what Redis holds once it is no longer behind
             });
   }
 
@@ -313,14 +324,14 @@ final class ViewTracker {
    * trip (threshold or rate, by the count that tripped), a failed probe, probes that closed.
    */
   private TransitionCause wonCause(SharedView before, RecordResult r) {
-    State from = before == null ? State.CLOSED : before.effective(b.now());
+    State from = before == null ? State.CLOSED : before.effective(state.now());
     if (r.state() == State.CLOSED) {
       return TransitionCause.PROBES_SUCCEEDED;
     }
     if (from == State.HALF_OPEN) {
       return TransitionCause.PROBE_FAILED;
     }
-    return r.windowFailures() >= b.resolved.policy().failureThreshold()
+    return r.windowFailures() >= state.resolved.policy().failureThreshold()
         ? TransitionCause.FAILURE_THRESHOLD
         : TransitionCause.FAILURE_RATE;
   }
@@ -330,25 +341,26 @@ final class ViewTracker {
    * node that Redis answers; a degraded decision made before the guard recovers seeds afresh
    * ({@code DegradedAdmission.seededAcquire}).
    */
-  private void install(SharedView next) {
-    synchronized (b) {
-      b.closedGrant = b.closedGrantFor(next); // first: see apply
-      b.view = next;
-      b.ownTrip = false;
-      b.seededFor = -1;
-      long now = b.now();
-      b.local
+  void install(SharedView next) {
+    synchronized (state) {
+      state.closedGrant = state.closedGrantFor(next); // first: see apply
+      state.view = next;
+      state.ownTrip = false;
+      state.seededFor = -1;
+      long now = state.now();
+      state
+          .local
           .seeding()
           .seed(
               next.stored(),
               next.stored() == State.CLOSED ? 0 : next.openUntil() - next.offsetMillis(),
               next.openMillis(),
-              DegradedAdmission.localOverride(next, now),
+              DegradedDecisions.localOverride(next, now),
               Math.max(0, next.generation()));
     }
   }
 
-  private static Reassertion reassertion(SharedView v, State lost) {
+  static Reassertion reassertion(SharedView v, State lost) {
     return new Reassertion(
         Reassertion.Mode.REASSERT,
         lost,
@@ -365,77 +377,7 @@ final class ViewTracker {
   }
 
   /** Whether {@code v} (null: none) is of the same incarnation as {@code next}. */
-  private static boolean sameIncarnation(SharedView v, SharedView next) {
+  static boolean sameIncarnation(SharedView v, SharedView next) {
     return v == null || v.epoch().equals(next.epoch());
-  }
-
-  /**
-   * Reconciles after Redis answered again, while the node still counts as degraded (the registry's
-   * recovery check). Redis behind this node's view (a failover that lost a trip or an override)
-   * gets it back through {@code reassert.lua}; a trip the local machine made while degraded is
-   * published the same way when the shared breaker is CLOSED. Then the node adopts the shared state
-   * exactly (stored state, window, override and its expiry, generation) into its view and its local
-   * machine, sends the outcomes counted meanwhile when the shared breaker counts them, and reports
-   * a transition only when what it enforces changes.
-   *
-   * @throws StoreException when Redis fails meanwhile (the registry retries)
-   */
-  void reconcile(BreakerSnapshot shared) {
-    BreakerStore store = registry.store();
-    State before = b.acting();
-    long now = b.now();
-    SharedView v = b.view;
-    SharedView next = SharedView.of(shared, now);
-    State lost = v == null ? null : v.lostIn(next, now);
-    boolean published = false;
-    if (lost != null) {
-      StoreFutures.await(
-          store.reassert(b.id, b.node(), reassertion(v, lost), b.resolved.policy()),
-          registry.commandTimeout());
-      next =
-          SharedView.of(StoreFutures.await(store.state(b.id), registry.commandTimeout()), b.now());
-    } else if (b.trippedWhileDegraded.get()
-        && b.local.state().rejects()
-        && next.effective(now) == State.CLOSED) {
-      Reassertion trip =
-          new Reassertion(
-              Reassertion.Mode.DEGRADED_TRIP,
-              State.OPEN,
-              next.epoch(),
-              next.generation(),
-              b.local.openUntilMillis() + next.offsetMillis(),
-              b.resolved.policy().open().toMillis(),
-              null,
-              b.degradedFailures.get(),
-              "",
-              "",
-              "");
-      StoreFutures.await(
-          store.reassert(b.id, b.node(), trip, b.resolved.policy()), registry.commandTimeout());
-      next =
-          SharedView.of(StoreFutures.await(store.state(b.id), registry.commandTimeout()), b.now());
-      published = true;
-    }
-    b.policies.adoptPolicy(shared);
-    if (lost != null || published || !sameIncarnation(v, next)) {
-      b.reports.resend(); // what it reported may be gone with what Redis lost
-    }
-    b.trippedWhileDegraded.set(false);
-    long failures = b.degradedFailures.getAndSet(0);
-    long successes = b.pendingSuccesses.sumThenReset();
-    b.tally.completed(successes);
-    install(next);
-    State counting = next.effective(b.now());
-    if (!published
-        && (failures > 0 || successes > 0)
-        && (counting == State.CLOSED
-            || counting == State.FORCED_CLOSED
-            || counting == State.METRICS_ONLY)) {
-      b.outcomes.record(new Outcome(b.node(), failures, successes, -1, "", ""), null);
-    }
-    State after = next.effective(b.now());
-    if (after != before) {
-      b.events.transition(before, after, null, CircuitEvent.Source.RECONCILE);
-    }
   }
 }
