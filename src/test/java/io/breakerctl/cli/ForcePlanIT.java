@@ -7,15 +7,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.breakerctl.runtime.control.ControlConfig;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.audit.AuditLog;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 31, item 4: {@code force} plans from one read of the breakers it selected and the run keeps
@@ -24,21 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * sets the others.
  */
 @DisplayName("force: the plan from one read, the kept override on the script's answer")
-class ForcePlanIT {
+class ForcePlanIT extends WithCliServers {
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  @TempDir static Path home;
-  static CliServers servers;
-
-  @BeforeAll
-  static void start() {
-    servers = CliServers.start(home);
-  }
-
-  @AfterAll
-  static void stop() {
-    servers.close();
-  }
 
   /** The items of a json answer, by id. */
   private static Map<String, JsonNode> items(CliProcess.Result r) throws Exception {
