@@ -2,10 +2,12 @@
 --
 -- ARGV[1] is the actor. ARGV[4] FORCED_OPEN | FORCED_CLOSED | DISABLED | METRICS_ONLY | CLEAR
 -- ARGV[5] reason   ARGV[6] duration in ms (0 or '' = until cleared)   ARGV[7] correlation id
+-- ARGV[8] '1' = keep: when the same override, set by the same actor with the same reason, is in
+--         force, change nothing (UNCHANGED, its expiry kept); otherwise ('' or absent) update it
 --
 -- Returns {changed 0|1, effectiveState, outcome, eventId, generation, epoch, previousState,
 --          overrideUntil (Redis ms, 0 = until cleared or none)}
--- outcome: SET | UPDATED | CLEARED | NOT_OVERRIDDEN.
+-- outcome: SET | UPDATED | UNCHANGED | CLEARED | NOT_OVERRIDDEN.
 -- Works on a breaker no node has used yet (creates its keys): that is how an operator pre-empts
 -- an incident. Every change appends one event carrying actor, reason, expiry and correlation id,
 -- so the audit rides in the stream when MongoDB is down. The other scripts enforce the override
@@ -38,6 +40,12 @@ if kind == 'CLEAR' then
   local ev = transition(was, to, 'OVERRIDE_CLEARED', extra)
   flush()
   return { 1, to, 'CLEARED', ev, B.generation, B.epoch, previous, 0 }
+end
+
+if ARGV[8] == '1' and B.override == kind and (B.overrideActor or '') == NODE
+    and (B.overrideReason or '') == reason then
+  flush()
+  return { 0, state, 'UNCHANGED', '', B.generation, B.epoch, previous, num('overrideUntil', 0) }
 end
 
 local until_ms = 0

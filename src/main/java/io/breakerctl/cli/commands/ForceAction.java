@@ -20,17 +20,17 @@ import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.cli.output.Style;
 import io.breakerctl.cli.output.Table;
+import io.breakerctl.runtime.control.override.OverridePlan;
+import io.breakerctl.runtime.control.override.OverridePlan.Decision;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OperatorText;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
-import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetScan;
 import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.ReplicaAcks;
 import io.breakerctl.runtime.store.StoreException;
-import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.StoreUnavailableException;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -39,7 +39,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -129,13 +128,9 @@ abstract class ForceAction implements Callable<Integer> {
     OverrideRequest request = new OverrideRequest(kind(), actor, reason, duration(), "");
     FleetStore store = services.redis();
     List<BreakerId> ids = select(selector, services, store);
-    List<CompletableFuture<BreakerSnapshot>> reads = new ArrayList<>();
-    ids.forEach(id -> reads.add(store.snapshot(id, 0)));
-    Map<BreakerId, BreakerSnapshot> current = new LinkedHashMap<>();
+    OverridePlan plan;
     try {
-      for (int i = 0; i < ids.size(); i++) {
-        current.put(ids.get(i), StoreFutures.await(reads.get(i)));
-      }
+      plan = OverridePlan.read(store, ids, request);
     } catch (StoreException e) {
       PrintWriter err = spec.commandLine().getErr();
       notRead(err);
@@ -154,13 +149,13 @@ abstract class ForceAction implements Callable<Integer> {
           root,
           spec.commandLine().getErr(),
           exact,
-          current.get(exact),
+          plan.entries().get(0).snapshot(),
           "to force a breaker no node has used yet, add --new");
     }
     if (mutation.dryRun()) {
       // a dry run exits as the real run would: a viewer gets 4 naming the command
       WriteAccess.require(root, describeChange(), ids);
-      return partial(print(dryRun(current, request, store), root.style()));
+      return partial(print(dryRun(plan, store), root.style()));
     }
     WriteAccess.require(root, describeChange(), ids);
     Confirmation.confirm(
@@ -171,9 +166,8 @@ abstract class ForceAction implements Callable<Integer> {
         "breaker(s)",
         ids.stream().map(BreakerId::toString).toList());
     ForceBatch batch =
-        new ForceBatch(
-            services.overrides(services.control()), request, spec.commandLine().getErr());
-    List<OverrideView> done = replication(batch.apply(current), store);
+        new ForceBatch(services.overrides(services.control()), spec.commandLine().getErr());
+    List<OverrideView> done = replication(batch.apply(plan), store);
     int code = print(done, root.style());
     if (kind() != OverrideKind.CLEAR && batch.count(Result.APPLIED) > 0) {
       // after the table; beside one document, on stderr
@@ -330,49 +324,42 @@ abstract class ForceAction implements Callable<Integer> {
     }
   }
 
-  private List<OverrideView> dryRun(
-      Map<BreakerId, BreakerSnapshot> current, OverrideRequest request, FleetStore store) {
-    List<OverrideView> plan = new ArrayList<>();
-    for (BreakerSnapshot s : current.values()) {
-      if (s.problem().isPresent()) {
-        plan.add(
+  /** The plan's rows: what the request would do, from one read, nothing written. */
+  private List<OverrideView> dryRun(OverridePlan plan, FleetStore store) {
+    List<OverrideView> rows = new ArrayList<>();
+    for (OverridePlan.Entry e : plan.entries()) {
+      Decision d = e.decision();
+      if (d == Decision.WOULD_FAIL) {
+        rows.add(
             new OverrideView(
-                s.id().toString(),
+                e.id().toString(),
                 "-",
                 "-",
-                "WOULD_FAIL",
+                d.name(),
                 null,
                 "",
                 false,
                 true,
                 null,
-                "key " + store.location(s.id()) + ": " + s.problem().get(),
+                "key " + store.location(e.id()) + ": " + e.snapshot().problem().get(),
                 null,
                 null));
         continue;
       }
-      State before = s.effectiveState();
-      boolean clear = kind() == OverrideKind.CLEAR;
-      boolean unchanged = ForceBatch.unchanged(s, request);
+      State before = e.snapshot().effectiveState();
       String after =
-          clear ? before.isOverride() ? "(machine state)" : before.code() : kind().state().code();
-      String outcome =
-          clear
-              ? before.isOverride() ? "WOULD_CLEAR" : "NOT_OVERRIDDEN"
-              : unchanged ? "UNCHANGED" : before == kind().state() ? "WOULD_UPDATE" : "WOULD_SET";
-      String until =
-          clear || duration().isZero()
-              ? null
-              : unchanged
-                  ? ForceBatch.until(s)
-                  : Style.rfc3339(s.redisTimeMillis() + duration().toMillis());
-      plan.add(
+          switch (d) {
+            case WOULD_CLEAR -> "(machine state)";
+            case NOT_OVERRIDDEN -> before.code();
+            default -> kind().state().code();
+          };
+      rows.add(
           new OverrideView(
-              s.id().toString(),
+              e.id().toString(),
               before.code(),
               after,
-              outcome,
-              until,
+              d.name(),
+              e.untilMillis() > 0 ? Style.rfc3339(e.untilMillis()) : null,
               "",
               false,
               true,
@@ -381,7 +368,7 @@ abstract class ForceAction implements Callable<Integer> {
               null,
               null));
     }
-    return plan;
+    return rows;
   }
 
   /**

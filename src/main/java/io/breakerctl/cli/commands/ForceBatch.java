@@ -5,119 +5,42 @@ import io.breakerctl.cli.commands.ForceCommand.OverrideView;
 import io.breakerctl.cli.commands.ForceCommand.Result;
 import io.breakerctl.cli.output.Printable;
 import io.breakerctl.cli.output.Style;
+import io.breakerctl.runtime.control.override.AppliedOverrides;
 import io.breakerctl.runtime.control.override.BreakerOverrides;
 import io.breakerctl.runtime.control.override.OverrideAction;
+import io.breakerctl.runtime.control.override.OverridePlan;
+import io.breakerctl.runtime.control.override.OverrideStep;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.model.OverrideKind;
-import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.LostAnswerException;
-import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.StoreException;
-import io.breakerctl.runtime.store.StorePermissionException;
-import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.breakerctl.runtime.store.WriteOutcome;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
- * Applies one override request to many breakers, one at a time, and keeps a row for every breaker
- * whatever happens: a failure on one breaker's data fails that breaker only; Redis unavailable, a
- * permission refused or a signal stop the batch, and the rest are not attempted. One audited
- * overrides instance serves the whole batch, so once MongoDB has failed the rest skip it at once.
+ * Prints what applying an override plan did ({@link BreakerOverrides#apply(OverridePlan,
+ * java.util.function.BooleanSupplier)}, stopped by a signal): a row for every breaker whatever
+ * happened, the note for a change that landed though its answer was lost, and once the warning that
+ * MongoDB could not take the audit.
  */
 final class ForceBatch {
   private final BreakerOverrides overrides;
-  private final OverrideRequest request;
   private final PrintWriter err;
   private final List<OverrideView> rows = new ArrayList<>();
-  private StoreException failure;
-  private StoreException lost;
+  private AppliedOverrides applied;
   private boolean warned;
 
-  ForceBatch(BreakerOverrides overrides, OverrideRequest request, PrintWriter err) {
+  ForceBatch(BreakerOverrides overrides, PrintWriter err) {
     this.overrides = overrides;
-    this.request = request;
     this.err = err;
   }
 
-  /** Applies the request to every breaker of {@code current} (snapshots read before). */
-  List<OverrideView> apply(Map<BreakerId, BreakerSnapshot> current) {
-    boolean stopped = false;
-    for (Map.Entry<BreakerId, BreakerSnapshot> e : current.entrySet()) {
-      BreakerId id = e.getKey();
-      String before = stateOf(e.getValue());
-      if (stopped || Interruption.requested()) {
-        rows.add(row(id, before, "-", "NOT_ATTEMPTED", null, "", Result.NOT_ATTEMPTED, null));
-        continue;
-      }
-      if (unchanged(e.getValue(), request)) {
-        rows.add(
-            row(id, before, before, "UNCHANGED", until(e.getValue()), "", Result.UNCHANGED, null));
-        continue;
-      }
-      try {
-        OverrideAction a = overrides.apply(id, request);
-        if (a.result().changed() && !a.auditStored()) {
-          warnAudit(a);
-        }
-        long until = a.result().untilMillis();
-        boolean readBack = !a.lostAnswer().isEmpty();
-        if (readBack) {
-          noteLanded(id, a);
-          // the store closed its connection after the read-back: the rest are not attempted
-          lost = new StoreUnavailableException(a.lostAnswer(), null);
-          stopped = true;
-        }
-        rows.add(
-            new OverrideView(
-                id.toString(),
-                a.result().previous().code(),
-                a.result().state().code(),
-                a.result().outcome().code(),
-                until > 0 ? Style.rfc3339(until) : null,
-                a.correlationId(),
-                a.auditStored(),
-                false,
-                (a.result().changed() ? Result.APPLIED : Result.UNCHANGED).code(),
-                null,
-                readBack ? WriteOutcome.APPLIED.name() : null,
-                null));
-      } catch (LostAnswerException ex) {
-        // the answer was lost and read back: the row says what Redis showed
-        String o = ex.outcome().name();
-        rows.add(
-            new OverrideView(
-                id.toString(),
-                before,
-                "-",
-                o,
-                null,
-                ex.correlationId(),
-                false,
-                false,
-                Result.FAILED.code(),
-                ex.getMessage(),
-                o,
-                null));
-        failure = ex;
-        stopped = true;
-      } catch (StoreException ex) {
-        rows.add(row(id, before, "-", "FAILED", null, "", Result.FAILED, ex.getMessage()));
-        if (failure == null || ex instanceof StoreUnavailableException) {
-          failure = ex;
-        }
-        stopped = ex instanceof StoreUnavailableException || ex instanceof StorePermissionException;
-      } catch (RuntimeException ex) {
-        if (!Interruption.requested()) {
-          throw ex;
-        }
-        // a wait the signal interrupted: whether this one was applied is unknown
-        rows.add(row(id, before, "-", "FAILED", null, "", Result.FAILED, "interrupted"));
-        stopped = true;
-      }
-    }
+  /** Applies {@code plan}; a row per breaker, in the plan's order. */
+  List<OverrideView> apply(OverridePlan plan) {
+    applied = overrides.apply(plan, Interruption::requested);
+    applied.steps().forEach(s -> rows.add(row(s)));
     return rows;
   }
 
@@ -127,10 +50,7 @@ final class ForceBatch {
    * connection when breakers were left not attempted.
    */
   StoreException failure() {
-    if (failure == null && lost != null && count(Result.NOT_ATTEMPTED) > 0) {
-      return lost;
-    }
-    return failure;
+    return applied.failure();
   }
 
   /** How many rows have this result. */
@@ -138,29 +58,54 @@ final class ForceBatch {
     return rows.stream().filter(v -> r.code().equals(v.result())).count();
   }
 
-  /**
-   * Whether the breaker already is as asked: the same override live, set by the same actor with the
-   * same reason (a re-run after a partial change leaves it, expiry and all).
-   */
-  static boolean unchanged(BreakerSnapshot s, OverrideRequest request) {
-    if (request.kind() == OverrideKind.CLEAR || s.problem().isPresent() || !s.exists()) {
-      return false;
+  private OverrideView row(OverrideStep step) {
+    BreakerId id = step.entry().id();
+    String before = step.entry().before().map(State::code).orElse("-");
+    if (step.status() == OverrideStep.Status.NOT_ATTEMPTED) {
+      return row(id, before, "-", "NOT_ATTEMPTED", null, "", Result.NOT_ATTEMPTED, null);
     }
-    return s.effectiveState() == request.kind().state()
-        && s.overrideDetail()
-            .filter(o -> o.actor().equals(request.actor()) && o.reason().equals(request.reason()))
-            .isPresent();
-  }
-
-  /** The live override's expiry in a snapshot, RFC 3339, else null. */
-  static String until(BreakerSnapshot s) {
-    long until = s.overrideDetail().map(BreakerSnapshot.OverrideDetail::untilMillis).orElse(0L);
-    return until > 0 ? Style.rfc3339(until) : null;
-  }
-
-  /** The state in force in a snapshot, "-" when it cannot be read. */
-  static String stateOf(BreakerSnapshot s) {
-    return s.problem().isPresent() ? "-" : s.effectiveState().code();
+    if (step.failure() instanceof LostAnswerException ex) {
+      // the answer was lost and read back: the row says what Redis showed
+      String o = ex.outcome().name();
+      return new OverrideView(
+          id.toString(),
+          before,
+          "-",
+          o,
+          null,
+          ex.correlationId(),
+          false,
+          false,
+          Result.FAILED.code(),
+          ex.getMessage(),
+          o,
+          null);
+    }
+    if (step.status() == OverrideStep.Status.FAILED) {
+      return row(id, before, "-", "FAILED", null, "", Result.FAILED, step.error());
+    }
+    OverrideAction a = step.action();
+    if (a.result().changed() && !a.auditStored()) {
+      warnAudit(a);
+    }
+    long until = a.result().untilMillis();
+    boolean readBack = !a.lostAnswer().isEmpty();
+    if (readBack) {
+      noteLanded(id, a);
+    }
+    return new OverrideView(
+        id.toString(),
+        a.result().previous().code(),
+        a.result().state().code(),
+        a.result().outcome().code(),
+        until > 0 ? Style.rfc3339(until) : null,
+        a.correlationId(),
+        a.auditStored(),
+        false,
+        (a.result().changed() ? Result.APPLIED : Result.UNCHANGED).code(),
+        null,
+        readBack ? WriteOutcome.APPLIED.name() : null,
+        null);
   }
 
   private static OverrideView row(

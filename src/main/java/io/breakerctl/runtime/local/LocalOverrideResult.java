@@ -7,9 +7,9 @@ import io.breakerctl.runtime.model.State;
  * The answer of {@link LocalOverrides#set} and {@link LocalOverrides#clear}, as {@code
  * override.lua} returns it.
  *
- * @param changed whether anything changed (false only for NOT_OVERRIDDEN)
+ * @param changed whether anything changed (false only for NOT_OVERRIDDEN and UNCHANGED)
  * @param state the effective state after
- * @param outcome SET, UPDATED, CLEARED or NOT_OVERRIDDEN
+ * @param outcome SET, UPDATED, UNCHANGED, CLEARED or NOT_OVERRIDDEN
  * @param generation the generation after
  * @param previous the effective state before
  */

@@ -35,6 +35,16 @@ public final class LocalOverrides {
    * @throws IllegalArgumentException for a kind that is not an override or a negative duration
    */
   public LocalOverrideResult set(State kind, Duration forOrZero, String actor, String reason) {
+    return set(kind, forOrZero, actor, reason, false);
+  }
+
+  /**
+   * As {@link #set(State, Duration, String, String)}; with {@code keep}, as {@code override.lua}
+   * asked to keep: when the same override, set by the same actor with the same reason, is in force,
+   * nothing changes ({@link OverrideOutcome#UNCHANGED}, its expiry kept, no transition).
+   */
+  public LocalOverrideResult set(
+      State kind, Duration forOrZero, String actor, String reason, boolean keep) {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(forOrZero, "forOrZero");
     Objects.requireNonNull(actor, "actor");
@@ -49,10 +59,19 @@ public final class LocalOverrides {
     return m.locked(
         now -> {
           State previous = m.settle(now);
+          String why = reason == null ? "" : reason;
+          if (keep
+              && m.override != null
+              && m.override.kind() == kind
+              && m.override.actor().equals(actor)
+              && m.override.reason().equals(why)) {
+            return new LocalOverrideResult(
+                false, previous, OverrideOutcome.UNCHANGED, m.generation, previous);
+          }
           long duration = forOrZero.toMillis();
           long until = duration > 0 ? now + duration : 0;
           boolean update = m.override != null && m.override.kind() == kind;
-          m.override = new ActiveOverride(kind, until, actor, reason == null ? "" : reason, now);
+          m.override = new ActiveOverride(kind, until, actor, why, now);
           m.transition(
               now,
               previous,

@@ -6,6 +6,11 @@ public enum OverrideOutcome {
   SET,
   /** The override already held was updated (expiry, actor, reason). */
   UPDATED,
+  /**
+   * The same override, set by the same actor with the same reason, was already in force and the
+   * request asked to keep it ({@code keep}): nothing changed, its expiry stands.
+   */
+  UNCHANGED,
   /** The override was cleared; the machine resumes. */
   CLEARED,
   /** A clear found no override: nothing changed. */

@@ -374,7 +374,8 @@ public final class RedisBreakerStore implements BreakerStore {
             request.kind().name(),
             request.reason(),
             Long.toString(request.duration().toMillis()),
-            request.correlationId())
+            request.correlationId(),
+            request.keep() ? "1" : "")
         .thenApply(ScriptAnswers::override);
   }
 

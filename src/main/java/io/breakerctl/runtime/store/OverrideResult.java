@@ -9,7 +9,7 @@ import java.util.Map;
  *
  * @param changed whether anything was written
  * @param state the effective state afterwards
- * @param outcome SET, UPDATED, CLEARED or NOT_OVERRIDDEN
+ * @param outcome SET, UPDATED, UNCHANGED, CLEARED or NOT_OVERRIDDEN
  * @param eventId the stream id of the event, empty if none
  * @param generation the generation afterwards
  * @param epoch the breaker's incarnation

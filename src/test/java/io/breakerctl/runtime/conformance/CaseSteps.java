@@ -177,6 +177,18 @@ final class CaseSteps {
                 new OverrideRequest(kind, "operator", "conformance " + caseId, forOrZero, "c-1")));
   }
 
+  /**
+   * An override asking to keep the same override, actor and reason when held ({@link
+   * OverrideRequest#keep}), with its own reason and correlation id.
+   */
+  OverrideResult overrideKeeping(
+      int i, OverrideKind kind, Duration forOrZero, String reason, String corr) {
+    return StoreFutures.await(
+        store(i)
+            .override(
+                id, new OverrideRequest(kind, "operator", reason, forOrZero, corr).keeping()));
+  }
+
   ReassertResult reassert(int i, Reassertion r) {
     return StoreFutures.await(store(i).reassert(id, node(i), r, policy));
   }

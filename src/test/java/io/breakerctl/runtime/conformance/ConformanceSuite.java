@@ -884,6 +884,70 @@ public abstract class ConformanceSuite {
         });
   }
 
+  // ---- C18 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C18-override-keep-leaves-the-held-override: asked to keep, an override the same actor"
+          + " holds with the same reason is left as it is (no write, its expiry and correlation"
+          + " id kept); another reason or kind is written as without keep")
+  void c18OverrideKeepLeavesTheHeldOverride(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(probing(s, 1, 2, 4));
+          String reason = "conformance c18";
+          CaseSteps.Timed<OverrideResult> set =
+              s.timed(
+                  () -> s.overrideKeeping(0, OverrideKind.FORCED_OPEN, s.units(40), reason, "c-1"));
+          assertThat(overridden(set.value()))
+              .as("keep on a breaker no node used yet sets the override")
+              .isEqualTo("changed=true SET FORCED_OPEN previous=CLOSED generation=1");
+          long until = set.value().untilMillis();
+          assertWithin(until, set, s.units(40).toMillis(), "the override's expiry");
+          OverrideResult kept =
+              s.before(
+                  until,
+                  "the kept override",
+                  () -> s.overrideKeeping(1, OverrideKind.FORCED_OPEN, s.units(80), reason, "c-2"));
+          assertThat(overridden(kept) + " until=" + kept.untilMillis())
+              .as("the same override, actor and reason: unchanged, its expiry kept")
+              .isEqualTo(
+                  "changed=false UNCHANGED FORCED_OPEN previous=FORCED_OPEN generation=1 until="
+                      + until);
+          assertThat(kept.eventId()).as("no event").isEmpty();
+          BreakerSnapshot read = s.before(until, "a read", () -> s.snapshot(1));
+          assertThat(
+                  read.overrideDetail()
+                      .map(o -> o.correlationId() + " until=" + o.untilMillis())
+                      .orElse("none"))
+              .as("the held override's correlation id and expiry")
+              .isEqualTo("c-1 until=" + until);
+          OverrideResult other =
+              s.before(
+                  until,
+                  "another reason",
+                  () ->
+                      s.overrideKeeping(
+                          0, OverrideKind.FORCED_OPEN, s.units(40), reason + " again", "c-3"));
+          assertThat(overridden(other))
+              .as("another reason updates it")
+              .isEqualTo("changed=true UPDATED FORCED_OPEN previous=FORCED_OPEN generation=2");
+          OverrideResult kind =
+              s.overrideKeeping(
+                  1, OverrideKind.FORCED_CLOSED, java.time.Duration.ZERO, reason, "c-4");
+          assertThat(overridden(kind) + " until=" + kind.untilMillis())
+              .as("another kind sets it")
+              .isEqualTo(
+                  "changed=true SET FORCED_CLOSED previous=FORCED_OPEN generation=3 until=0");
+          OverrideResult cleared =
+              s.overrideKeeping(0, OverrideKind.CLEAR, java.time.Duration.ZERO, reason, "c-5");
+          assertThat(overridden(cleared))
+              .as("a clear ignores keep")
+              .isEqualTo("changed=true CLEARED CLOSED previous=FORCED_CLOSED generation=4");
+        });
+  }
+
   // ---- C13 ----------------------------------------------------------------------------------
 
   @Test

@@ -18,9 +18,10 @@ import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.Written;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
+import java.util.function.BooleanSupplier;
 
 /**
  * Audited overrides (force, clear): the action applies in Redis first, then its audit record is
@@ -43,6 +44,7 @@ public final class BreakerOverrides {
   private final ControlDatabase db;
   private volatile HistoryForwarder forwarder;
   private volatile AuditSpool spool;
+  private final OverridePlanner planner;
 
   /** Overrides on {@code redis}, audited in {@code db}. */
   public BreakerOverrides(FleetStore redis, ControlDatabase db, Clock clock) {
@@ -50,6 +52,7 @@ public final class BreakerOverrides {
     this.audit = new AuditLog(db);
     this.db = db;
     this.clock = clock;
+    this.planner = new OverridePlanner(this::write, this::audit);
   }
 
   /** Keeps the audit records MongoDB cannot take in {@code spool}; returns this. */
@@ -71,18 +74,44 @@ public final class BreakerOverrides {
    *     override did not land, or Redis did not answer the read-back either
    */
   public OverrideAction apply(BreakerId id, OverrideRequest request) {
-    String corr =
-        request.correlationId().isEmpty() ? UUID.randomUUID().toString() : request.correlationId();
-    OverrideRequest r =
-        new OverrideRequest(
-            request.kind(), request.actor(), request.reason(), request.duration(), corr);
-    Written<OverrideResult> written =
-        redis.awaitWrite(id, corr, redis.override(id, r), OverrideResult::landed);
+    return planner.act(id, request);
+  }
+
+  /**
+   * The plan of {@code request} over the {@code selected} breakers, from one read of them all
+   * (every snapshot requested before any is awaited): unchanged, would set, update or clear, or
+   * would fail on keys that cannot be read.
+   *
+   * @throws io.breakerctl.runtime.store.StoreException when a breaker's state cannot be read
+   *     (nothing was changed)
+   */
+  public OverridePlan plan(List<BreakerId> selected, OverrideRequest request) {
+    return OverridePlan.read(redis, selected, request);
+  }
+
+  /**
+   * Applies {@code plan}, one breaker at a time, each as {@link #apply(BreakerId, OverrideRequest)}
+   * with the request keeping an override the same actor already holds with the same reason: the
+   * script's own answer says whether the breaker was set or left unchanged (nothing written,
+   * nothing audited). A failure on one breaker's data fails that breaker only; Redis unavailable, a
+   * permission refused, a lost answer or {@code stop} end the batch, and the rest are not
+   * attempted.
+   *
+   * @param stop asked before each breaker (and after a wait that failed): true ends the batch
+   */
+  public AppliedOverrides apply(OverridePlan plan, BooleanSupplier stop) {
+    return planner.apply(plan, stop);
+  }
+
+  private Written<OverrideResult> write(BreakerId id, OverrideRequest r) {
+    return redis.awaitWrite(id, r.correlationId(), redis.override(id, r), OverrideResult::landed);
+  }
+
+  /** Audits the change the script made ({@code r} carries the correlation id). */
+  private OverrideAction audit(BreakerId id, OverrideRequest r, Written<OverrideResult> written) {
+    String corr = r.correlationId();
     OverrideResult result = written.value();
     String lost = written.lostAnswer();
-    if (!result.changed()) {
-      return new OverrideAction(result, corr, false, "nothing changed, nothing audited", lost);
-    }
     // Redis time, as the script ran (its event's stream id is "<ms>-<seq>"): racing operators'
     // records then order as the scripts applied them, whatever their clocks say (2 of 40 racing
     // overrides were audited out of order with the CLI's clock), and the forwarder, which stores

@@ -5,6 +5,18 @@
  * {@link io.breakerctl.runtime.control.override.OverrideAction} says what it did. It sits above
  * {@code audit} and {@code history}, which it uses.
  *
+ * <h2>The plan of a batch</h2>
+ *
+ * <p>An operator's override over many breakers is planned from one read of them all ({@link
+ * io.breakerctl.runtime.control.override.OverridePlan}: unchanged, would set, update or clear,
+ * would fail), which a dry run shows; applying it ({@link
+ * io.breakerctl.runtime.control.override.BreakerOverrides#apply(
+ * io.breakerctl.runtime.control.override.OverridePlan, java.util.function.BooleanSupplier)}) asks
+ * the override script to keep an override the same actor holds with the same reason, so whether a
+ * breaker was set or left unchanged comes from the script's own answer, a kept breaker is neither
+ * written nor audited, and every breaker gets a step ({@link
+ * io.breakerctl.runtime.control.override.AppliedOverrides}) whatever happens.
+ *
  * <h2>Audit when MongoDB is down</h2>
  *
  * <p>Overrides apply in Redis first ({@link

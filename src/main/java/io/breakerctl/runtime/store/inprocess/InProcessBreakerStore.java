@@ -264,6 +264,7 @@ public final class InProcessBreakerStore implements BreakerStore, EventTail {
         "override",
         () -> {
           InProcessBreaker e = entry(id, null);
+          String held = e.correlationId;
           e.correlationId = request.correlationId();
           LocalOverrideResult r =
               request.kind() == OverrideKind.CLEAR
@@ -274,7 +275,11 @@ public final class InProcessBreakerStore implements BreakerStore, EventTail {
                           request.kind().state(),
                           request.duration(),
                           request.actor(),
-                          request.reason());
+                          request.reason(),
+                          request.keep());
+          if (!r.changed()) {
+            e.correlationId = held; // as the script: nothing written
+          }
           long until = e.machine.activeOverride().map(o -> o.untilMillis()).orElse(0L);
           return new OverrideResult(
               r.changed(),
