@@ -52,7 +52,7 @@ public final class BreakerOverrides {
     this.audit = new AuditLog(db);
     this.db = db;
     this.clock = clock;
-    this.planner = new OverridePlanner(this::write, this::audit);
+    this.planner = new OverridePlanner(redis::state, this::write, this::audit);
   }
 
   /** Keeps the audit records MongoDB cannot take in {@code spool}; returns this. */

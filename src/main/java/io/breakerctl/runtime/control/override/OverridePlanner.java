@@ -2,6 +2,7 @@ package io.breakerctl.runtime.control.override;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideOutcome;
+import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.LostAnswerException;
 import io.breakerctl.runtime.store.OverrideRequest;
@@ -41,10 +42,12 @@ final class OverridePlanner {
     OverrideAction audit(BreakerId id, OverrideRequest request, Written<OverrideResult> written);
   }
 
+  private final Reader reader;
   private final Writer writer;
   private final Auditor auditor;
 
-  OverridePlanner(Writer writer, Auditor auditor) {
+  OverridePlanner(Reader reader, Writer writer, Auditor auditor) {
+    this.reader = reader;
     this.writer = writer;
     this.auditor = auditor;
   }
@@ -111,8 +114,14 @@ final class OverridePlanner {
         }
         steps.add(OverrideStep.done(e, a));
       } catch (LostAnswerException ex) {
-        steps.add(OverrideStep.failed(e, ex, ex.getMessage()));
-        failure = ex;
+        OverrideStep kept = keptAll(e, request, ex);
+        if (kept != null) {
+          steps.add(kept);
+          lost = ex;
+        } else {
+          steps.add(OverrideStep.failed(e, ex, ex.getMessage()));
+          failure = ex;
+        }
         stopped = true;
       } catch (StoreException ex) {
         steps.add(OverrideStep.failed(e, ex, ex.getMessage()));
@@ -133,5 +142,43 @@ final class OverridePlanner {
         steps.stream().anyMatch(s -> s.status() == OverrideStep.Status.NOT_ATTEMPTED);
     return new AppliedOverrides(
         steps, failure == null && lost != null && notAttempted ? lost : failure);
+  }
+
+  /**
+   * The step of a breaker the plan found holding the override as asked when the script's answer was
+   * lost and the read-back found no write by its correlation id: a request that keeps a held
+   * override writes nothing, so the read-back cannot tell "kept" from "never ran". A fresh read
+   * that still finds the override held as asked says the breaker is unchanged either way (nothing
+   * written, nothing audited); anything else, or a read that fails, leaves the step failed (null).
+   */
+  private OverrideStep keptAll(
+      OverridePlan.Entry e, OverrideRequest request, LostAnswerException lost) {
+    if (e.decision() != OverridePlan.Decision.UNCHANGED) {
+      return null;
+    }
+    BreakerSnapshot now;
+    try {
+      now = StoreFutures.await(reader.read(e.id()));
+    } catch (StoreException ex) {
+      return null;
+    }
+    if (OverridePlan.decide(now, request) != OverridePlan.Decision.UNCHANGED) {
+      return null;
+    }
+    State held = now.effectiveState();
+    OverrideResult result =
+        new OverrideResult(
+            false,
+            held,
+            OverrideOutcome.UNCHANGED,
+            "",
+            Long.toString(now.generation()),
+            now.epoch(),
+            held,
+            now.overrideDetail().map(BreakerSnapshot.OverrideDetail::untilMillis).orElse(0L));
+    return OverrideStep.done(
+        e,
+        new OverrideAction(
+            result, "", false, "nothing changed, nothing audited", lost.getMessage()));
   }
 }

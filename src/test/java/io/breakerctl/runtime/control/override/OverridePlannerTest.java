@@ -1,6 +1,7 @@
 package io.breakerctl.runtime.control.override;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.breakerctl.runtime.control.override.OverridePlan.Decision;
 import io.breakerctl.runtime.control.override.OverrideStep.Status;
@@ -8,9 +9,11 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.LostAnswerException;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.StoreUnavailableException;
+import io.breakerctl.runtime.store.WriteOutcome;
 import io.breakerctl.runtime.store.Written;
 import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import io.breakerctl.testing.MutableClock;
@@ -48,6 +51,7 @@ class OverridePlannerTest {
 
   private final OverridePlanner planner =
       new OverridePlanner(
+          store::state,
           (id, r) -> new Written<>(StoreFutures.await(store.override(id, r)), ""),
           (id, r, written) -> {
             audited.add(id);
@@ -252,6 +256,44 @@ class OverridePlannerTest {
     }
 
     @Test
+    @DisplayName(
+        "a lost answer on a held override: unchanged when a fresh read still holds it, else failed")
+    void lostAnswerOnAHeldOverride() {
+      BreakerId held = id(1);
+      BreakerId after = id(2);
+      force(held, OverrideKind.FORCED_OPEN, "alice", "incident");
+      OverrideRequest r = request(OverrideKind.FORCED_OPEN, "alice", "incident");
+      OverridePlan p = plan(List.of(held, after), r);
+      Map<BreakerId, Map<String, String>> before = fields(List.of(held, after));
+      // the connection died: the read-back finds no write carrying the request's correlation id
+      OverridePlanner.Writer losing =
+          (id, req) -> {
+            throw new LostAnswerException(
+                WriteOutcome.NOT_APPLIED,
+                id,
+                req.correlationId(),
+                "",
+                new StoreUnavailableException("connection reset", null));
+          };
+      OverridePlanner planner =
+          new OverridePlanner(store::state, losing, (id, req, w) -> fail("nothing to audit"));
+
+      AppliedOverrides done = planner.apply(p, () -> false);
+
+      assertThat(done.steps())
+          .extracting(OverrideStep::status)
+          .containsExactly(Status.UNCHANGED, Status.NOT_ATTEMPTED);
+      assertThat(done.steps().get(0).action().lostAnswer()).contains("connection reset");
+      assertThat(done.failure()).isInstanceOf(LostAnswerException.class);
+      assertThat(fields(List.of(held, after))).isEqualTo(before);
+
+      // cleared meanwhile: the fresh read no longer holds it, so the step is failed
+      StoreFutures.await(store.override(held, request(OverrideKind.CLEAR, "bob", "resolved")));
+      AppliedOverrides cleared = planner.apply(p, () -> false);
+      assertThat(cleared.steps().get(0).status()).isEqualTo(Status.FAILED);
+    }
+
+    @Test
     @DisplayName("a stop request leaves every breaker not attempted: nothing written or audited")
     void stopped() {
       List<BreakerId> ids = List.of(id(1), id(2));
@@ -273,6 +315,7 @@ class OverridePlannerTest {
       BreakerId down = id(2);
       OverridePlanner failing =
           new OverridePlanner(
+              store::state,
               (id, r) -> {
                 if (id.equals(down)) {
                   throw new StoreUnavailableException("connection refused", null);
