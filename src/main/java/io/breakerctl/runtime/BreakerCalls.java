@@ -59,8 +59,7 @@ final class BreakerCalls {
   }
 
   static CallNotPermittedException rejection(CircuitBreaker cb, Permission p) {
-    boolean traces = cb instanceof DistributedBreaker d && d.rejectionStackTraces();
-    return new CallNotPermittedException(cb.id(), p.state(), p.reason(), traces);
+    return new CallNotPermittedException(cb.id(), p.state(), p.reason(), p.rejectionStackTrace());
   }
 
   /**

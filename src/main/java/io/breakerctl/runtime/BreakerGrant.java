@@ -125,6 +125,11 @@ final class BreakerGrant implements ClassifyingPermission {
   }
 
   @Override
+  public boolean rejectionStackTrace() {
+    return breaker.rejectionStackTraces();
+  }
+
+  @Override
   public CallOutcome classify(Throwable error) {
     return breaker.classifier().classify(error);
   }

@@ -3,6 +3,7 @@ package io.breakerctl.runtime;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.breakerctl.runtime.control.fallback.StoreHotSnapshots;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.RedisBreakerStore;

@@ -131,8 +131,8 @@ final class DistributedBreaker implements CircuitBreaker, GrantOwner {
     }
   }
 
-  /** Whether this breaker's rejections fill in their stack traces (the registry's setting). */
-  boolean rejectionStackTraces() {
+  @Override
+  public boolean rejectionStackTraces() {
     return state.registry.rejectionStackTraces();
   }
 

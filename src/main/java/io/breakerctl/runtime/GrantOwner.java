@@ -20,4 +20,7 @@ interface GrantOwner {
 
   /** Whether a call of {@code millis} counts as slow under the policy in force. */
   boolean isSlow(long millis);
+
+  /** Whether the breaker's rejections fill in their stack traces (the registry's setting). */
+  boolean rejectionStackTraces();
 }

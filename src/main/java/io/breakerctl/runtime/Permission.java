@@ -46,4 +46,13 @@ public interface Permission {
 
   /** Reports an outcome already classified ({@link CallOutcome#REJECTED} is not an outcome). */
   void onOutcome(CallOutcome outcome, long nanos);
+
+  /**
+   * Whether the {@link CallNotPermittedException} for this rejection fills in its stack trace: a
+   * rejection is an expected answer, so by default it does not (filling one walks the stack on the
+   * caller's path); a registry built with {@code rejectionStackTraces(true)} says yes.
+   */
+  default boolean rejectionStackTrace() {
+    return false;
+  }
 }

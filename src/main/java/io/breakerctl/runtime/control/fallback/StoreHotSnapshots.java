@@ -1,6 +1,5 @@
-package io.breakerctl.runtime;
+package io.breakerctl.runtime.control.fallback;
 
-import io.breakerctl.runtime.control.fallback.HotSnapshots;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.store.BreakerStore;
 import io.breakerctl.runtime.store.StoreFutures;
@@ -16,9 +15,9 @@ import java.util.function.Supplier;
 /**
  * Hot copies of approved fallback snapshots on a {@link BreakerStore} (Redis: {@code
  * <prefix>:{<breaker>}:fb:<keyHash>}), each command bounded by the command timeout. A registry's
- * copy ({@link BreakerRegistry#hotSnapshots()}) goes through its timed store and its coordinator
- * guard: while the node is degraded every read misses at once (no call waits on Redis either), and
- * a failure counts towards the degradation like any other command's.
+ * copy ({@link io.breakerctl.runtime.BreakerRegistry#hotSnapshots()}) goes through its timed store
+ * and its coordinator guard: while the node is degraded every read misses at once (no call waits on
+ * Redis either), and a failure counts towards the degradation like any other command's.
  */
 public final class StoreHotSnapshots implements HotSnapshots {
   private final Supplier<BreakerStore> store;
@@ -27,7 +26,12 @@ public final class StoreHotSnapshots implements HotSnapshots {
   private final Runnable succeeded;
   private final Duration timeout;
 
-  StoreHotSnapshots(
+  /**
+   * Hot snapshots in {@code store} (null while none is connected), read only while {@code up}, each
+   * read bounded by {@code timeout}; a failure goes to {@code failed}, a success to {@code
+   * succeeded} (the registry's background health).
+   */
+  public StoreHotSnapshots(
       Supplier<BreakerStore> store,
       BooleanSupplier up,
       Consumer<Throwable> failed,
