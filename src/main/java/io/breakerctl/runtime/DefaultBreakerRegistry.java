@@ -71,8 +71,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
 
   DefaultBreakerRegistry(RegistryOptions cfg) {
     this.cfg = cfg;
-    this.ticker = System::nanoTime;
-    this.scheduler = newScheduler(cfg.nodeId());
+    this.ticker = cfg.ticker();
+    this.scheduler = cfg.scheduler() != null ? cfg.scheduler() : newScheduler(cfg.nodeId());
     this.health = new BackgroundHealth(cfg.nodeId());
     this.guards = new ShardGuards(this);
     this.refresher = new ViewRefresher(this);

@@ -10,6 +10,7 @@ import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StoreFault;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -58,7 +59,9 @@ final class StoreConnection {
   StoreConnection(DefaultBreakerRegistry registry) {
     this.registry = registry;
     this.cfg = registry.options();
-    this.warmUpNonce = Long.toHexString(registry.nanoTime());
+    // an identity, not a time: random, so registries on one test ticker (or started in the same
+    // nanosecond) never take each other's hello or beacons for their own
+    this.warmUpNonce = Long.toHexString(ThreadLocalRandom.current().nextLong());
   }
 
   /** Why the last connect failed. */
