@@ -119,7 +119,7 @@ public interface BreakerRegistry extends AutoCloseable {
     boolean rejectionStackTraces;
     PolicySource policySource;
     io.breakerctl.runtime.control.ControlConfig controlPlane;
-    java.util.function.LongSupplier ticker = System::nanoTime;
+    Ticker ticker = Ticker.SYSTEM;
     java.util.concurrent.ScheduledExecutorService scheduler;
 
     Builder() {}
@@ -292,7 +292,7 @@ public interface BreakerRegistry extends AutoCloseable {
      * The monotonic time (nanos) the registry measures its intervals with (tests: a ticker they
      * advance; default {@link System#nanoTime}).
      */
-    Builder ticker(java.util.function.LongSupplier ticker) {
+    Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }

@@ -17,6 +17,9 @@ final class BreakerReports {
   private final LocalStateMachine local;
   private final LongAdder pendingSuccesses;
 
+  /** The registry's ticker: when successes and reports are due. */
+  private final Ticker ticker;
+
   /** Pending successes past this many are flushed at the next tick. */
   static final long MAX_PENDING = 10_000;
 
@@ -40,10 +43,10 @@ final class BreakerReports {
     this.registry = registry;
     this.local = local;
     this.pendingSuccesses = pendingSuccesses;
+    this.ticker = Ticker.of(registry);
     ThreadLocalRandom random = ThreadLocalRandom.current();
     this.beatSpread = (long) (random.nextDouble() * registry.reportIntervalNanos() / 5);
-    this.lastFlushAt =
-        System.nanoTime() - (long) (random.nextDouble() * registry.flushIntervalNanos());
+    this.lastFlushAt = ticker.read() - (long) (random.nextDouble() * registry.flushIntervalNanos());
   }
 
   /**
@@ -56,7 +59,7 @@ final class BreakerReports {
    * breakers). An idle breaker sends nothing but that report.
    */
   void flushIfDue() {
-    long now = System.nanoTime();
+    long now = ticker.read();
     long n = pendingSuccesses.sum();
     boolean successes =
         n > 0
@@ -103,7 +106,7 @@ final class BreakerReports {
       local.record(0, n, -1, -1, null, registry.nodeId());
     }
     if (withSuccesses) {
-      lastFlushAt = System.nanoTime();
+      lastFlushAt = ticker.read();
     }
     return store
         .record(
@@ -120,7 +123,7 @@ final class BreakerReports {
               } else {
                 if (beat != null) {
                   lastBeat = beat;
-                  lastBeatAt = System.nanoTime();
+                  lastBeatAt = ticker.read();
                 }
                 registry.health().succeeded(BackgroundTask.FLUSH);
                 if (up) {

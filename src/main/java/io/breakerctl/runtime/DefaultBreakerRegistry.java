@@ -15,7 +15,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 
 /**
  * The registry behind {@link BreakerRegistry}: one store connection, one pub/sub subscription and
@@ -37,7 +36,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
   private final ScheduledExecutorService scheduler;
 
   /** The source of monotonic time (nanos) of every interval the registry and its parts measure. */
-  private final LongSupplier ticker;
+  private final Ticker ticker;
 
   private final BackgroundHealth health;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -129,7 +128,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
 
   /** Now on the registry's ticker (nanos; only differences mean anything). */
   long nanoTime() {
-    return ticker.getAsLong();
+    return ticker.read();
+  }
+
+  /** The registry's ticker ({@link RegistryOptions#ticker}). */
+  Ticker ticker() {
+    return ticker;
   }
 
   ScheduledExecutorService scheduler() {

@@ -8,7 +8,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.LongSupplier;
 
 /**
  * A registry's configuration, copied out of its {@link BreakerRegistry.Builder} once by {@code
@@ -38,7 +37,7 @@ record RegistryOptions(
     Duration lastKnownFor,
     String prefix,
     Clock clock,
-    LongSupplier ticker,
+    Ticker ticker,
     ScheduledExecutorService scheduler,
     boolean rejectionStackTraces,
     PolicySource policySource,
