@@ -185,10 +185,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
     return timed;
   }
 
-  RedisFleetStore fleet() {
-    return fleet;
-  }
-
+  /** Takes the operators' port on the node's Redis connection (the history forwarder's). */
   void fleet(RedisFleetStore f) {
     fleet = f;
   }
@@ -306,7 +303,9 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
 
   @Override
   public StoreStats storeStats() {
-    return cfg.mode() == Mode.LOCAL ? StoreStats.NONE : StoreGuard.stats(guards.all(), commands);
+    return cfg.mode() == Mode.LOCAL
+        ? StoreStats.NONE
+        : StoreGuard.stats(guards.all(), commands, ticker.read());
   }
 
   @Override

@@ -69,7 +69,8 @@ final class ShardGuards {
 
   private StoreGuard newGuard(String shard) {
     StoreGuard g =
-        new StoreGuard(shard, this::onDegraded, this::confirm, cfg.clock(), degradationIds);
+        new StoreGuard(
+            shard, this::onDegraded, this::confirm, cfg.clock(), registry.ticker(), degradationIds);
     g.recoveryDelay = RECOVERY_CHECK_MILLIS;
     if (shard.isEmpty()) {
       guards.put(shard, g);
@@ -154,7 +155,8 @@ final class ShardGuards {
       }
       if (!connected) {
         try {
-          reachable = StoreGuard.answersQuickly(s, g.shard(), cfg.commandTimeout());
+          reachable =
+              StoreGuard.answersQuickly(s, g.shard(), cfg.commandTimeout(), registry.ticker());
           if (reachable && g.reason().hard()) {
             // a PING and reads pass on a full Redis, a replica or an ACL that denies the scripts:
             // leave degraded only once a script that writes runs again
