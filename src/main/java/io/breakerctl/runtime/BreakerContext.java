@@ -31,6 +31,9 @@ interface BreakerContext {
   /** The clock the local machine and overrides follow. */
   Clock clock();
 
+  /** The monotonic time every interval a breaker's parts measure reads. */
+  Ticker ticker();
+
   /** Whether rejections fill in their stack traces. */
   boolean rejectionStackTraces();
 

@@ -119,6 +119,8 @@ public interface BreakerRegistry extends AutoCloseable {
     boolean rejectionStackTraces;
     PolicySource policySource;
     io.breakerctl.runtime.control.ControlConfig controlPlane;
+    Ticker ticker = Ticker.SYSTEM;
+    java.util.concurrent.ScheduledExecutorService scheduler;
 
     Builder() {}
 
@@ -286,6 +288,25 @@ public interface BreakerRegistry extends AutoCloseable {
       return this;
     }
 
+    /**
+     * The monotonic time (nanos) the registry measures its intervals with (tests: a ticker they
+     * advance; default {@link System#nanoTime}).
+     */
+    Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /**
+     * The scheduler the registry runs its periodic and background work on, shut down by the
+     * registry's close (tests: one whose time they advance; default one daemon thread per
+     * registry).
+     */
+    Builder scheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
     /** Whether rejections carry a stack trace (default false: they are expected and frequent). */
     public Builder rejectionStackTraces(boolean enabled) {
       this.rejectionStackTraces = enabled;
@@ -346,6 +367,8 @@ public interface BreakerRegistry extends AutoCloseable {
               lastKnownFor,
               prefix,
               clock,
+              ticker,
+              scheduler,
               rejectionStackTraces,
               policySource,
               controlPlane));

@@ -20,6 +20,9 @@ final class BreakerReports {
   private final LocalStateMachine local;
   private final LongAdder pendingSuccesses;
 
+  /** The registry's ticker: when successes and reports are due. */
+  private final Ticker ticker;
+
   /** Pending successes past this many are flushed at the next tick. */
   static final long MAX_PENDING = 10_000;
 
@@ -42,10 +45,10 @@ final class BreakerReports {
     this.registry = registry;
     this.local = breaker.local;
     this.pendingSuccesses = breaker.pendingSuccesses;
+    this.ticker = registry.ticker();
     ThreadLocalRandom random = ThreadLocalRandom.current();
     this.beatSpread = (long) (random.nextDouble() * registry.reportIntervalNanos() / 5);
-    this.lastFlushAt =
-        System.nanoTime() - (long) (random.nextDouble() * registry.flushIntervalNanos());
+    this.lastFlushAt = ticker.read() - (long) (random.nextDouble() * registry.flushIntervalNanos());
   }
 
   /**
@@ -58,7 +61,7 @@ final class BreakerReports {
    * breakers). An idle breaker sends nothing but that report.
    */
   void flushIfDue() {
-    long now = System.nanoTime();
+    long now = ticker.read();
     long n = pendingSuccesses.sum();
     boolean successes =
         n > 0
@@ -105,7 +108,7 @@ final class BreakerReports {
       local.record(0, n, -1, -1, null, registry.nodeId());
     }
     if (withSuccesses) {
-      lastFlushAt = System.nanoTime();
+      lastFlushAt = ticker.read();
     }
     return store
         .record(
@@ -125,7 +128,7 @@ final class BreakerReports {
               } else {
                 if (beat != null) {
                   lastBeat = beat;
-                  lastBeatAt = System.nanoTime();
+                  lastBeatAt = ticker.read();
                 }
                 registry.health().succeeded(BackgroundTask.FLUSH);
                 if (up) {

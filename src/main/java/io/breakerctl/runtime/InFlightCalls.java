@@ -85,6 +85,7 @@ final class InFlightCalls {
   }
 
   private final BreakerContext registry;
+  private final Ticker ticker;
   private final SlowCounter counter;
   private final long slowNanos;
   private final long widthMillis;
@@ -95,6 +96,7 @@ final class InFlightCalls {
       throw new IllegalArgumentException("slowMillis must be > 0 but was " + slowMillis);
     }
     this.registry = registry;
+    this.ticker = registry.ticker();
     this.counter = counter;
     this.slowNanos = slowMillis * 1_000_000;
     this.widthMillis = Math.max(1, slowMillis / 8);
@@ -144,7 +146,7 @@ final class InFlightCalls {
   private void close(Bucket b) {
     current.compareAndSet(b, null);
     b.mark(CLOSED);
-    long due = System.nanoTime() + slowNanos;
+    long due = ticker.read() + slowNanos;
     schedule(b, due, slowNanos);
   }
 
@@ -154,7 +156,7 @@ final class InFlightCalls {
 
   /** Counts the bucket's calls still running as slow, once its last call has run slowNanos. */
   private void sweep(Bucket b, long due) {
-    long early = due - System.nanoTime();
+    long early = due - ticker.read();
     if (early > 0) {
       schedule(b, due, early); // the scheduler ran it early (millisecond rounding)
       return;

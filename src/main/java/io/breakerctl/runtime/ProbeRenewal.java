@@ -38,6 +38,7 @@ final class ProbeRenewal implements Runnable {
   }
 
   private final BreakerContext registry;
+  private final Ticker ticker;
   private final Renewer renewer;
   private final Listener listener;
   private final long intervalMillis;
@@ -52,11 +53,12 @@ final class ProbeRenewal implements Runnable {
       long leaseMillis,
       long maxProbeMillis) {
     this.registry = registry;
+    this.ticker = registry.ticker();
     this.renewer = renewer;
     this.listener = listener;
     this.intervalMillis = Math.max(1, leaseMillis / 3);
     this.deadlineNanos =
-        maxProbeMillis > 0 ? Math.max(1, System.nanoTime() + maxProbeMillis * 1_000_000) : 0;
+        maxProbeMillis > 0 ? Math.max(1, ticker.read() + maxProbeMillis * 1_000_000) : 0;
   }
 
   /**
@@ -122,7 +124,7 @@ final class ProbeRenewal implements Runnable {
     }
     long delay = intervalMillis;
     if (deadlineNanos != 0) {
-      long toDeadline = Math.max(0, (deadlineNanos - System.nanoTime() + 999_999) / 1_000_000);
+      long toDeadline = Math.max(0, (deadlineNanos - ticker.read() + 999_999) / 1_000_000);
       delay = Math.min(delay, toDeadline);
     }
     ScheduledFuture<?> f = registry.later(this, delay);

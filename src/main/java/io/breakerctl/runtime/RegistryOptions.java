@@ -7,12 +7,15 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * A registry's configuration, copied out of its {@link BreakerRegistry.Builder} once by {@code
  * build()}: a running registry keeps no reference to the builder, so reusing a builder (to build
  * another node, or after changing a setting) never changes a registry built before. The fields are
- * the builder's; its setters validate them.
+ * the builder's; its setters validate them. Beside the clock, the {@code ticker} (monotonic nanos)
+ * and the {@code scheduler} (null: the registry makes its own thread) are the test-only hooks
+ * through which a test runs a registry's time: they have no public setter.
  */
 record RegistryOptions(
     String redisUri,
@@ -34,6 +37,8 @@ record RegistryOptions(
     Duration lastKnownFor,
     String prefix,
     Clock clock,
+    Ticker ticker,
+    ScheduledExecutorService scheduler,
     boolean rejectionStackTraces,
     PolicySource policySource,
     ControlConfig controlPlane) {}

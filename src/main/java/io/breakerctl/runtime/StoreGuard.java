@@ -78,6 +78,7 @@ final class StoreGuard {
   private final java.util.function.Consumer<StoreGuard> onDown;
   private final Confirmation confirmation;
   private final java.time.Clock clock;
+  private final Ticker ticker;
 
   /** The delay before the next recovery check (the registry's scheduler alone changes it). */
   long recoveryDelay;
@@ -87,6 +88,7 @@ final class StoreGuard {
    * @param onDown told once per degradation, after it is visible
    * @param confirmation the PING that confirms a streak's first unavailable answer
    * @param clock the registry's clock ({@link #downAtMillis})
+   * @param ticker the registry's ticker (how long it has been degraded, {@link #stats})
    * @param degradationIds the node's counter of degradations, shared by its guards ({@link
    *     #degradations})
    */
@@ -95,11 +97,13 @@ final class StoreGuard {
       java.util.function.Consumer<StoreGuard> onDown,
       Confirmation confirmation,
       java.time.Clock clock,
+      Ticker ticker,
       AtomicLong degradationIds) {
     this.shard = shard;
     this.onDown = onDown;
     this.confirmation = confirmation;
     this.clock = clock;
+    this.ticker = ticker;
     this.degradationIds = degradationIds;
   }
 
@@ -140,12 +144,12 @@ final class StoreGuard {
    * The registry-level meters' figures: the commands' counts (timed at the store boundary, {@link
    * MeteredStore}) with the time the node's guards have been degraded, the current degradations
    * included, summed over them (two masters down for a second each count two); degraded while any
-   * one is.
+   * one is. {@code now} is on the guards' ticker.
    */
-  static StoreStats stats(java.util.Collection<StoreGuard> guards, MeteredStore.Counts commands) {
+  static StoreStats stats(
+      java.util.Collection<StoreGuard> guards, MeteredStore.Counts commands, long now) {
     long nanos = 0;
     boolean anyDown = false;
-    long now = System.nanoTime();
     for (StoreGuard g : guards) {
       long since = g.downSince;
       boolean isDown = g.down.get();
@@ -210,7 +214,7 @@ final class StoreGuard {
         return;
       }
       reason = why;
-      downSince = System.nanoTime();
+      downSince = ticker.read();
       downAtMillis = clock.millis();
       degradation = degradationIds.incrementAndGet();
       down.set(true);
@@ -229,16 +233,17 @@ final class StoreGuard {
     }
     long since = downSince;
     if (since != 0) {
-      degradedNanos.addAndGet(System.nanoTime() - since);
+      degradedNanos.addAndGet(ticker.read() - since);
     }
     return true;
   }
 
   /**
    * The recovery check's PINGs ({@link #RECOVERY_PINGS}): each within the timeout, the median
-   * within a fifth.
+   * within a fifth, timed on {@code ticker}.
    */
-  static boolean answersQuickly(BreakerStore s, String shard, java.time.Duration timeout) {
+  static boolean answersQuickly(
+      BreakerStore s, String shard, java.time.Duration timeout, Ticker ticker) {
     long limit = Math.max(timeout.toNanos() / 5, 2_000_000);
     long[] took = new long[RECOVERY_PINGS];
     for (int i = 0; i < RECOVERY_PINGS; i++) {
@@ -250,9 +255,9 @@ final class StoreGuard {
           return false;
         }
       }
-      long start = System.nanoTime();
+      long start = ticker.read();
       StoreFutures.await(s.ping(shard), timeout); // each within the timeout, or the check fails
-      took[i] = System.nanoTime() - start;
+      took[i] = ticker.read() - start;
     }
     java.util.Arrays.sort(took);
     return took[RECOVERY_PINGS / 2] <= limit;

@@ -18,12 +18,12 @@ import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
+import io.breakerctl.testing.ManualTime;
 import io.breakerctl.testing.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
@@ -32,9 +32,11 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link DistributedBreaker} on the {@link InProcessBreakerStore} with one injected clock for the
  * store and the nodes: admission, the hand-off of failures, batching, degraded decisions and the
- * reconciliation, without Redis. Background work (refresh, flush) is switched off by long
- * intervals; the tests flush by hand. Only recovery runs on the registry's own timer, so those
- * tests wait for it (bounded).
+ * reconciliation, without Redis. The registries run on {@link ManualTime}: their periodic and
+ * background work runs on the test's thread, only as the test moves that time, so no test sleeps or
+ * waits for another thread. Background work (refresh, flush) is switched off by long intervals
+ * where a test flushes by hand; the tests of recovery, refresh and flush run the registry's timer
+ * until what they wait for happens (bounded in test time).
  */
 class DistributedBreakerTest {
   private static final BreakerId ID = BreakerId.parse("checkout:payments");
@@ -48,6 +50,7 @@ class DistributedBreakerTest {
           .build();
 
   private final MutableClock clock = new MutableClock(1_000_000_000L);
+  private final ManualTime time = new ManualTime(clock);
   private final InProcessBreakerStore store = new InProcessBreakerStore(clock);
   private final List<BreakerRegistry> registries = new ArrayList<>();
 
@@ -56,18 +59,35 @@ class DistributedBreakerTest {
     registries.forEach(BreakerRegistry::close);
   }
 
+  /** A registry on the in-process store and on {@link #time}: its clock, ticker and scheduler. */
+  private BreakerRegistry.Builder builder() {
+    return BreakerRegistry.builder()
+        .store(store)
+        .clock(clock)
+        .ticker(time::nanoTime)
+        .scheduler(time.newScheduler());
+  }
+
+  /**
+   * Builds the registry, closed after the test, and runs what its start left due now (the read
+   * after subscribing, the first liveness beat), as its own thread would at once.
+   */
+  private BreakerRegistry start(BreakerRegistry.Builder builder) {
+    BreakerRegistry r = builder.build();
+    registries.add(r);
+    time.runDue();
+    return r;
+  }
+
   private DistributedBreaker node(String name, Mode mode, Policy defaults) {
     BreakerRegistry r =
-        BreakerRegistry.builder()
-            .store(store)
-            .clock(clock)
-            .nodeId(name)
-            .mode(mode)
-            .defaults(defaults)
-            .refreshInterval(Duration.ofHours(1))
-            .flushInterval(Duration.ofHours(1))
-            .build();
-    registries.add(r);
+        start(
+            builder()
+                .nodeId(name)
+                .mode(mode)
+                .defaults(defaults)
+                .refreshInterval(Duration.ofHours(1))
+                .flushInterval(Duration.ofHours(1)));
     return (DistributedBreaker) r.breaker(ID);
   }
 
@@ -96,20 +116,12 @@ class DistributedBreakerTest {
     return StoreFutures.await(store.state(ID));
   }
 
-  private static void await(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within 10 s: " + what);
-      }
-      Thread.onSpinWait();
-      try {
-        Thread.sleep(5);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
+  /**
+   * Runs the registries' timers until {@code condition} holds: what is due now first, then time
+   * moves to each next task; fails when it does not hold within a minute of test time.
+   */
+  private void await(String what, BooleanSupplier condition) {
+    time.runUntil(what, condition, Duration.ofMinutes(1));
   }
 
   @Nested
@@ -257,15 +269,12 @@ class DistributedBreakerTest {
         BreakerId id = BreakerId.parse("checkout:" + mode.name().toLowerCase().replace('_', '-'));
         store.available(true);
         BreakerRegistry r =
-            BreakerRegistry.builder()
-                .store(store)
-                .clock(clock)
-                .nodeId("n-" + mode)
-                .defaults(POLICY.toBuilder().storeFailureMode(mode).build())
-                .refreshInterval(Duration.ofHours(1))
-                .flushInterval(Duration.ofHours(1))
-                .build();
-        registries.add(r);
+            start(
+                builder()
+                    .nodeId("n-" + mode)
+                    .defaults(POLICY.toBuilder().storeFailureMode(mode).build())
+                    .refreshInterval(Duration.ofHours(1))
+                    .flushInterval(Duration.ofHours(1)));
         CircuitBreaker b = r.breaker(id);
         StoreFutures.await(
             store.override(
@@ -287,17 +296,14 @@ class DistributedBreakerTest {
     @Test
     void aBreakerMadeWhileRedisIsDownIsReadOnceItAnswers() {
       BreakerRegistry r =
-          BreakerRegistry.builder()
-              .store(store)
-              .clock(clock)
-              .nodeId("late")
-              .defaults(POLICY)
-              .refreshInterval(Duration.ofHours(1))
-              .checkInterval(Duration.ofHours(1))
-              .sweepInterval(Duration.ofHours(1))
-              .flushInterval(Duration.ofHours(1))
-              .build();
-      registries.add(r);
+          start(
+              builder()
+                  .nodeId("late")
+                  .defaults(POLICY)
+                  .refreshInterval(Duration.ofHours(1))
+                  .checkInterval(Duration.ofHours(1))
+                  .sweepInterval(Duration.ofHours(1))
+                  .flushInterval(Duration.ofHours(1)));
       DistributedBreaker first = (DistributedBreaker) r.breaker(BreakerId.parse("late:first"));
       await("the first breaker's read", () -> !first.neverRead());
       store.available(false);
@@ -383,16 +389,14 @@ class DistributedBreakerTest {
             }
           };
       BreakerRegistry r =
-          BreakerRegistry.builder()
-              .store(hooked)
-              .clock(clock)
-              .nodeId("b")
-              .mode(Mode.SHARED)
-              .defaults(POLICY)
-              .refreshInterval(Duration.ofHours(1))
-              .flushInterval(Duration.ofHours(1))
-              .build();
-      registries.add(r);
+          start(
+              builder()
+                  .store(hooked)
+                  .nodeId("b")
+                  .mode(Mode.SHARED)
+                  .defaults(POLICY)
+                  .refreshInterval(Duration.ofHours(1))
+                  .flushInterval(Duration.ofHours(1)));
       mine.add(r.breaker(ID));
       mine.add(r.breaker(other));
       for (CircuitBreaker cb : mine) {
@@ -576,17 +580,14 @@ class DistributedBreakerTest {
   class RefreshByPush {
     private BreakerRegistry registry(Duration sweep) {
       BreakerRegistry r =
-          BreakerRegistry.builder()
-              .store(store)
-              .clock(clock)
-              .nodeId("push")
-              .defaults(POLICY)
-              .refreshInterval(Duration.ofMillis(50))
-              .checkInterval(Duration.ofMillis(100))
-              .sweepInterval(sweep)
-              .flushInterval(Duration.ofHours(1))
-              .build();
-      registries.add(r);
+          start(
+              builder()
+                  .nodeId("push")
+                  .defaults(POLICY)
+                  .refreshInterval(Duration.ofMillis(50))
+                  .checkInterval(Duration.ofMillis(100))
+                  .sweepInterval(sweep)
+                  .flushInterval(Duration.ofHours(1)));
       return r;
     }
 
@@ -595,7 +596,7 @@ class DistributedBreakerTest {
     }
 
     @Test
-    void aHealthyNodeReadsOnlyTheCanaryBetweenSweeps() throws InterruptedException {
+    void aHealthyNodeReadsOnlyTheCanaryBetweenSweeps() {
       BreakerRegistry r = registry(Duration.ofHours(1));
       for (int i = 0; i < 5; i++) {
         r.breaker(BreakerId.parse("push:dep" + i));
@@ -614,37 +615,35 @@ class DistributedBreakerTest {
     }
 
     @Test
-    void aPushedTripSetsTheViewAtOnceAndTheFullReadFollowsLater() throws InterruptedException {
+    void aPushedTripSetsTheViewAtOnceAndTheFullReadFollowsLater() {
       BreakerRegistry r = registry(Duration.ofHours(1));
       CircuitBreaker b = r.breaker(ID);
       await("the first read", () -> store.commands("state") >= 1);
       await("the canary check after subscribing", () -> store.commands("canary") >= 1);
       long reads = store.commands("state");
-      long start = System.nanoTime();
       for (int i = 0; i < 5; i++) {
         StoreFutures.await(store.record(ID, Outcome.failure("elsewhere", ""), POLICY));
       }
       // the in-process store delivers the trip's message with the fifth record
       assertEquals(State.OPEN, b.view().state(), "the push set the view");
       assertFalse(b.tryAcquire().allowed());
-      Thread.sleep(20); // an immediate read would have run by now
-      if (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(45)) {
-        // 50-100 ms later, jittered: not in the instant every node got the message
-        assertEquals(reads, store.commands("state"), "no full read at once");
-      }
+      // 50-100 ms later, jittered: not in the instant every node got the message. In test time
+      // the registry's timer runs all that falls due in 49 ms, so an immediate read would have run
+      time.advance(Duration.ofMillis(49));
+      assertEquals(reads, store.commands("state"), "no full read at once");
       await("the full read after the push", () -> store.commands("state") == reads + 1);
       assertEquals(State.OPEN, b.view().state());
     }
 
     @Test
-    void theSweepComparesEveryStampAtItsInterval() throws InterruptedException {
+    void theSweepComparesEveryStampAtItsInterval() {
       BreakerRegistry r = registry(Duration.ofMillis(300));
       for (int i = 0; i < 5; i++) {
         r.breaker(BreakerId.parse("push:dep" + i));
       }
       // the first heartbeats create the keys (a new epoch): the sweep after them reads each once
       await("each breaker's first heartbeat", () -> store.commands("record") >= 5);
-      Thread.sleep(700);
+      time.advance(Duration.ofMillis(700));
       long reads = store.commands("state");
       long stamps = store.commands("stamps");
       // two sweeps (300 ms apart), however long the machine takes to run them
@@ -671,8 +670,7 @@ class DistributedBreakerTest {
     }
 
     @Test
-    void dataLostWithTheConnectionUpMovesTheCanaryAndTheNodeReassertsItsView()
-        throws InterruptedException {
+    void dataLostWithTheConnectionUpMovesTheCanaryAndTheNodeReassertsItsView() {
       BreakerRegistry r = registry(Duration.ofHours(1));
       List<CircuitBreaker> bs = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
@@ -709,7 +707,7 @@ class DistributedBreakerTest {
     }
 
     @Test
-    void withoutASubscriptionEveryBreakerIsReadEachRefresh() throws InterruptedException {
+    void withoutASubscriptionEveryBreakerIsReadEachRefresh() {
       BreakerRegistry r = registry();
       for (int i = 0; i < 3; i++) {
         r.breaker(BreakerId.parse("push:dep" + i));
@@ -726,26 +724,23 @@ class DistributedBreakerTest {
   class FlushByNeed {
     private DistributedBreaker node(Policy policy) {
       BreakerRegistry r =
-          BreakerRegistry.builder()
-              .store(store)
-              .clock(clock)
-              .nodeId("need")
-              .defaults(policy)
-              .refreshInterval(Duration.ofHours(1))
-              .checkInterval(Duration.ofHours(1))
-              .flushInterval(Duration.ofMillis(300))
-              .heartbeatInterval(Duration.ofHours(1))
-              .build();
-      registries.add(r);
+          start(
+              builder()
+                  .nodeId("need")
+                  .defaults(policy)
+                  .refreshInterval(Duration.ofHours(1))
+                  .checkInterval(Duration.ofHours(1))
+                  .flushInterval(Duration.ofMillis(300))
+                  .heartbeatInterval(Duration.ofHours(1)));
       return (DistributedBreaker) r.breaker(ID);
     }
 
     @Test
-    void anIdleBreakerSendsItsHeartbeatOnceThenNothing() throws InterruptedException {
+    void anIdleBreakerSendsItsHeartbeatOnceThenNothing() {
       node(POLICY);
       await("first heartbeat", () -> store.commands("record") >= 1);
       long records = store.commands("record");
-      Thread.sleep(1_000);
+      time.advance(Duration.ofSeconds(1));
       assertEquals(records, store.commands("record"), "nothing changed: nothing sent");
       assertEquals(1, shared().nodes().size());
     }

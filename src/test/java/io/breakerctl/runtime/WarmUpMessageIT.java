@@ -74,7 +74,7 @@ class WarmUpMessageIT {
             () -> messages.stream().anyMatch(m -> m.contains("PROBES_SUCCEEDED")));
       }
     }
-    ObjectNode[] warmUp = DefaultBreakerRegistry.warmUpTransitions("jvm0-1", 1796189124697L);
+    ObjectNode[] warmUp = MessagePath.warmUpTransitions("jvm0-1", 1796189124697L);
     assertThat(fields(warmUp[0]))
         .as("the warm-up's trip")
         .isEqualTo(fields(published(messages, "FAILURE_THRESHOLD")));

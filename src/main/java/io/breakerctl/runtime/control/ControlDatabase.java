@@ -13,12 +13,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
-import com.mongodb.client.model.IndexOptions;
-import com.mongodb.client.model.Indexes;
 import io.breakerctl.runtime.connection.Redaction;
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -71,7 +66,7 @@ public final class ControlDatabase implements AutoCloseable {
   private final boolean owned;
   private final MongoDatabase database;
   private final ControlConfig config;
-  private volatile boolean indexed;
+  private final IndexedCollections collections;
 
   /** Whether a call soon after MongoDB was found unavailable fails at once ({@link #failFast}). */
   private volatile boolean failFast;
@@ -104,6 +99,7 @@ public final class ControlDatabase implements AutoCloseable {
     this.owned = owned;
     this.database = database;
     this.config = config;
+    this.collections = new IndexedCollections(database, this);
   }
 
   /**
@@ -296,32 +292,9 @@ public final class ControlDatabase implements AutoCloseable {
    * read runs {@code policy apply --dry-run}, {@code history}, {@code replay} and {@code doctor}
    * without creating anything.
    */
-  @SuppressWarnings("unchecked")
   public MongoCollection<Document> collection(String name) {
-    return (MongoCollection<Document>) writesEnsureIndexes(database.getCollection(name));
+    return collections.collection(name);
   }
-
-  private Object writesEnsureIndexes(MongoCollection<?> target) {
-    InvocationHandler h =
-        (proxy, method, args) -> {
-          if (WRITES.matcher(method.getName()).lookingAt()) {
-            ensureIndexes();
-          }
-          try {
-            Object r = method.invoke(target, args);
-            // withReadPreference, withWriteConcern, ...: the same collection, the same rule
-            return r instanceof MongoCollection<?> c ? writesEnsureIndexes(c) : r;
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        };
-    return Proxy.newProxyInstance(
-        MongoCollection.class.getClassLoader(), new Class<?>[] {MongoCollection.class}, h);
-  }
-
-  /** The names of the collection methods that write. */
-  private static final Pattern WRITES =
-      Pattern.compile("insert|update|replace|delete|findOneAnd|bulkWrite|rename");
 
   /**
    * Checks, before a write, that the user MongoDB authenticated (if any) holds every action the
@@ -364,48 +337,7 @@ public final class ControlDatabase implements AutoCloseable {
    * @throws ControlUnavailableException when MongoDB does not answer
    */
   public void ensureIndexes() {
-    if (indexed) {
-      return;
-    }
-    synchronized (this) {
-      if (indexed) {
-        return;
-      }
-      call(
-          "create indexes",
-          () -> {
-            IndexOptions unique = new IndexOptions().unique(true);
-            database
-                .getCollection(POLICY_VERSIONS)
-                .createIndex(
-                    Indexes.ascending("policyId", "version"), unique.name("policyId_version"));
-            database
-                .getCollection(AUDIT)
-                .createIndex(
-                    Indexes.ascending("correlationId"),
-                    new IndexOptions().unique(true).name("correlationId"));
-            database
-                .getCollection(HISTORY)
-                .createIndex(
-                    Indexes.ascending("breakerId", "epoch", "streamId"),
-                    new IndexOptions().unique(true).name("breakerId_epoch_streamId"));
-            // query helpers only; nothing depends on them (the test server ignores them)
-            database
-                .getCollection(HISTORY)
-                .createIndex(
-                    Indexes.ascending("breakerId", "at"), new IndexOptions().name("breakerId_at"));
-            database
-                .getCollection(NOTES)
-                .createIndex(Indexes.ascending("breakerId", "at"), new IndexOptions().name("at"));
-            database
-                .getCollection(DEFERRED)
-                .createIndex(
-                    Indexes.ascending("breakerId", "status", "createdAt"),
-                    new IndexOptions().name("breakerId_status_createdAt"));
-            return null;
-          });
-      indexed = true;
-    }
+    collections.ensureIndexes();
   }
 
   /**
