@@ -14,11 +14,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The house's rules, read from the compiled classes (not from import lines): the store contract
  * knows no adapter, the runtime is a library below every front end, the CLI never reaches the
- * console, and no packages depend on each other in a circle: the top-level ones, the CLI's, and the
- * runtime's sub-packages. (The runtime's own package still holds both the API a service uses and
- * the implementation that uses the control plane and the Redis adapter, which use parts of that API
- * back: the cycle between {@code io.breakerctl.runtime} and its {@code control} sub-packages goes
- * once the implementation leaves the API package.)
+ * console, no two packages depend on each other in a circle (at any depth), and the runtime's
+ * implementation ({@code io.breakerctl.runtime.internal}) is named by no package outside it: a
+ * service sees the API ({@code io.breakerctl.runtime}, {@code io.breakerctl.runtime.model}), which
+ * reaches the implementation through {@link io.breakerctl.runtime.BreakerRegistry.Provider}.
  */
 @DisplayName("architecture: who may depend on whom")
 class ArchitectureTest {
@@ -155,20 +154,44 @@ class ArchitectureTest {
   }
 
   @Test
-  @DisplayName("no circle between the top-level packages (cli, console, runtime, sandbox)")
-  void noCyclesAtTheTop() {
-    slices().matching("io.breakerctl.(*)..").should().beFreeOfCycles().check(main);
+  @DisplayName("no circle between any two packages, at every depth")
+  void noPackageCycles() {
+    // each package is a slice of its own ("io.breakerctl", "io.breakerctl.runtime.store", ...)
+    slices().matching("io.(**)").should().beFreeOfCycles().check(main);
   }
 
   @Test
-  @DisplayName("no circle between the CLI's packages")
-  void noCyclesInTheCli() {
-    slices().matching("io.breakerctl.cli.(*)..").should().beFreeOfCycles().check(main);
+  @DisplayName("the runtime's implementation is internal: no package outside it names it")
+  void theImplementationIsInternal() {
+    // the API reaches it through BreakerRegistry.Provider (a service file), never by name
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("io.breakerctl.runtime.internal..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.breakerctl.runtime.internal..")
+        .check(main);
   }
 
   @Test
-  @DisplayName("no circle between the runtime's sub-packages")
-  void noCyclesBetweenRuntimeSubPackages() {
-    slices().matching("io.breakerctl.runtime.(*)..").should().beFreeOfCycles().check(main);
+  @DisplayName("the API a service uses depends on no adapter, store contract or control plane")
+  void theApiStandsAlone() {
+    // io.breakerctl.runtime and .model are what a service imports: the types their signatures
+    // show are theirs or the JDK's, apart from the builder's named options (a Lettuce client the
+    // service owns, a BreakerStore for tests and the sandbox, the control plane's ControlConfig)
+    // and the hot snapshots it hands to the fallback toolkit
+    noClasses()
+        .that()
+        .resideInAnyPackage("io.breakerctl.runtime", "io.breakerctl.runtime.model")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.breakerctl.runtime.redis..",
+            "io.breakerctl.runtime.local..",
+            "io.breakerctl.runtime.connection..",
+            "io.breakerctl.runtime.retry..",
+            "io.breakerctl.runtime.metrics..",
+            "com.mongodb..")
+        .check(main);
   }
 }

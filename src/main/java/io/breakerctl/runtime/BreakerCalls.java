@@ -1,18 +1,22 @@
 package io.breakerctl.runtime;
 
+import io.breakerctl.runtime.model.BreakerId;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
-/** The call paths shared by every {@link CircuitBreaker}: permission, run, classified outcome. */
+/**
+ * The call paths every {@code CircuitBreaker} shares once it answered a permission: run the call,
+ * report its classified outcome (a rejection throws or fails the stage).
+ */
 final class BreakerCalls {
   private BreakerCalls() {}
 
-  static <T> T sync(CircuitBreaker cb, Callable<T> call) throws Exception {
-    Permission p = cb.tryAcquire();
+  /** Runs {@code call} under {@code p} (the breaker {@code id}'s answer); rejected: throws. */
+  static <T> T sync(BreakerId id, Permission p, Callable<T> call) throws Exception {
     if (!p.allowed()) {
-      throw rejection(cb, p);
+      throw CallNotPermittedException.of(id, p);
     }
     long start = System.nanoTime();
     T result;
@@ -26,18 +30,18 @@ final class BreakerCalls {
     return result;
   }
 
+  /** Starts {@code call} under {@code p} (the breaker {@code id}'s answer); rejected: fails. */
   static <T> CompletionStage<T> async(
-      CircuitBreaker cb, Supplier<? extends CompletionStage<T>> call) {
-    Permission p = cb.tryAcquire();
+      BreakerId id, Permission p, Supplier<? extends CompletionStage<T>> call) {
     if (!p.allowed()) {
-      return CompletableFuture.failedFuture(rejection(cb, p));
+      return CompletableFuture.failedFuture(CallNotPermittedException.of(id, p));
     }
     long start = System.nanoTime();
     CompletionStage<T> stage;
     try {
       stage = call.get();
       if (stage == null) {
-        throw new NullPointerException("the async call of " + cb.id() + " returned no stage");
+        throw new NullPointerException("the async call of " + id + " returned no stage");
       }
     } catch (RuntimeException | Error e) {
       p.onError(e, System.nanoTime() - start);
@@ -56,10 +60,6 @@ final class BreakerCalls {
           }
         });
     return out;
-  }
-
-  static CallNotPermittedException rejection(CircuitBreaker cb, Permission p) {
-    return new CallNotPermittedException(cb.id(), p.state(), p.reason(), p.rejectionStackTrace());
   }
 
   /**

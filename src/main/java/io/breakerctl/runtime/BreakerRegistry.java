@@ -2,15 +2,17 @@ package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
-import io.breakerctl.runtime.redis.BreakerKeys;
 import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.KeyPrefix;
 import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.ServiceLoader;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 
 /**
  * The breakers of one node (process). Build with {@link #builder()}; close on shutdown (flushes
@@ -70,10 +72,10 @@ public interface BreakerRegistry extends AutoCloseable {
    * Hot copies of approved fallback snapshots in this registry's Redis, for {@link
    * io.breakerctl.runtime.control.fallback.FallbackSnapshots#withHotCopies}: commands timed and
    * bounded like the node's others, and missing at once while the node is degraded ({@link
-   * io.breakerctl.runtime.control.fallback.HotSnapshots#NONE} in LOCAL mode).
+   * io.breakerctl.runtime.HotSnapshots#NONE} in LOCAL mode).
    */
-  default io.breakerctl.runtime.control.fallback.HotSnapshots hotSnapshots() {
-    return io.breakerctl.runtime.control.fallback.HotSnapshots.NONE;
+  default io.breakerctl.runtime.HotSnapshots hotSnapshots() {
+    return io.breakerctl.runtime.HotSnapshots.NONE;
   }
 
   /** Flushes pending outcomes (best effort) and releases everything the registry started. */
@@ -114,12 +116,12 @@ public interface BreakerRegistry extends AutoCloseable {
     Duration idleTtl = Duration.ofDays(7);
     Duration historyHold = DEFAULT_HISTORY_HOLD;
     Duration lastKnownFor = Duration.ofSeconds(30);
-    String prefix = BreakerKeys.DEFAULT_PREFIX;
+    String prefix = KeyPrefix.DEFAULT;
     Clock clock = Clock.systemUTC();
     boolean rejectionStackTraces;
     PolicySource policySource;
     io.breakerctl.runtime.control.ControlConfig controlPlane;
-    Ticker ticker = Ticker.SYSTEM;
+    LongSupplier ticker = System::nanoTime;
     java.util.concurrent.ScheduledExecutorService scheduler;
 
     Builder() {}
@@ -259,8 +261,7 @@ public interface BreakerRegistry extends AutoCloseable {
 
     /** The key prefix (default {@code cb}). */
     public Builder prefix(String prefix) {
-      BreakerKeys.withPrefix(prefix);
-      this.prefix = prefix;
+      this.prefix = KeyPrefix.check(prefix);
       return this;
     }
 
@@ -292,7 +293,7 @@ public interface BreakerRegistry extends AutoCloseable {
      * The monotonic time (nanos) the registry measures its intervals with (tests: a ticker they
      * advance; default {@link System#nanoTime}).
      */
-    Builder ticker(Ticker ticker) {
+    public Builder ticker(LongSupplier ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
@@ -302,7 +303,7 @@ public interface BreakerRegistry extends AutoCloseable {
      * registry's close (tests: one whose time they advance; default one daemon thread per
      * registry).
      */
-    Builder scheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
+    public Builder scheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
@@ -346,32 +347,33 @@ public interface BreakerRegistry extends AutoCloseable {
         throw new IllegalStateException(
             mode + " mode needs Redis: set redisUri, redisClient or a store");
       }
-      return new DefaultBreakerRegistry(
-          new RegistryOptions(
-              redisUri,
-              redisClient,
-              redisClusterClient,
-              store,
-              nodeId,
-              mode,
-              defaults,
-              commandTimeout,
-              connectTimeout,
-              refreshInterval,
-              checkInterval,
-              sweepInterval,
-              flushInterval,
-              heartbeatInterval,
-              idleTtl,
-              historyHold,
-              lastKnownFor,
-              prefix,
-              clock,
-              ticker,
-              scheduler,
-              rejectionStackTraces,
-              policySource,
-              controlPlane));
+      return Provider.installed()
+          .create(
+              new RegistryOptions(
+                  redisUri,
+                  redisClient,
+                  redisClusterClient,
+                  store,
+                  nodeId,
+                  mode,
+                  defaults,
+                  commandTimeout,
+                  connectTimeout,
+                  refreshInterval,
+                  checkInterval,
+                  sweepInterval,
+                  flushInterval,
+                  heartbeatInterval,
+                  idleTtl,
+                  historyHold,
+                  lastKnownFor,
+                  prefix,
+                  clock,
+                  ticker,
+                  scheduler,
+                  rejectionStackTraces,
+                  policySource,
+                  controlPlane));
     }
 
     private static Duration positive(String name, Duration d) {
@@ -381,5 +383,44 @@ public interface BreakerRegistry extends AutoCloseable {
       }
       return d;
     }
+  }
+
+  /**
+   * The implementation behind {@link #builder()}: the runtime's own ({@code
+   * io.breakerctl.runtime.internal}), registered as a service in its jar ({@code
+   * META-INF/services/io.breakerctl.runtime.BreakerRegistry$Provider}). The API names no
+   * implementation class, so the packages a service uses ({@code io.breakerctl.runtime}, {@code
+   * io.breakerctl.runtime.model}) depend on nothing of the implementation, and the implementation,
+   * which depends on them, stays free to change. A service never implements or calls this.
+   */
+  interface Provider {
+
+    /** Makes a registry of {@code options}; never fails because Redis is down. */
+    BreakerRegistry create(RegistryOptions options);
+
+    /**
+     * The provider installed with the runtime (looked up once, at the first build).
+     *
+     * @throws IllegalStateException when none is on the class path (a jar repackaged without its
+     *     service files)
+     */
+    static Provider installed() {
+      return Installed.PROVIDER;
+    }
+  }
+
+  /** The provider lookup, run once at first use. */
+  final class Installed {
+    private Installed() {}
+
+    static final Provider PROVIDER =
+        ServiceLoader.load(Provider.class, Provider.class.getClassLoader())
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "no io.breakerctl.runtime.BreakerRegistry.Provider on the class path: the"
+                            + " breakerctl runtime's jar is missing or was repackaged without its"
+                            + " META-INF/services files"));
   }
 }

@@ -28,11 +28,13 @@ public final class CallNotPermittedException extends RuntimeException {
   }
 
   /**
-   * The exception for a call {@code breaker} did not permit ({@code permission} not allowed), as
-   * the breaker's own calls throw it.
+   * The exception for a call the breaker {@code breaker} did not permit ({@code permission} not
+   * allowed), as the breaker's own calls throw it (a stack trace only when the permission asks for
+   * one: {@link Permission#rejectionStackTrace}).
    */
-  public static CallNotPermittedException of(CircuitBreaker breaker, Permission permission) {
-    return BreakerCalls.rejection(breaker, permission);
+  public static CallNotPermittedException of(BreakerId breaker, Permission permission) {
+    return new CallNotPermittedException(
+        breaker, permission.state(), permission.reason(), permission.rejectionStackTrace());
   }
 
   /** The breaker that rejected the call. */

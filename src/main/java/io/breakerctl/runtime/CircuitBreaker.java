@@ -33,14 +33,24 @@ public interface CircuitBreaker {
    *
    * @throws CallNotPermittedException when rejected
    */
-  <T> T callChecked(Callable<T> call) throws Exception;
+  default <T> T callChecked(Callable<T> call) throws Exception {
+    return BreakerCalls.sync(id(), tryAcquire(), call);
+  }
 
   /**
    * Runs {@code call} if permitted and records its classified outcome.
    *
    * @throws CallNotPermittedException when rejected
    */
-  <T> T call(Supplier<T> call);
+  default <T> T call(Supplier<T> call) {
+    try {
+      return callChecked(call::get);
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("a Supplier threw a checked exception", e);
+    }
+  }
 
   /**
    * Starts {@code call} if permitted and records its classified outcome when the stage completes. A
@@ -48,7 +58,7 @@ public interface CircuitBreaker {
    * stage (or the call's own stage being cancelled) records nothing.
    */
   default <T> CompletionStage<T> callAsync(Supplier<? extends CompletionStage<T>> call) {
-    return BreakerCalls.async(this, call);
+    return BreakerCalls.async(id(), tryAcquire(), call);
   }
 
   /** {@code call} wrapped once: each {@code get()} runs through {@link #call(Supplier)}. */

@@ -1,7 +1,6 @@
 package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.store.BreakerStore;
-import io.breakerctl.runtime.store.Outcome;
 import java.util.Locale;
 
 /**
@@ -44,10 +43,5 @@ public enum StoreCommand {
   /** The tag value: the name in lower case ({@code flush}, {@code warm_up}). */
   public String code() {
     return code;
-  }
-
-  /** The kind of a record: a flush when it carries successes only, no probe and no duration. */
-  static StoreCommand ofRecord(Outcome o) {
-    return o.failures() == 0 && o.leaseId().isEmpty() && o.durationMillis() < 0 ? FLUSH : RECORD;
   }
 }

@@ -41,7 +41,8 @@ public record StoreStats(
   }
 
   /** The totals of {@code byCommand} (kinds missing there count zero). */
-  static StoreStats of(Map<StoreCommand, Command> byCommand, long degradedNanos, boolean degraded) {
+  public static StoreStats of(
+      Map<StoreCommand, Command> byCommand, long degradedNanos, boolean degraded) {
     Map<StoreCommand, Command> all = new EnumMap<>(StoreCommand.class);
     long n = 0;
     long nanos = 0;

@@ -140,7 +140,7 @@
  *
  * <h2>The store boundary</h2>
  *
- * {@link io.breakerctl.runtime.DistributedBreaker} and the registry depend only on {@link
+ * {@link io.breakerctl.runtime.internal.DistributedBreaker} and the registry depend only on {@link
  * io.breakerctl.runtime.store.BreakerStore}, the node port: the Redis store (the scripts) or {@link
  * io.breakerctl.runtime.store.inprocess.InProcessBreakerStore} (one local machine per breaker, for
  * tests and in-process fleets). The operators' port, {@link io.breakerctl.runtime.store.FleetStore}

@@ -4,7 +4,7 @@ import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
-import io.breakerctl.runtime.RegistryInternals;
+import io.breakerctl.runtime.internal.RegistryInternals;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.redis.BreakerKeys;

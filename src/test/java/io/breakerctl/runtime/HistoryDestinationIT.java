@@ -4,6 +4,7 @@ import static io.breakerctl.runtime.store.StoreFutures.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.breakerctl.runtime.control.ControlConfig;
+import io.breakerctl.runtime.internal.RegistryInternals;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;

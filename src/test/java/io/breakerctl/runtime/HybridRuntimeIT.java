@@ -3,6 +3,7 @@ package io.breakerctl.runtime;
 import static io.breakerctl.runtime.store.StoreFutures.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.runtime.internal.RegistryInternals;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
@@ -237,7 +238,7 @@ class HybridRuntimeIT {
             "all run version 1",
             () -> List.of(ba, bb, bc).stream().allMatch(x -> x.view().policyVersion() == 1));
 
-        ((DefaultBreakerRegistry) b).stopListening(); // node b misses the pub/sub message
+        RegistryInternals.stopListening(b); // node b misses the pub/sub message
         await(store.warm(id, id.toString(), 2, p.toBuilder().failureThreshold(4).build(), "ctl"));
         Poll.until(
             Duration.ofSeconds(3),

@@ -1,10 +1,9 @@
 package io.breakerctl.runtime.redis;
 
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.store.KeyPrefix;
 import io.breakerctl.runtime.store.NodeCallCounts;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The Redis key layout of breakers under one prefix. Every key of a breaker carries the same hash
@@ -25,11 +24,9 @@ import java.util.regex.Pattern;
  */
 public final class BreakerKeys {
   /** The default prefix. */
-  public static final String DEFAULT_PREFIX = "cb";
+  public static final String DEFAULT_PREFIX = KeyPrefix.DEFAULT;
 
   private static final String UNFORWARDED = ":unfwd";
-
-  private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,31}");
 
   private final String prefix;
 
@@ -43,12 +40,7 @@ public final class BreakerKeys {
    * @throws IllegalArgumentException when the prefix is not 1-32 of {@code [A-Za-z0-9._-]}
    */
   public static BreakerKeys withPrefix(String prefix) {
-    Objects.requireNonNull(prefix, "prefix");
-    if (!PREFIX.matcher(prefix).matches()) {
-      throw new IllegalArgumentException(
-          "prefix must be 1-32 characters of [A-Za-z0-9._-] but was '" + prefix + "'");
-    }
-    return new BreakerKeys(prefix);
+    return new BreakerKeys(KeyPrefix.check(prefix));
   }
 
   /** The prefix. */

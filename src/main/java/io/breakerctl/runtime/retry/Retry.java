@@ -220,7 +220,7 @@ public final class Retry {
     }
     Permission p = breaker.tryAcquire();
     if (!p.allowed()) {
-      throw CallNotPermittedException.of(breaker, p);
+      throw CallNotPermittedException.of(breaker.id(), p);
     }
     if (n == 1) {
       budget.first();

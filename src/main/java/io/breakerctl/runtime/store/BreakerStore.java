@@ -149,8 +149,8 @@ public interface BreakerStore extends AutoCloseable {
 
   /**
    * Hot fallback data of a breaker: the value under {@code field} (an approved snapshot's copy,
-   * {@code io.breakerctl.runtime.control.fallback.HotSnapshots}), or null. One key of the breaker's
-   * hash tag, so it works on Redis Cluster.
+   * {@code io.breakerctl.runtime.HotSnapshots}), or null. One key of the breaker's hash tag, so it
+   * works on Redis Cluster.
    */
   CompletableFuture<String> hotGet(BreakerId id, String field);
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
-import io.breakerctl.runtime.RegistryInternals;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.control.RestartableMongo;
@@ -19,6 +18,7 @@ import io.breakerctl.runtime.fallback.Fallbacks;
 import io.breakerctl.runtime.fallback.Served;
 import io.breakerctl.runtime.fallback.SnapshotApproval;
 import io.breakerctl.runtime.fallback.SnapshotCodec;
+import io.breakerctl.runtime.internal.RegistryInternals;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.OverrideKind;

@@ -6,6 +6,7 @@ import static com.mongodb.client.model.Filters.ne;
 
 import com.mongodb.client.model.ReplaceOptions;
 import com.mongodb.client.model.Updates;
+import io.breakerctl.runtime.HotSnapshots;
 import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.ControlException;
 import io.breakerctl.runtime.control.ControlUnavailableException;

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.control.fallback;
 
+import io.breakerctl.runtime.HotSnapshots;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.store.BreakerStore;
 import io.breakerctl.runtime.store.StoreFutures;

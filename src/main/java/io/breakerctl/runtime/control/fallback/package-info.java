@@ -9,9 +9,8 @@
  *       hashed with a salt ({@link io.breakerctl.runtime.control.fallback.BusinessKeys}), payloads
  *       encrypted ({@link io.breakerctl.runtime.control.fallback.PayloadCipher}, {@link
  *       io.breakerctl.runtime.control.fallback.PayloadKeys}), and approved ones copied into Redis
- *       ({@link io.breakerctl.runtime.control.fallback.HotSnapshots}) so a call never waits on
- *       MongoDB; {@link io.breakerctl.runtime.control.fallback.FallbackCatalog} lists them for
- *       operators.
+ *       ({@link io.breakerctl.runtime.HotSnapshots}) so a call never waits on MongoDB; {@link
+ *       io.breakerctl.runtime.control.fallback.FallbackCatalog} lists them for operators.
  *   <li>{@link io.breakerctl.runtime.control.fallback.DeferredRequests}: requests deferred while a
  *       breaker is open ({@code deferred}), encrypted, replayed once it closes.
  * </ul>
