@@ -2,6 +2,19 @@
  * The runtime services embed: {@link io.breakerctl.runtime.BreakerRegistry} and {@link
  * io.breakerctl.runtime.CircuitBreaker}.
  *
+ * <h2>The API and the implementation</h2>
+ *
+ * A service uses this package and {@code runtime.model} (and, when it wants them, the toolkits in
+ * {@code runtime.fallback}, {@code runtime.retry} and {@code runtime.metrics}). The implementation
+ * is {@code io.breakerctl.runtime.internal}, which no other package names: {@link
+ * io.breakerctl.runtime.BreakerRegistry.Builder#build()} reaches it through {@link
+ * io.breakerctl.runtime.BreakerRegistry.Provider}, a service file in the jar, so nothing here
+ * depends on it and it may change freely. The store contract ({@code runtime.store}), its adapters
+ * ({@code runtime.redis}, {@code runtime.store.inprocess}), the local machine ({@code
+ * runtime.local}) and the control plane ({@code runtime.control}) are the runtime's and the CLI's;
+ * a service meets them only through the builder's options (a store for tests, the control plane's
+ * {@code ControlConfig}). {@code ArchitectureTest} holds these boundaries.
+ *
  * <h2>Modes</h2>
  *
  * <ul>
@@ -140,7 +153,7 @@
  *
  * <h2>The store boundary</h2>
  *
- * {@link io.breakerctl.runtime.internal.DistributedBreaker} and the registry depend only on {@link
+ * The breaker and the registry ({@code runtime.internal}) depend only on {@link
  * io.breakerctl.runtime.store.BreakerStore}, the node port: the Redis store (the scripts) or {@link
  * io.breakerctl.runtime.store.inprocess.InProcessBreakerStore} (one local machine per breaker, for
  * tests and in-process fleets). The operators' port, {@link io.breakerctl.runtime.store.FleetStore}
