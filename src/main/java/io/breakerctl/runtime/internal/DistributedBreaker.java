@@ -167,7 +167,7 @@ final class DistributedBreaker implements CircuitBreaker, GrantOwner {
     if (!p.allowed()) {
       state.tally.rejected(); // admitted calls are counted as they end (CallTally)
     }
-    InFlightCalls calls = state.inFlight();
+    InFlightCalls calls = state.inFlight;
     return calls == null ? p : calls.track(p);
   }
 
