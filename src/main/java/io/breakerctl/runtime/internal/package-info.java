@@ -21,20 +21,19 @@
  * <h2>The breaker</h2>
  *
  * {@code DistributedBreaker} composes parts with one job each over the state they share ({@code
- * BreakerState}: the view of the fleet's state, the hot path's closed permission, the own trip,
- * the seed of the local machine, the policy in force, the counts not yet sent; its monitor guards
- * what must change together). Admission is a strategy per mode ({@code Admissions}: LOCAL asks the
- * local machine, SHARED the acquire script, HYBRID the shared view), SHARED and HYBRID wrapped in
- * {@code DegradedAdmission}, which decides by the policy's {@code storeFailureMode} while the
- * store is down ({@code DegradedDecisions}); {@code Decisions} and {@code Grants} are what the
- * strategies compose. {@code ViewTracker} learns the fleet's state (answers, messages, reads),
- * re-asserts what Redis lost and keeps the local machine in step; {@code Reconciliation} is the way
- * back from a degradation; {@code OutcomeRouter} sends outcomes (batched successes, failures at
- * once); {@code ProbeLeases} names, renews and gives back probe leases; {@code PolicyAdoption}
- * adopts, resolves and re-warms the policy; {@code BreakerReports} sends the report; {@code
- * BreakerEvents} tells the listeners; {@code BreakerWarmUp} is the breaker's part of the JIT
- * warm-up. A part takes the parts below it at construction and never the breaker; a grant reports
- * to the breaker through {@code GrantOwner}, and the breaker reaches its registry only through
- * {@code BreakerContext}.
+ * BreakerState}: the view of the fleet's state, the hot path's closed permission, the own trip, the
+ * seed of the local machine, the policy in force, the counts not yet sent; its monitor guards what
+ * must change together). Admission is a strategy per mode ({@code Admissions}: LOCAL asks the local
+ * machine, SHARED the acquire script, HYBRID the shared view), SHARED and HYBRID wrapped in {@code
+ * DegradedAdmission}, which decides by the policy's {@code storeFailureMode} while the store is
+ * down ({@code DegradedDecisions}); {@code Decisions} and {@code Grants} are what the strategies
+ * compose. {@code ViewTracker} learns the fleet's state (answers, messages, reads), re-asserts what
+ * Redis lost and keeps the local machine in step; {@code Reconciliation} is the way back from a
+ * degradation; {@code OutcomeRouter} sends outcomes (batched successes, failures at once); {@code
+ * ProbeLeases} names, renews and gives back probe leases; {@code PolicyAdoption} adopts, resolves
+ * and re-warms the policy; {@code BreakerReports} sends the report; {@code BreakerEvents} tells the
+ * listeners; {@code BreakerWarmUp} is the breaker's part of the JIT warm-up. A part takes the parts
+ * below it at construction and never the breaker; a grant reports to the breaker through {@code
+ * GrantOwner}, and the breaker reaches its registry only through {@code BreakerContext}.
  */
 package io.breakerctl.runtime.internal;
