@@ -1978,7 +1978,7 @@ function _picocli_breakerctl_policy_validate() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local flag_opts="'--fleet' '--strict' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 
@@ -2045,7 +2045,7 @@ function _picocli_breakerctl_policy_apply() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--prune' '--refuse-over-hand-changes' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
+  local flag_opts="'--prune' '--refuse-over-hand-changes' '--strict' '--dry-run' '-y' '--yes' '--no-headers' '-h' '--help' '-V' '--version' '--no-color' '-v' '--verbose'"
   local arg_opts="'-f' '--filename' '--reason' '--approved-by' '--for' '--expect' '--origin' '--context' '--redis' '--mongo' '--prefix' '--timeout' '--redis-user' '--redis-password-file' '--redis-ca-file' '-o' '--output'"
   local FORMAT_option_args=("TABLE" "WIDE" "JSON" "YAML" "JSONL" "NAME") # --output values
 

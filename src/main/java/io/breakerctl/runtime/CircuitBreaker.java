@@ -28,6 +28,21 @@ public interface CircuitBreaker {
       java.util.Set<io.breakerctl.runtime.model.FallbackPolicy> kinds) {}
 
   /**
+   * Tells the breaker which fallback kinds one call site accepts ({@code Fallbacks.Builder#build}
+   * calls it with the kinds its calls and submits accept), so that the node reports them in its
+   * heartbeat, whatever the policy in force, and {@code breakerctl policy apply} warns before a
+   * policy names a kind the node's call sites refuse. A breaker with several call sites on a node
+   * reports the intersection of what each accepts: the kinds every one of them accepts, so a kind
+   * any one refuses is reported as refused. A per-call {@code accepts} argument is decided per call
+   * and is not reported. The returned action withdraws the call site ({@code Fallbacks#close}). The
+   * default ignores it.
+   */
+  default Runnable callSiteAccepts(
+      java.util.Set<io.breakerctl.runtime.model.FallbackPolicy> kinds) {
+    return () -> {};
+  }
+
+  /**
    * Runs {@code call} if permitted and records its classified outcome. Named apart from {@link
    * #call(Supplier)} so a lambda is never ambiguous.
    *

@@ -36,21 +36,28 @@ class FallbackCliIT extends WithCliServers {
     return ControlDatabase.connect(ControlConfig.builder().uri(servers.mongoUri()).build());
   }
 
-  @Test
-  @DisplayName("metadata without the payload; --payload only with the key; approve, revoke audited")
-  void snapshots() throws Exception {
-    BreakerId id = BreakerId.parse("fb:members");
-    PayloadKeys keys = PayloadKeys.of(Map.of("k1", KEY), "k1");
+  /** Captures member-42's answer for an operator's approval. */
+  private static void capture(BreakerId id, PayloadKeys keys, String json) {
     try (ControlDatabase db = db()) {
       new FallbackSnapshots(db, new BusinessKeys(SALT), keys, Clock.systemUTC())
           .capture(
               id,
               "member-42",
-              "{\"plan\":\"gold\"}".getBytes(StandardCharsets.UTF_8),
+              json.getBytes(StandardCharsets.UTF_8),
               "members-api GET /members/42",
               Duration.ofHours(1),
               SnapshotApproval.OPERATOR);
     }
+  }
+
+  @Test
+  @DisplayName(
+      "metadata without the payload; --payload only with the key; approve, revoke audited; a"
+          + " fresh capture shown as the pending candidate beside the approved one")
+  void snapshots() throws Exception {
+    BreakerId id = BreakerId.parse("fb:members");
+    PayloadKeys keys = PayloadKeys.of(Map.of("k1", KEY), "k1");
+    capture(id, keys, "{\"plan\":\"gold\"}");
     Map<String, String> salt = Map.of("BREAKERCTL_FALLBACK_SALT", SALT);
 
     CliProcess.Result list = cli.run("fallback", "list", "fb:*", "-o", "json");
@@ -97,6 +104,32 @@ class FallbackCliIT extends WithCliServers {
             "--payload");
     assertThat(show.code()).as(show.toString()).isZero();
     assertThat(show.out()).contains("APPROVED").contains("{\"plan\":\"gold\"}");
+
+    // a fresh capture left for an operator: the pending candidate beside the approved one
+    assertThat(
+            JSON.readTree(cli.run("fallback", "list", "fb:*", "-o", "json").out())
+                .path("items")
+                .get(0)
+                .path("candidateCapturedAt")
+                .asText())
+        .as("no candidate yet")
+        .isEmpty();
+    capture(id, keys, "{\"plan\":\"platinum\"}");
+    CliProcess.Result withCandidate = cli.run("fallback", "list", "fb:*", "-o", "json");
+    JsonNode both = JSON.readTree(withCandidate.out()).path("items").get(0);
+    assertThat(both.path("status").asText()).isEqualTo("APPROVED");
+    assertThat(both.path("candidateCapturedAt").asText())
+        .as("the candidate's capture time beside the approved snapshot")
+        .matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+    CliProcess.Result table = cli.run("fallback", "list", "fb:*");
+    assertThat(table.code()).as(table.toString()).isZero();
+    assertThat(table.out()).contains("CANDIDATE").contains("APPROVED");
+    CliProcess.Result showBoth = cli.run(salt, "fallback", "show", "fb:members", "member-42");
+    assertThat(showBoth.code()).as(showBoth.toString()).isZero();
+    assertThat(showBoth.out())
+        .contains("APPROVED")
+        .containsPattern("Candidate: +PENDING, captured \\d{4}-")
+        .doesNotContain("platinum");
 
     CliProcess.Result revoke =
         cli.run(

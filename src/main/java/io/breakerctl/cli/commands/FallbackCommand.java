@@ -55,7 +55,9 @@ public final class FallbackCommand implements Callable<Integer> {
   @Command(
       name = "list",
       description = {
-        "List snapshots: breaker, key hash, status, age, expiry, approver, source (never the"
+        "List snapshots: breaker, key hash, status, age, expiry, approver, the age of the pending"
+            + " candidate a fresh capture left beside an approved one (CANDIDATE, '-' when none;"
+            + " 'fallback approve' puts it in the approved one's place), source (never the"
             + " payload)."
       })
   static final class ListSnapshots implements Callable<Integer> {
@@ -80,8 +82,16 @@ public final class FallbackCommand implements Callable<Integer> {
       OutputFormat format = output.format();
       if (format.isTable()) {
         Table t =
-            new Table("BREAKER", "KEY-HASH", "STATUS", "AGE", "EXPIRES", "APPROVED-BY", "SOURCE")
-                .flexible(6);
+            new Table(
+                    "BREAKER",
+                    "KEY-HASH",
+                    "STATUS",
+                    "AGE",
+                    "EXPIRES",
+                    "APPROVED-BY",
+                    "CANDIDATE",
+                    "SOURCE")
+                .flexible(7);
         Style style = root.style();
         for (FallbackSnapshot s : all) {
           t.row(
@@ -92,6 +102,9 @@ public final class FallbackCommand implements Callable<Integer> {
               Style.age(Math.max(0, now.toEpochMilli() - s.capturedAt().toEpochMilli())),
               style.time(s.expiresAt().toEpochMilli(), now.toEpochMilli()),
               s.approvedBy().isEmpty() ? "-" : s.approvedBy(),
+              s.candidate()
+                  .map(c -> Style.age(Math.max(0, now.toEpochMilli() - c.toEpochMilli())))
+                  .orElse("-"),
               s.source());
         }
         if (all.isEmpty()) {

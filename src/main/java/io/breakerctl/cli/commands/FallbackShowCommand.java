@@ -33,7 +33,10 @@ import picocli.CommandLine.Spec;
       "One snapshot's metadata. KEY is the business key, hashed with BREAKERCTL_FALLBACK_SALT"
           + " (never stored); --key-hash takes the hash 'fallback list' shows. --payload adds the"
           + " payload, decrypted with BREAKERCTL_FALLBACK_KEYS: without the key it was sealed"
-          + " under, exit 4 and nothing of it is shown. Unknown snapshot: exit 7."
+          + " under, exit 4 and nothing of it is shown. Unknown snapshot: exit 7.",
+      "Candidate: a fresh capture left pending beside an approved snapshot (when it was"
+          + " captured; '-' when none; -o json: candidateCapturedAt), which 'fallback approve'"
+          + " puts in the approved one's place."
     })
 public final class FallbackShowCommand implements Callable<Integer> {
 
@@ -90,6 +93,14 @@ public final class FallbackShowCommand implements Callable<Integer> {
       line(out, "Captured", v.capturedAt());
       line(out, "Expires", v.expiresAt());
       line(out, "Key id", v.keyId().isEmpty() ? "(stored unencrypted)" : v.keyId());
+      line(
+          out,
+          "Candidate",
+          v.candidateCapturedAt().isEmpty()
+              ? "-"
+              : "PENDING, captured "
+                  + v.candidateCapturedAt()
+                  + " ('fallback approve' puts it in this one's place)");
       if (text != null) {
         line(out, "Payload", text);
       }

@@ -60,7 +60,12 @@ import picocli.CommandLine.Spec;
           + " scripts/ci-rollout passes) exits 3, nothing written, when a policy that would change"
           + " has a version in force that no CI rollout made (a rollback, a hand apply, a revert,"
           + " an unknown origin), naming its version, author, reason and time; a dry run prints"
-          + " the diff first."
+          + " the diff first.",
+      "Before anything is written (a dry run too), the live nodes' reports are read from Redis:"
+          + " a warning on stderr for each node whose call sites do not accept the fallbackPolicy"
+          + " a policy names (breaker, node, what it accepts), since those calls would get a"
+          + " controlled failure. --strict makes that exit 2 with nothing written (exit 6 when"
+          + " part of the fleet cannot be read)."
     })
 public final class PolicyApplyCommand implements Callable<Integer> {
 
@@ -122,6 +127,13 @@ public final class PolicyApplyCommand implements Callable<Integer> {
               + " no CI rollout made (its origin is not ci:...).")
   boolean refuseOverHand;
 
+  @Option(
+      names = "--strict",
+      description =
+          "Exit 2, nothing written, when a live node's call sites do not accept the"
+              + " fallbackPolicy a policy names (exit 6 when part of the fleet cannot be read).")
+  boolean strict;
+
   @Mixin MutationOptions mutation;
 
   @Mixin OutputOptions output;
@@ -178,11 +190,13 @@ public final class PolicyApplyCommand implements Callable<Integer> {
       rows.addAll(pruning.dryRows());
       PolicyPrinter.changes(output.format(), rows, spec.commandLine().getOut(), prune);
       refuseOverHandChanges(control, previews, pruning);
+      checkAcceptance(root, set, pruning, err);
       return previews.stream().anyMatch(PolicyPreview::changed) || !pruning.previews().isEmpty()
           ? ExitCode.CHECK_FAILED
           : ExitCode.OK;
     }
     refuseOverHandChanges(control, previews, pruning);
+    checkAcceptance(root, set, pruning, err);
     List<String> changing = new ArrayList<>();
     previews.stream()
         .filter(PolicyPreview::changed)
@@ -224,6 +238,20 @@ public final class PolicyApplyCommand implements Callable<Integer> {
       control.requireOnlyOverCi(previews);
       control.requireOnlyOverCi(pruning.previews());
     }
+  }
+
+  /** Warns (refuses with --strict) when a live node's call sites refuse a policy's fallback. */
+  private void checkAcceptance(
+      CliContext root, PolicySet set, PolicyPrune pruning, PrintWriter err) {
+    PolicyAcceptance.check(
+        root,
+        set.documents(),
+        pruning.previews().stream()
+            .map(PolicyPreview::policyId)
+            .collect(java.util.stream.Collectors.toSet()),
+        strict,
+        err,
+        "nothing was applied");
   }
 
   private Map<PolicyId, Long> pins(PolicySet set) {

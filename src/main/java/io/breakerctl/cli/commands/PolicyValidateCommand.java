@@ -15,20 +15,28 @@ import io.breakerctl.runtime.control.policy.PolicySet;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code breakerctl policy validate FILE|DIR...}: the offline lint step. */
+/**
+ * {@code breakerctl policy validate FILE|DIR...}: the offline lint step; with {@code --fleet} (or
+ * {@code --strict}) also the check against the live nodes' accepted fallbacks.
+ */
 @Command(
     name = "validate",
     description = {
-      "Validate policy files offline (never connects): every problem with its file, document,"
+      "Validate policy files offline (never connects, unless --fleet): every problem with its file, document,"
           + " field path and bad value, on stderr; exit 2 on any.",
-      "A directory contributes its *.yaml, *.yml and *.json files, recursively."
+      "A directory contributes its *.yaml, *.yml and *.json files, recursively.",
+      "--fleet also reads the live nodes' reports from Redis: a warning on stderr for each node"
+          + " whose call sites do not accept the fallbackPolicy a valid policy names (breaker,"
+          + " node, what it accepts); --strict makes that exit 2."
     })
 public final class PolicyValidateCommand implements Callable<Integer> {
 
@@ -45,6 +53,20 @@ public final class PolicyValidateCommand implements Callable<Integer> {
 
   @Parameters(arity = "1..*", paramLabel = "FILE|DIR", description = "Policy files or directories.")
   List<Path> paths;
+
+  @Option(
+      names = "--fleet",
+      description =
+          "Also check the policies against the live nodes (Redis, read-only): warn when a node's"
+              + " call sites do not accept the fallbackPolicy a policy names.")
+  boolean fleet;
+
+  @Option(
+      names = "--strict",
+      description =
+          "Exit 2 when a live node's call sites refuse the fallbackPolicy a policy names (exit 6"
+              + " when part of the fleet cannot be read); implies --fleet.")
+  boolean strict;
 
   @Mixin OutputOptions output;
 
@@ -85,6 +107,10 @@ public final class PolicyValidateCommand implements Callable<Integer> {
               + " path(s)");
     }
     err.flush();
+    if (set.isValid() && (fleet || strict)) {
+      PolicyAcceptance.check(
+          CliContext.of(spec), set.documents(), Set.of(), strict, err, "the files are refused");
+    }
     return set.isValid() ? ExitCode.OK : ExitCode.USAGE;
   }
 

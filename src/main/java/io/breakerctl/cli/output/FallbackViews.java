@@ -22,6 +22,9 @@ public final class FallbackViews {
    * @param status PENDING, APPROVED or REVOKED
    * @param approvedBy the approver ({@code auto}), empty while pending
    * @param keyId the payload's encryption key id, empty when stored unencrypted
+   * @param candidateCapturedAt when a fresh capture waiting for approval beside this snapshot (the
+   *     pending candidate {@code fallback approve} puts in its place) was captured (RFC 3339 UTC);
+   *     empty when there is none
    * @param payload only for {@code show --payload}: the payload as UTF-8 text
    */
   @JsonPropertyOrder({
@@ -34,6 +37,7 @@ public final class FallbackViews {
     "status",
     "approvedBy",
     "keyId",
+    "candidateCapturedAt",
     "payload"
   })
   public record SnapshotView(
@@ -46,6 +50,7 @@ public final class FallbackViews {
       String status,
       String approvedBy,
       String keyId,
+      String candidateCapturedAt,
       @JsonInclude(JsonInclude.Include.NON_NULL) String payload) {}
 
   /** A deferred request, without its payload ({@code kind: DeferredRequestList} items). */
@@ -70,6 +75,7 @@ public final class FallbackViews {
         s.status().name(),
         s.approvedBy(),
         s.keyId(),
+        s.candidate().map(c -> Style.rfc3339(c.toEpochMilli())).orElse(""),
         payload);
   }
 

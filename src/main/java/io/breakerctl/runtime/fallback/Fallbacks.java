@@ -76,6 +76,9 @@ public final class Fallbacks<T> implements AutoCloseable {
 
   private final java.util.Set<FallbackPolicy> submitAccepts;
 
+  /** Withdraws what this call site reported it accepts (at {@link #close}). */
+  private final Runnable withdraw;
+
   private Fallbacks(Builder<T> b) {
     this.breaker = b.breaker;
     this.onFailure = b.onFailure;
@@ -127,6 +130,7 @@ public final class Fallbacks<T> implements AutoCloseable {
           breaker.id());
     }
     breaker.fallbacksRegistered(registered);
+    this.withdraw = breaker.callSiteAccepts(reported(accepts, work == null ? null : submitAccepts));
     if (!registered.isEmpty() && policy() == FallbackPolicy.NONE) {
       LOG.log(
           System.Logger.Level.WARNING,
@@ -138,6 +142,28 @@ public final class Fallbacks<T> implements AutoCloseable {
           breaker.id(),
           FallbackAnswers.describe(registered));
     }
+  }
+
+  /**
+   * What this call site reports it accepts ({@link CircuitBreaker#callSiteAccepts}): the kinds its
+   * calls accept and, when it has deferred work (so it may {@link #submit}), that its submits
+   * accept too, so a kind either refuses is reported as refused. CONTROLLED_FAILURE and NONE are
+   * always accepted.
+   */
+  static java.util.Set<FallbackPolicy> reported(
+      java.util.Set<FallbackPolicy> calls, java.util.Set<FallbackPolicy> submits) {
+    java.util.Set<FallbackPolicy> out = java.util.EnumSet.copyOf(always(calls));
+    if (submits != null) {
+      out.retainAll(always(submits));
+    }
+    return java.util.Collections.unmodifiableSet(out);
+  }
+
+  private static java.util.Set<FallbackPolicy> always(java.util.Set<FallbackPolicy> kinds) {
+    java.util.Set<FallbackPolicy> out =
+        java.util.EnumSet.of(FallbackPolicy.CONTROLLED_FAILURE, FallbackPolicy.NONE);
+    out.addAll(kinds);
+    return out;
   }
 
   /** The fallback kinds code registered for this breaker here. */
@@ -281,9 +307,13 @@ public final class Fallbacks<T> implements AutoCloseable {
     return e;
   }
 
-  /** Stops capturing and replaying (pending deferred requests stay stored). */
+  /**
+   * Stops capturing and replaying (pending deferred requests stay stored) and withdraws what this
+   * call site reported it accepts.
+   */
   @Override
   public void close() {
+    withdraw.run();
     if (captures != null) {
       captures.shutdown();
     }
@@ -326,7 +356,9 @@ public final class Fallbacks<T> implements AutoCloseable {
      * The fallback kinds that may answer a {@link Fallbacks#call} (default: all). A policy naming
      * another kind gets a controlled failure at this call site ({@link Unserved#NOT_ACCEPTED},
      * counted in {@code fallback.unavailable}, logged once per kind), never that kind's answer.
-     * CONTROLLED_FAILURE and NONE are always acceptable.
+     * CONTROLLED_FAILURE and NONE are always acceptable. The node reports what its call sites
+     * accept in its heartbeat ({@link CircuitBreaker#callSiteAccepts}), so {@code breakerctl policy
+     * apply} warns (and with {@code --strict} refuses) before a policy names a kind refused here.
      */
     public Builder<T> accepts(FallbackPolicy... kinds) {
       this.accepts = kinds(kinds);
@@ -336,6 +368,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     /**
      * The fallback kinds that may answer a {@link Fallbacks#submit}, a write (default: DEFERRED and
      * CONTROLLED_FAILURE only: a write is never answered by a static default or cached data).
+     * Reported with {@link #accepts} (their intersection) when deferred work is set.
      */
     public Builder<T> submitAccepts(FallbackPolicy... kinds) {
       this.submitAccepts = kinds(kinds);

@@ -30,6 +30,12 @@ final class BreakerReports {
   /** The fallbacks code registered for this breaker on this node (none: empty). */
   private volatile Set<FallbackPolicy> fallbacks = Set.of();
 
+  /** What each call site on this node accepts, by its registration (see {@link #callSite}). */
+  private final java.util.Map<Object, Set<FallbackPolicy>> callSites = new java.util.HashMap<>();
+
+  /** The kinds every call site accepts, as reported (empty: no call site declared any). */
+  private volatile String accepts = "";
+
   private volatile NodeHeartbeat lastBeat;
   private volatile long lastBeatAt;
   private volatile long lastFlushAt;
@@ -151,6 +157,34 @@ final class BreakerReports {
     fallbacks = Set.copyOf(kinds);
   }
 
+  /**
+   * Takes the kinds one call site accepts; the returned action withdraws them. The report carries
+   * their intersection over the call sites registered (computed here, not at each tick).
+   */
+  Runnable callSite(Set<FallbackPolicy> kinds) {
+    Object site = new Object();
+    synchronized (callSites) {
+      callSites.put(site, Set.copyOf(kinds));
+      accepts = intersection();
+    }
+    return () -> {
+      synchronized (callSites) {
+        if (callSites.remove(site) != null) {
+          accepts = intersection();
+        }
+      }
+    };
+  }
+
+  private String intersection() {
+    if (callSites.isEmpty()) {
+      return "";
+    }
+    Set<FallbackPolicy> all = java.util.EnumSet.allOf(FallbackPolicy.class);
+    callSites.values().forEach(all::retainAll);
+    return all.stream().map(Enum::name).collect(Collectors.joining(","));
+  }
+
   /** What this node reports about the breaker in record.lua's heartbeat. */
   NodeHeartbeat heartbeat(boolean up) {
     BreakerState.Resolved r = breaker.resolved;
@@ -167,6 +201,7 @@ final class BreakerReports {
         kinds.isEmpty() || r.policy().fallbackPolicy() != FallbackPolicy.NONE
             ? ""
             : kinds.stream().map(Enum::name).collect(Collectors.joining(",")),
-        registry.session());
+        registry.session(),
+        accepts);
   }
 }

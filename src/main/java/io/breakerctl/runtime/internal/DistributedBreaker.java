@@ -269,6 +269,11 @@ final class DistributedBreaker implements CircuitBreaker, GrantOwner {
     reports.fallbacksRegistered(kinds);
   }
 
+  @Override
+  public Runnable callSiteAccepts(Set<FallbackPolicy> kinds) {
+    return reports.callSite(kinds);
+  }
+
   /**
    * Announces the degradation, stamped with the time it began ({@link StoreGuard#downAtMillis}).
    */

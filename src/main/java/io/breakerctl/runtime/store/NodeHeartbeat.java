@@ -3,6 +3,7 @@ package io.breakerctl.runtime.store;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.State;
 import java.util.Objects;
 
@@ -28,6 +29,12 @@ import java.util.Objects;
  * @param session the registry instance that wrote it (random per registry; empty from a runtime
  *     before sessions): readers count it only while it is its node's current session ({@link
  *     NodeLiveness})
+ * @param accepts the fallback kinds every call site on the node accepts for the breaker, whatever
+ *     the policy in force, comma-separated ({@code NONE,DEFERRED,CONTROLLED_FAILURE}): the
+ *     intersection over the node's {@code Fallbacks} of the breaker (see {@code
+ *     CircuitBreaker#callSiteAccepts}); empty when no call site declared any (a node without {@code
+ *     Fallbacks}, or a runtime from before the field). {@code policy apply} warns before a policy
+ *     names a kind missing here ({@link #acceptedKinds})
  */
 public record NodeHeartbeat(
     String node,
@@ -39,7 +46,34 @@ public record NodeHeartbeat(
     String defaults,
     String degradedReason,
     String idleFallbacks,
-    String session) {
+    String session,
+    String accepts) {
+
+  /** A heartbeat without accepted kinds (no call site declared any). */
+  public NodeHeartbeat(
+      String node,
+      State state,
+      String policyId,
+      long policyVersion,
+      boolean degraded,
+      long atMillis,
+      String defaults,
+      String degradedReason,
+      String idleFallbacks,
+      String session) {
+    this(
+        node,
+        state,
+        policyId,
+        policyVersion,
+        degraded,
+        atMillis,
+        defaults,
+        degradedReason,
+        idleFallbacks,
+        session,
+        "");
+  }
 
   /** A heartbeat without a session. */
   public NodeHeartbeat(
@@ -107,6 +141,23 @@ public record NodeHeartbeat(
     degradedReason = degradedReason == null ? "" : degradedReason;
     idleFallbacks = idleFallbacks == null ? "" : idleFallbacks;
     session = session == null ? "" : session;
+    accepts = accepts == null ? "" : accepts;
+  }
+
+  /**
+   * The kinds every call site on the node accepts ({@link #accepts}); empty when the node reported
+   * none (unknown: nothing is refused). A kind name this runtime does not know is left out.
+   */
+  public java.util.Set<FallbackPolicy> acceptedKinds() {
+    java.util.Set<FallbackPolicy> out = java.util.EnumSet.noneOf(FallbackPolicy.class);
+    for (String k : accepts.split(",")) {
+      for (FallbackPolicy p : FallbackPolicy.values()) {
+        if (p.name().equals(k.trim())) {
+          out.add(p);
+        }
+      }
+    }
+    return out;
   }
 
   /**
@@ -129,7 +180,8 @@ public record NodeHeartbeat(
             && defaults.equals(h.defaults)
             && degradedReason.equals(h.degradedReason)
             && idleFallbacks.equals(h.idleFallbacks)
-            && session.equals(h.session));
+            && session.equals(h.session)
+            && accepts.equals(h.accepts));
   }
 
   @Override
@@ -143,7 +195,8 @@ public record NodeHeartbeat(
     h = 31 * h + defaults.hashCode();
     h = 31 * h + degradedReason.hashCode();
     h = 31 * h + idleFallbacks.hashCode();
-    return 31 * h + session.hashCode();
+    h = 31 * h + session.hashCode();
+    return 31 * h + accepts.hashCode();
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -167,6 +220,9 @@ public record NodeHeartbeat(
     if (!session.isEmpty()) {
       o.put("session", session);
     }
+    if (!accepts.isEmpty()) {
+      o.put("accepts", accepts);
+    }
     return o.toString();
   }
 
@@ -184,7 +240,8 @@ public record NodeHeartbeat(
           o.path("defaults").asText(""),
           o.path("degradedReason").asText(""),
           o.path("idleFallbacks").asText(""),
-          o.path("session").asText(""));
+          o.path("session").asText(""),
+          o.path("accepts").asText(""));
     } catch (Exception e) {
       return new NodeHeartbeat(node, State.CLOSED, "", 0, false, lastSeenMillis);
     }

@@ -3,9 +3,11 @@ package io.breakerctl.runtime.conformance;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideRequest;
 import io.breakerctl.runtime.store.OverrideResult;
@@ -142,6 +144,23 @@ final class CaseSteps {
 
   RecordResult record(int i, Outcome o) {
     return StoreFutures.await(store(i).record(id, o, policy));
+  }
+
+  /**
+   * Node {@code i}'s report with no outcome: CLOSED on its defaults, with these idle fallbacks,
+   * session and accepted kinds.
+   */
+  RecordResult report(int i, String idleFallbacks, String session, String accepts) {
+    NodeHeartbeat own =
+        new NodeHeartbeat(
+            node(i), State.CLOSED, "", 0, false, 0, "", "", idleFallbacks, session, accepts);
+    return StoreFutures.await(
+        store(i).record(id, new Outcome(node(i), 0, 0, -1, "", ""), policy, own));
+  }
+
+  /** The nodes' reports on the breaker as the fleet view reads them. */
+  java.util.List<NodeHeartbeat> reports() {
+    return sut.reports(id);
   }
 
   /** One failure of a call admitted in {@code generation} ("" unknown), no lease. */

@@ -21,6 +21,7 @@ import io.breakerctl.runtime.conformance.StoreUnderTest.KeyExpiry;
 import io.breakerctl.runtime.conformance.StoreUnderTest.KeyTtls;
 import io.breakerctl.runtime.conformance.TransitionMessages.Message;
 import io.breakerctl.runtime.model.Epoch;
+import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -28,6 +29,7 @@ import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.OverrideResult;
 import io.breakerctl.runtime.store.ReassertResult;
 import io.breakerctl.runtime.store.Reassertion;
@@ -1314,6 +1316,48 @@ public abstract class ConformanceSuite {
   }
 
   // ---- helpers --------------------------------------------------------------------------------
+
+  // ---- C19 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C19-node-reports-read-back-whole: each node's report is read back as it sent it, the"
+          + " fallback kinds its call sites accept included, stamped with the store's time; a"
+          + " node's next report replaces its last")
+  void c19NodeReportsReadBackWhole(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(Policy.builder().failureThreshold(3).build());
+          long before = s.now();
+          s.report(0, "STATIC_DEFAULT", "session-0", "DEFERRED,CONTROLLED_FAILURE,NONE");
+          s.report(1, "", "", "");
+          Map<String, NodeHeartbeat> read = new java.util.TreeMap<>();
+          s.reports().forEach(n -> read.put(n.node(), n));
+          assertThat(read).as("a report per node").containsOnlyKeys("node-0", "node-1");
+          NodeHeartbeat zero = read.get("node-0");
+          assertThat(zero.accepts())
+              .as("what node-0's call sites accept")
+              .isEqualTo("DEFERRED,CONTROLLED_FAILURE,NONE");
+          assertThat(zero.acceptedKinds())
+              .containsExactlyInAnyOrder(
+                  FallbackPolicy.DEFERRED, FallbackPolicy.CONTROLLED_FAILURE, FallbackPolicy.NONE);
+          assertThat(zero.idleFallbacks()).isEqualTo("STATIC_DEFAULT");
+          assertThat(zero.session()).isEqualTo("session-0");
+          assertThat(zero.atMillis())
+              .as("stamped with the store's time")
+              .isGreaterThanOrEqualTo(before);
+          assertThat(read.get("node-1").accepts()).as("no call site declared any").isEmpty();
+          assertThat(read.get("node-1").acceptedKinds()).isEmpty();
+          s.report(0, "", "session-0", "STATIC_DEFAULT,CONTROLLED_FAILURE,NONE");
+          assertThat(s.reports())
+              .as("node-0's next report replaces its last")
+              .filteredOn(n -> n.node().equals("node-0"))
+              .singleElement()
+              .satisfies(
+                  n -> assertThat(n.accepts()).isEqualTo("STATIC_DEFAULT,CONTROLLED_FAILURE,NONE"));
+        });
+  }
 
   /** A body of one case attempt. */
   @FunctionalInterface

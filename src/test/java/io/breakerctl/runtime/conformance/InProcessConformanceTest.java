@@ -65,6 +65,11 @@ class InProcessConformanceTest extends ConformanceSuite {
       }
 
       @Override
+      public java.util.List<io.breakerctl.runtime.store.NodeHeartbeat> reports(BreakerId id) {
+        return io.breakerctl.runtime.store.StoreFutures.await(store.state(id)).nodes();
+      }
+
+      @Override
       public void close() {
         store.close();
       }

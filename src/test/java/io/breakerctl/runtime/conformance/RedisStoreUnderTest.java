@@ -117,6 +117,11 @@ final class RedisStoreUnderTest implements StoreUnderTest {
   }
 
   @Override
+  public java.util.List<io.breakerctl.runtime.store.NodeHeartbeat> reports(BreakerId id) {
+    return StoreFutures.await(even.snapshot(id, 0)).nodes();
+  }
+
+  @Override
   public void loseAllData() {
     for (RedisServerProcess m : masters) {
       m.flushAll();

@@ -2,7 +2,9 @@ package io.breakerctl.runtime.conformance;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.store.BreakerStore;
+import io.breakerctl.runtime.store.NodeHeartbeat;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -61,6 +63,13 @@ public interface StoreUnderTest extends AutoCloseable {
 
   /** The expiry reads of {@link Capability#KEY_EXPIRY}. */
   KeyExpiry keyExpiry();
+
+  /**
+   * The nodes' reports on {@code id} (record's heartbeats) as the fleet view reads them: the read
+   * the {@link BreakerStore} interface leaves to the operators' port (Redis: {@code
+   * FleetStore.snapshot}).
+   */
+  List<NodeHeartbeat> reports(BreakerId id);
 
   /** Closes what {@link #node} opened. */
   @Override

@@ -10,8 +10,10 @@ import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.CircuitEvent;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.fallback.Fallbacks;
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.OverrideKind;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -227,6 +229,39 @@ class DistributedBreakerTest {
       assertEquals(0, a.view().pendingSuccesses());
       assertEquals(1, s.nodes().size());
       assertEquals("a", s.nodes().get(0).node());
+    }
+
+    @Test
+    void theReportCarriesWhatEveryCallSiteAcceptsWhateverThePolicyUntilItCloses() {
+      DistributedBreaker a = node("a"); // POLICY: fallbackPolicy NONE
+      assertEquals("", reported(a), "no call site: nothing reported");
+      Fallbacks<String> reads = site(a, FallbackPolicy.CACHED, FallbackPolicy.STATIC_DEFAULT);
+      assertEquals(
+          "NONE,CACHED,STATIC_DEFAULT,CONTROLLED_FAILURE",
+          reported(a),
+          "one call site: what it accepts, CONTROLLED_FAILURE and NONE always");
+      Fallbacks<String> other = site(a, FallbackPolicy.STATIC_DEFAULT, FallbackPolicy.DEFERRED);
+      assertEquals(
+          "NONE,STATIC_DEFAULT,CONTROLLED_FAILURE",
+          reported(a),
+          "two call sites: what both accept");
+      other.close();
+      assertEquals(
+          "NONE,CACHED,STATIC_DEFAULT,CONTROLLED_FAILURE",
+          reported(a),
+          "a closed call site is withdrawn");
+      reads.close();
+      assertEquals("", reported(a), "the last one closed: nothing");
+    }
+
+    private Fallbacks<String> site(CircuitBreaker b, FallbackPolicy... accepts) {
+      return Fallbacks.<String>builder(b).accepts(accepts).build();
+    }
+
+    /** What the node's report, flushed now, says its call sites accept. */
+    private String reported(DistributedBreaker a) {
+      a.flush();
+      return shared().nodes().get(0).accepts();
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.breakerctl.runtime.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.State;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
@@ -70,5 +71,42 @@ class NodeHeartbeatTest {
         .isEqualTo("STATIC_DEFAULT,CACHED");
     assertThat(BASE.toJson()).doesNotContain("idleFallbacks");
     assertThat(NodeHeartbeat.parse("n1", BASE.toJson(), 7).idleFallbacks()).isEmpty();
+  }
+
+  @Test
+  @DisplayName(
+      "accepted kinds travel through the stored JSON and count in equality; none reported reads"
+          + " as none (refusing nothing); an unknown kind is left out")
+  void acceptsRoundTrip() {
+    NodeHeartbeat beat =
+        new NodeHeartbeat(
+            "n1", State.CLOSED, "", 0, false, 0, "", "", "", "s1", "DEFERRED,CONTROLLED_FAILURE");
+    NodeHeartbeat read = NodeHeartbeat.parse("n1", beat.toJson(), 7);
+    assertThat(read.accepts()).isEqualTo("DEFERRED,CONTROLLED_FAILURE");
+    assertThat(read.acceptedKinds())
+        .containsExactlyInAnyOrder(FallbackPolicy.DEFERRED, FallbackPolicy.CONTROLLED_FAILURE);
+    NodeHeartbeat without =
+        new NodeHeartbeat("n1", State.CLOSED, "", 0, false, 7, "", "", "", "s1");
+    assertThat(read).isNotEqualTo(without);
+    assertThat(read)
+        .isEqualTo(
+            new NodeHeartbeat(
+                "n1",
+                State.CLOSED,
+                "",
+                0,
+                false,
+                7,
+                "",
+                "",
+                "",
+                "s1",
+                "DEFERRED,CONTROLLED_FAILURE"));
+    assertThat(BASE.toJson()).doesNotContain("accepts");
+    assertThat(NodeHeartbeat.parse("n1", BASE.toJson(), 7).acceptedKinds()).isEmpty();
+    assertThat(
+            new NodeHeartbeat("n1", State.CLOSED, "", 0, false, 0, "", "", "", "", "LATER,NONE")
+                .acceptedKinds())
+        .containsExactly(FallbackPolicy.NONE);
   }
 }

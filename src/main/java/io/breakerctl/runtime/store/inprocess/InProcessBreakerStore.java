@@ -200,17 +200,11 @@ public final class InProcessBreakerStore implements BreakerStore, EventTail {
         () -> {
           InProcessBreaker e = use(id, policy);
           if (heartbeat != null) {
+            // the report as record.lua stores it and readers parse it: its JSON, stamped with the
+            // store's time
             e.nodes.put(
                 heartbeat.node(),
-                new NodeHeartbeat(
-                    heartbeat.node(),
-                    heartbeat.state(),
-                    heartbeat.policyId(),
-                    heartbeat.policyVersion(),
-                    heartbeat.degraded(),
-                    clock.millis(),
-                    heartbeat.defaults(),
-                    heartbeat.degradedReason()));
+                NodeHeartbeat.parse(heartbeat.node(), heartbeat.toJson(), clock.millis()));
           }
           long gen = outcome.generation().isEmpty() ? -1 : Long.parseLong(outcome.generation());
           LocalRecordResult r =
