@@ -6,6 +6,7 @@ import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.ErrorPolicy;
 import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.FleetStores;
 import io.breakerctl.cli.GlobalOptions;
 import io.breakerctl.cli.Logging;
 import io.breakerctl.cli.ServiceFactory;
@@ -98,6 +99,9 @@ public final class BreakerCtl implements Callable<Integer>, CliContext {
           HelpCommand.class,
           CompletionCommand.class,
           CompleteCommand.class);
+
+  /** The stores every command line connects (the only ones: Redis). */
+  private static final FleetStores STORES = new RedisFleetStores();
 
   /** Subcommands that read their siblings' models: with them, every subcommand is built. */
   private static final Set<String> NEED_ALL = Set.of("help", "completion", "__complete", "console");
@@ -336,9 +340,14 @@ public final class BreakerCtl implements Callable<Integer>, CliContext {
       return sessions.services(flags(), env);
     }
     if (services == null) {
-      services = ServiceFactory.of(this::flags, env);
+      services = ServiceFactory.of(this::flags, env, STORES);
     }
     return services;
+  }
+
+  @Override
+  public FleetStores stores() {
+    return STORES;
   }
 
   @Override

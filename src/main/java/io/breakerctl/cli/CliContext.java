@@ -25,6 +25,9 @@ public interface CliContext {
   /** Connections on demand. */
   ServiceFactory services();
 
+  /** How a store is connected (for a command that opens one of its own) and who it is as. */
+  FleetStores stores();
+
   /** Whether this command runs inside a console session. */
   boolean inConsole();
 

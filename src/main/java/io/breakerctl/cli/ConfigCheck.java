@@ -1,6 +1,6 @@
 package io.breakerctl.cli;
 
-import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.KeyPrefix;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -88,7 +88,7 @@ final class ConfigCheck {
       }
       if (c.prefix != null) {
         try {
-          StoreConfig.checkPrefix(c.prefix);
+          KeyPrefix.check(c.prefix);
         } catch (IllegalArgumentException e) {
           throw fail(at + "/prefix", what + e.getMessage());
         }

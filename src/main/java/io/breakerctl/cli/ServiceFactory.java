@@ -5,8 +5,6 @@ import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.control.audit.AuditSpool;
 import io.breakerctl.runtime.control.override.BreakerOverrides;
 import io.breakerctl.runtime.control.policy.PolicyControl;
-import io.breakerctl.runtime.redis.RedisFleetStore;
-import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.FleetStore;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -19,21 +17,24 @@ public final class ServiceFactory implements AutoCloseable {
 
   private final Supplier<Settings> settingsSupplier;
   private final Environment env;
+  private final FleetStores stores;
   private Settings settings;
   private FleetStore redis;
   private ControlDatabase control;
 
-  private ServiceFactory(Supplier<Settings> settings, Environment env) {
+  private ServiceFactory(Supplier<Settings> settings, Environment env, FleetStores stores) {
     this.settingsSupplier = settings;
     this.env = env;
+    this.stores = stores;
   }
 
   /**
    * New connections on demand for the flags {@code flags} gives when the settings are first needed
-   * (resolved in {@code env}); the caller closes them.
+   * (resolved in {@code env}), the store connected by {@code stores}; the caller closes them.
    */
-  public static ServiceFactory of(Supplier<Settings.Flags> flags, Environment env) {
-    return new ServiceFactory(() -> Settings.resolve(flags.get(), env), env);
+  public static ServiceFactory of(
+      Supplier<Settings.Flags> flags, Environment env, FleetStores stores) {
+    return new ServiceFactory(() -> Settings.resolve(flags.get(), env), env, stores);
   }
 
   /** The resolved settings (resolving reads the config file, never the network). */
@@ -54,16 +55,7 @@ public final class ServiceFactory implements AutoCloseable {
     if (redis == null) {
       Settings s = settings();
       s.requireRedisIdentity();
-      redis =
-          RedisFleetStore.connect(
-              StoreConfig.builder()
-                  .uri(s.redis())
-                  .timeout(s.timeout())
-                  .prefix(s.prefix())
-                  .username(s.redisUser())
-                  .password(s.redisPassword())
-                  .caFile(s.redisCaFile())
-                  .build());
+      redis = stores.connect(FleetStores.Target.of(s));
     }
     return redis;
   }

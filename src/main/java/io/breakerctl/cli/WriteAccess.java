@@ -5,7 +5,6 @@ import io.breakerctl.runtime.control.ControlUnavailableException;
 import io.breakerctl.runtime.model.Actor;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.OperatorText;
-import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.StorePermissionException;
@@ -57,7 +56,7 @@ public final class WriteAccess {
         "the actor's OS user (the USER environment variable)",
         root.env().user(),
         OperatorText.MAX_ACTOR_BYTES);
-    return Actor.of(identity(root.services().settings()), root.env().user(), host(root.env()));
+    return Actor.of(identity(root), root.env().user(), host(root.env()));
   }
 
   /**
@@ -65,9 +64,10 @@ public final class WriteAccess {
    * user, or {@code default} when a password alone is given); without Redis credentials, the
    * MongoDB URI's user; else {@code default} (Redis's user for unauthenticated connections).
    */
-  static String identity(Settings s) {
+  static String identity(CliContext root) {
+    Settings s = root.services().settings();
     Optional<String> redis =
-        RedisFleetStore.authenticatedUser(s.redis(), s.redisUser(), s.redisPassword());
+        root.stores().authenticatedUser(s.redis(), s.redisUser(), s.redisPassword());
     if (redis.isPresent()) {
       return redis.get();
     }
@@ -118,7 +118,7 @@ public final class WriteAccess {
     if (ids.isEmpty()) {
       ids.add(PROBE);
     }
-    String user = identity(root.services().settings());
+    String user = identity(root);
     for (int from = 0; from < ids.size(); from += BATCH) {
       List<CompletableFuture<Void>> pending = new ArrayList<>();
       for (BreakerId id : ids.subList(from, Math.min(ids.size(), from + BATCH))) {
@@ -162,7 +162,7 @@ public final class WriteAccess {
           what
               + ": refused before anything was written: deleting audit records needs the admin"
               + " role, and user '"
-              + identity(root.services().settings())
+              + identity(root)
               + "' lacks it ("
               + e.getMessage()
               + ")",

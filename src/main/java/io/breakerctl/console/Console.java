@@ -5,6 +5,7 @@ import io.breakerctl.cli.CommandLines;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.Environment;
 import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.FleetStores;
 import io.breakerctl.cli.GlobalOptions;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.cli.output.Printable;
@@ -53,13 +54,18 @@ public final class Console {
 
   /**
    * A console on {@code terminal} whose lines start from {@code options} and run on command lines
-   * from {@code commandLines}; settings and history locations come from {@code env}.
+   * from {@code commandLines}, connecting through {@code stores}; settings and history locations
+   * come from {@code env}.
    */
   public Console(
-      Terminal terminal, Environment env, GlobalOptions options, CommandLines commandLines) {
+      Terminal terminal,
+      Environment env,
+      GlobalOptions options,
+      CommandLines commandLines,
+      FleetStores stores) {
     this.terminal = terminal;
     this.env = env;
-    this.sessions = new ConsoleSessions(options);
+    this.sessions = new ConsoleSessions(options, stores);
     this.commandLines = commandLines;
     this.output = new TrailingLine(terminal.writer());
     this.writer = new PrintWriter(output, true);
@@ -149,10 +155,11 @@ public final class Console {
       Environment env,
       GlobalOptions options,
       CommandLines commandLines,
+      FleetStores stores,
       PrintWriter out,
       PrintWriter err)
       throws IOException {
-    Console c = new Console(env, options, commandLines, out, err);
+    Console c = new Console(env, options, commandLines, stores, out, err);
     DefaultParser parser = new DefaultParser();
     parser.setEscapeChars(new char[0]);
     try {
@@ -176,11 +183,12 @@ public final class Console {
       Environment env,
       GlobalOptions options,
       CommandLines commandLines,
+      FleetStores stores,
       PrintWriter out,
       PrintWriter err) {
     this.terminal = null;
     this.env = env;
-    this.sessions = new ConsoleSessions(options);
+    this.sessions = new ConsoleSessions(options, stores);
     this.commandLines = commandLines;
     this.output = null;
     this.writer = out;

@@ -48,12 +48,13 @@ public final class ConsoleCommand implements Callable<Integer> {
           root.env(),
           options,
           root.commandLines(),
+          root.stores(),
           spec.commandLine().getOut(),
           spec.commandLine().getErr());
     }
     try (Terminal terminal =
         TerminalBuilder.builder().name("breakerctl").system(true).dumb(true).build()) {
-      return new Console(terminal, root.env(), options, root.commandLines()).run();
+      return new Console(terminal, root.env(), options, root.commandLines(), root.stores()).run();
     }
   }
 }

@@ -1,6 +1,7 @@
 package io.breakerctl.console;
 
 import io.breakerctl.cli.Environment;
+import io.breakerctl.cli.FleetStores;
 import io.breakerctl.cli.GlobalOptions;
 import io.breakerctl.cli.ServiceFactory;
 import io.breakerctl.cli.Sessions;
@@ -15,10 +16,12 @@ import java.util.Map;
  */
 final class ConsoleSessions implements Sessions, AutoCloseable {
   private final Map<String, ServiceFactory> open = new LinkedHashMap<>();
+  private final FleetStores stores;
   private volatile GlobalOptions options;
 
-  ConsoleSessions(GlobalOptions options) {
+  ConsoleSessions(GlobalOptions options, FleetStores stores) {
     this.options = options;
+    this.stores = stores;
   }
 
   @Override
@@ -34,7 +37,7 @@ final class ConsoleSessions implements Sessions, AutoCloseable {
   @Override
   public synchronized ServiceFactory services(Settings.Flags flags, Environment env) {
     String key = flags + "|" + env.get("BREAKERCTL_CONTEXT");
-    return open.computeIfAbsent(key, k -> ServiceFactory.of(() -> flags, env));
+    return open.computeIfAbsent(key, k -> ServiceFactory.of(() -> flags, env, stores));
   }
 
   /** How many sets of connections are open (one per settings used). */

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
-import io.breakerctl.runtime.redis.StoreTlsException;
-import io.breakerctl.runtime.redis.TlsFailure;
 import io.breakerctl.runtime.store.StoreFutures;
+import io.breakerctl.runtime.store.StoreTlsException;
+import io.breakerctl.runtime.store.TlsFailure;
 import io.breakerctl.testing.RedisBinary;
 import io.breakerctl.testing.RedisServerProcess;
 import io.breakerctl.testing.TestCertificates;

@@ -82,12 +82,15 @@ public final class VirtualTerminal implements AutoCloseable {
             variables, true, Clock.systemUTC(), new BufferedReader(new StringReader("")), "it");
     CommandLine model = BreakerCtl.commandLine(env);
     model.parseArgs(Stream.concat(Stream.of(globals), Stream.of("console")).toArray(String[]::new));
-    GlobalOptions options = ((BreakerCtl) model.getCommand()).globals();
+    BreakerCtl root = (BreakerCtl) model.getCommand();
+    GlobalOptions options = root.globals();
     thread =
         new Thread(
             () -> {
               try {
-                code.set(new Console(terminal, env, options, BreakerCtl::commandLine).run());
+                code.set(
+                    new Console(terminal, env, options, BreakerCtl::commandLine, root.stores())
+                        .run());
               } catch (Throwable t) {
                 failure = t;
               }

@@ -3,11 +3,10 @@ package io.breakerctl.cli.commands;
 import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.ConfigFile;
 import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.FleetStores;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.runtime.connection.Redaction;
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.redis.RedisFleetStore;
-import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.FleetStore;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -50,15 +49,7 @@ public final class CompleteCommand implements Callable<Integer> {
         Settings s = root.services().settings();
         Duration timeout = s.timeout().compareTo(BOUND) < 0 ? s.timeout() : BOUND;
         try (FleetStore store =
-            RedisFleetStore.connect(
-                StoreConfig.builder()
-                    .uri(s.redis())
-                    .timeout(timeout)
-                    .prefix(s.prefix())
-                    .username(s.redisUser())
-                    .password(s.redisPassword())
-                    .caFile(s.redisCaFile())
-                    .build())) {
+            root.stores().connect(FleetStores.Target.of(s).withTimeout(timeout))) {
           store.forEachBreaker(
               (BreakerId id) -> {
                 if (candidates.size() < LIMIT && id.toString().startsWith(prefix)) {

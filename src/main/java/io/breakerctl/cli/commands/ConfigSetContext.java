@@ -8,7 +8,7 @@ import io.breakerctl.cli.Inputs;
 import io.breakerctl.cli.RedisUris;
 import io.breakerctl.cli.Settings;
 import io.breakerctl.runtime.connection.Redaction;
-import io.breakerctl.runtime.redis.StoreConfig;
+import io.breakerctl.runtime.store.KeyPrefix;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -78,7 +78,7 @@ public final class ConfigSetContext implements Callable<Integer> {
     }
     if (flags.prefix() != null) {
       try {
-        StoreConfig.checkPrefix(flags.prefix());
+        KeyPrefix.check(flags.prefix());
       } catch (IllegalArgumentException e) {
         throw CliException.usage("--prefix: " + e.getMessage());
       }

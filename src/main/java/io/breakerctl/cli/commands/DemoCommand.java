@@ -4,12 +4,11 @@ import io.breakerctl.cli.CliContext;
 import io.breakerctl.cli.CliException;
 import io.breakerctl.cli.Durations;
 import io.breakerctl.cli.ExitCode;
+import io.breakerctl.cli.FleetStores;
 import io.breakerctl.cli.output.Documents;
 import io.breakerctl.cli.output.OutputFormat;
 import io.breakerctl.cli.output.OutputOptions;
 import io.breakerctl.cli.output.Table;
-import io.breakerctl.runtime.redis.RedisFleetStore;
-import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.FleetStore;
 import io.breakerctl.sandbox.DemoFleet;
 import io.breakerctl.sandbox.FleetRow;
@@ -126,11 +125,8 @@ public final class DemoCommand implements Callable<Integer> {
     SandboxStart start = SandboxCommand.up(root.env(), err);
     List<FleetRow> rows;
     try (FleetStore store =
-        RedisFleetStore.connect(
-            StoreConfig.builder()
-                .uri(start.state().redisUri())
-                .timeout(Duration.ofSeconds(5))
-                .build())) {
+        root.stores()
+            .connect(FleetStores.Target.of(start.state().redisUri(), Duration.ofSeconds(5)))) {
       err.println(
           "demo: "
               + nodes

@@ -18,6 +18,7 @@ import io.breakerctl.runtime.store.RecordResult;
 import io.breakerctl.runtime.store.RenewResult;
 import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StorePermissionException;
+import io.breakerctl.runtime.store.StoreTlsException;
 import io.breakerctl.runtime.store.StoreUnavailableException;
 import io.breakerctl.runtime.store.WarmResult;
 import io.lettuce.core.RedisClient;

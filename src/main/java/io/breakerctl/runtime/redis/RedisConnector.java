@@ -4,7 +4,9 @@ import io.breakerctl.runtime.connection.ConnectionUris;
 import io.breakerctl.runtime.connection.Redaction;
 import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StorePermissionException;
+import io.breakerctl.runtime.store.StoreTlsException;
 import io.breakerctl.runtime.store.StoreUnavailableException;
+import io.breakerctl.runtime.store.TlsFailure;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -39,7 +41,7 @@ import java.util.concurrent.TimeUnit;
  * Opens a store's connection ({@link RedisConnection}): one URI that points at a cluster node
  * connects to the whole cluster, several URIs are cluster seed nodes, a {@code redis-sentinel://}
  * URI connects to the master the sentinels name; TLS, credentials, timeouts and reconnect delays as
- * {@link StoreConfig} says, and every failure named ({@link StoreErrors}, {@link TlsFailure}).
+ * {@link StoreConfig} says, and every failure named ({@link StoreErrors}, {@link TlsFailures}).
  */
 final class RedisConnector {
 

@@ -84,15 +84,6 @@ public record StoreConfig(
         + "]";
   }
 
-  /**
-   * Checks a key prefix as the store will use it (what a settings file or flag gives).
-   *
-   * @throws IllegalArgumentException naming the rule it breaks
-   */
-  public static void checkPrefix(String prefix) {
-    BreakerKeys.withPrefix(prefix);
-  }
-
   /** A builder with defaults: redis://127.0.0.1:6379, 5 s, prefix cb, 7 days. */
   public static Builder builder() {
     return new Builder();

@@ -4,7 +4,9 @@ import io.breakerctl.runtime.store.MalformedBreakerException;
 import io.breakerctl.runtime.store.StoreException;
 import io.breakerctl.runtime.store.StoreFault;
 import io.breakerctl.runtime.store.StorePermissionException;
+import io.breakerctl.runtime.store.StoreTlsException;
 import io.breakerctl.runtime.store.StoreUnavailableException;
+import io.breakerctl.runtime.store.TlsFailure;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
@@ -41,9 +43,9 @@ final class StoreErrors {
       return se;
     }
     String msg = clean(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
-    TlsFailure tls = TlsFailure.of(e);
+    TlsFailure tls = TlsFailures.of(e);
     if (tls != null) {
-      String detail = TlsFailure.detail(e);
+      String detail = TlsFailures.detail(e);
       return new StoreTlsException(
           action + ": " + tls.message() + (detail == null ? "" : " (" + clean(detail) + ")"),
           e,

@@ -25,8 +25,8 @@
  * user info was checked ({@link io.breakerctl.runtime.connection.ConnectionUris#userInfoProblem}:
  * Lettuce would read part of a raw {@code / ? #} password as the host), and every message that
  * quotes a URI goes through {@link io.breakerctl.runtime.connection.Redaction}. A TLS connection
- * that fails is a {@link io.breakerctl.runtime.redis.StoreTlsException} naming a {@link
- * io.breakerctl.runtime.redis.TlsFailure} (an untrusted certificate, a hostname mismatch, an
+ * that fails is a {@link io.breakerctl.runtime.store.StoreTlsException} naming a {@link
+ * io.breakerctl.runtime.store.TlsFailure} (an untrusted certificate, a hostname mismatch, an
  * expired certificate, a plain server), never "unable to connect": the JDK's and Netty's exceptions
  * among the causes decide, and a handshake that got no answer (Redis 6.2 waits silently on a TLS
  * hello) is told from a hung server by a plain {@code PING} that a plain Redis answers. The CA file

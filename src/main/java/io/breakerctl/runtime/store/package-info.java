@@ -8,7 +8,9 @@
  * read gives ({@code BreakerSnapshot}, {@code BreakerEvent}, {@code NodeHeartbeat}, {@code
  * NodeLiveness}, {@code FleetCallRates}) and the failures ({@link
  * io.breakerctl.runtime.store.StoreException} and its kinds, each carrying a typed {@link
- * io.breakerctl.runtime.store.StoreFault}). {@link io.breakerctl.runtime.store.StoreFutures} waits
+ * io.breakerctl.runtime.store.StoreFault}; a failed TLS connect is a {@link
+ * io.breakerctl.runtime.store.StoreTlsException} naming its {@link
+ * io.breakerctl.runtime.store.TlsFailure}). {@link io.breakerctl.runtime.store.StoreFutures} waits
  * for a store's futures and rethrows its failure unwrapped.
  *
  * <p>This package depends on {@code runtime.model} only: the Redis adapter ({@code runtime.redis})

@@ -1,13 +1,12 @@
-package io.breakerctl.runtime.redis;
-
-import io.breakerctl.runtime.store.StoreFault;
-import io.breakerctl.runtime.store.StoreUnavailableException;
+package io.breakerctl.runtime.store;
 
 /**
  * A TLS connection to Redis failed for a named reason ({@link #failure()}): an untrusted
  * certificate, a hostname mismatch, an expired certificate, a plain server behind {@code
  * rediss://}. Redis is unavailable to this client ({@link StoreFault#UNREACHABLE}) until the
- * configuration changes; the message says what to change, not "unable to connect".
+ * configuration changes; the message says what to change, not "unable to connect". The kind is the
+ * store contract's, so a caller (the CLI's error policy) tells the causes apart by type, never by
+ * the adapter's classes or the message.
  */
 public class StoreTlsException extends StoreUnavailableException {
   private static final long serialVersionUID = 1L;
