@@ -31,12 +31,13 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>The node's Redis connection gets, tagged {@code node} and {@code command} (a {@link
- * StoreCommand} code: {@code acquire}, {@code record}, {@code flush}, {@code override}, {@code
- * reassert}, {@code warm}, {@code state}, {@code stamps}, {@code ping}, {@code warm_up}), {@value
- * #REDIS_COMMANDS} (a function timer: every command the node sent through its store that answered,
- * and its round-trip time) and {@value #REDIS_FAILURES} (those that failed or timed out), and,
- * tagged {@code node} only, {@value #REDIS_DEGRADED} (seconds the node has been degraded, the
- * current degradation included).
+ * StoreCommand} code: {@code acquire}, {@code record}, {@code flush}, {@code renew}, {@code
+ * override}, {@code reassert}, {@code warm}, {@code state}, {@code stamps}, {@code canary}, {@code
+ * ping}, {@code alive}, {@code warm_up}, {@code fallback_data}), {@value #REDIS_COMMANDS} (a
+ * function timer: every command the node sent through its store that answered, and its round-trip
+ * time) and {@value #REDIS_FAILURES} (those that failed or timed out), and, tagged {@code node}
+ * only, {@value #REDIS_DEGRADED} (seconds the node has been degraded, the current degradation
+ * included).
  *
  * <p>A breaker taken from the {@link BreakerRegistry} directly is not bound until it is also asked
  * for here. {@link #close()} removes every bound meter; it does not close the breaker registry.
