@@ -18,6 +18,10 @@ import io.breakerctl.runtime.model.State;
  * @param degraded whether the Redis master holding the breaker does not answer (or refuses the
  *     work) and the node decides alone
  * @param pendingSuccesses successes not yet flushed to Redis
+ * @param windowFailures failures in the failure window the breaker trips on, as of the last outcome
+ *     counted in it: the fleet's window as Redis last answered an outcome this node sent (SHARED,
+ *     HYBRID), or this node's own machine (LOCAL, while degraded, or before Redis answered one)
+ * @param windowCalls calls in that window likewise
  */
 public record BreakerView(
     BreakerId id,
@@ -29,4 +33,15 @@ public record BreakerView(
     String policyId,
     long policyVersion,
     boolean degraded,
-    long pendingSuccesses) {}
+    long pendingSuccesses,
+    long windowFailures,
+    long windowCalls) {
+
+  /**
+   * The failure rate of the window in percent ({@code 100 * windowFailures / windowCalls}), as the
+   * policy's {@code failureRateThreshold} reads it; 0 while the window holds no call.
+   */
+  public double failureRate() {
+    return windowCalls <= 0 ? 0 : 100.0 * windowFailures / windowCalls;
+  }
+}

@@ -133,6 +133,7 @@ final class BreakerReports {
                   breaker.guard().failure(e);
                 }
               } else {
+                breaker.windowSeen(res);
                 if (beat != null) {
                   lastBeat = beat;
                   lastBeatAt = ticker.read();

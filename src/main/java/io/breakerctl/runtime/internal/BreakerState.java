@@ -7,7 +7,9 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
+import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.PolicyEncoding;
+import io.breakerctl.runtime.store.RecordResult;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -69,6 +71,19 @@ final class BreakerState {
 
   volatile Resolved resolved;
   volatile SharedView view;
+
+  /**
+   * The fleet's failure window as the store last answered an outcome this node sent (a failure, a
+   * flush, a probe result): what the shared machine trips on. Null before the first answer.
+   */
+  volatile BreakerSnapshot.Window fleetWindow;
+
+  /** Keeps the window counts of a record's answer (null: no answer, nothing kept). */
+  void windowSeen(RecordResult r) {
+    if (r != null) {
+      fleetWindow = new BreakerSnapshot.Window(r.windowFailures(), r.windowCalls());
+    }
+  }
 
   /** The permission every call gets while the view is CLOSED without an override (HYBRID). */
   volatile BreakerGrant closedGrant;

@@ -7,6 +7,7 @@ import io.breakerctl.runtime.CircuitEvent;
 import io.breakerctl.runtime.FailureClassifier;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.local.LocalCounts;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
@@ -322,6 +323,12 @@ final class DistributedBreaker implements CircuitBreaker, GrantOwner {
         mode == Mode.LOCAL
             ? Long.toString(state.local.generation())
             : v == null ? "" : Long.toString(v.generation());
+    BreakerSnapshot.Window window = state.fleetWindow;
+    if (mode == Mode.LOCAL || window == null || !state.guard().up()) {
+      // what this node decides on: its own machine (LOCAL, degraded, or no fleet answer yet)
+      LocalCounts c = state.local.counts();
+      window = new BreakerSnapshot.Window(c.windowFailures(), c.windowCalls());
+    }
     return new BreakerView(
         state.id,
         mode,
@@ -332,7 +339,9 @@ final class DistributedBreaker implements CircuitBreaker, GrantOwner {
         r.policyId(),
         r.version(),
         !state.guard().up(),
-        state.pendingSuccesses.sum());
+        state.pendingSuccesses.sum(),
+        window.failures(),
+        window.calls());
   }
 
   @Override

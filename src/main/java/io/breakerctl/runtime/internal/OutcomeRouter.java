@@ -155,6 +155,7 @@ final class OutcomeRouter {
         return;
       }
       state.guard().success();
+      state.windowSeen(r);
       if (probeEvent != null) {
         events.emit(probeEvent, before, r.state(), r.reason().code());
       }

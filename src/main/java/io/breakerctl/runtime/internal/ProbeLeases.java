@@ -242,6 +242,7 @@ final class ProbeLeases {
                 State.HALF_OPEN,
                 res.state(),
                 "HEALTH_CHECK");
+            state.windowSeen(res);
             tracker.learn(res);
           } catch (StoreException e) {
             state.guard().failure(e);

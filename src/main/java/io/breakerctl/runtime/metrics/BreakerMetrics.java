@@ -30,7 +30,10 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@value #DEGRADED}: 1 while the breaker's Redis master does not answer and the node decides
  *       alone, else 0;
  *   <li>{@value #PENDING_SUCCESSES}: successes counted locally and not yet flushed to Redis;
- *   <li>{@value #POLICY_VERSION}: the version of the policy in force (0: the registry's defaults).
+ *   <li>{@value #POLICY_VERSION}: the version of the policy in force (0: the registry's defaults);
+ *   <li>{@value #WINDOW_FAILURES}, {@value #WINDOW_CALLS} and {@value #WINDOW_FAILURE_RATE} (in
+ *       percent, as {@code failureRateThreshold} reads it): the failure window the breaker trips on
+ *       ({@link io.breakerctl.runtime.BreakerView#windowFailures()}).
  * </ul>
  *
  * <p>Counters (from the breaker's {@linkplain CircuitBreaker#onEvent events}):
@@ -78,6 +81,19 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
 
   /** Gauge: the version of the policy in force (0: the registry's defaults). */
   public static final String POLICY_VERSION = "breakerctl.breaker.policy.version";
+
+  /**
+   * Gauge: failures in the window the breaker trips on, as of the last outcome counted in it (the
+   * fleet's window as Redis last answered this node, or the node's own machine: {@link
+   * io.breakerctl.runtime.BreakerView#windowFailures()}).
+   */
+  public static final String WINDOW_FAILURES = "breakerctl.breaker.window.failures";
+
+  /** Gauge: calls in that window. */
+  public static final String WINDOW_CALLS = "breakerctl.breaker.window.calls";
+
+  /** Gauge: the window's failure rate in percent (0 while it holds no call). */
+  public static final String WINDOW_FAILURE_RATE = "breakerctl.breaker.window.failure.rate";
 
   /** Counter: rejected calls (tag {@code reason}). */
   public static final String REJECTIONS = "breakerctl.breaker.rejections";
@@ -233,6 +249,21 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
         "version of the policy in force (0: the registry's defaults)",
         Tags.empty(),
         b -> b.view().policyVersion());
+    gauge(
+        WINDOW_FAILURES,
+        "failures in the window the breaker trips on, as of the last outcome counted",
+        Tags.empty(),
+        b -> b.view().windowFailures());
+    gauge(
+        WINDOW_CALLS,
+        "calls in the window the breaker trips on, as of the last outcome counted",
+        Tags.empty(),
+        b -> b.view().windowCalls());
+    gauge(
+        WINDOW_FAILURE_RATE,
+        "failure rate of the window the breaker trips on, in percent",
+        Tags.empty(),
+        b -> b.view().failureRate());
     counter(PROBES, "outcome", "success");
     counter(PROBES, "outcome", "failure");
     counter(PROBES, "outcome", "timed_out");

@@ -17,6 +17,9 @@
  *       <td>successes not yet flushed to Redis (HYBRID batches them)</td></tr>
  *   <tr><td>{@code breakerctl.breaker.policy.version}</td><td>gauge</td><td></td>
  *       <td>version of the policy in force (0: the registry's defaults)</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.window.failures}, {@code .calls}, {@code .failure.rate}</td>
+ *       <td>gauge</td><td></td>
+ *       <td>the failure window the breaker trips on (rate in percent)</td></tr>
  *   <tr><td>{@code breakerctl.breaker.rejections}</td><td>counter</td><td>{@code reason}</td>
  *       <td>calls rejected on this node</td></tr>
  *   <tr><td>{@code breakerctl.breaker.transitions}</td><td>counter</td>

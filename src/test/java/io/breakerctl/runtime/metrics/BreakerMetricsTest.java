@@ -2,6 +2,7 @@ package io.breakerctl.runtime.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.BreakerView;
@@ -15,6 +16,8 @@ import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import io.breakerctl.testing.MutableClock;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
@@ -24,6 +27,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -165,8 +169,13 @@ class BreakerMetricsTest {
             "*:*",
             3,
             true,
-            42));
+            42,
+            4,
+            10));
     assertStateIs(State.HALF_OPEN);
+    assertThat(gauge(BreakerMetrics.WINDOW_FAILURES)).isEqualTo(4);
+    assertThat(gauge(BreakerMetrics.WINDOW_CALLS)).isEqualTo(10);
+    assertThat(gauge(BreakerMetrics.WINDOW_FAILURE_RATE)).isEqualTo(40.0);
     assertThat(gauge(BreakerMetrics.DEGRADED)).isEqualTo(1);
     assertThat(gauge(BreakerMetrics.PENDING_SUCCESSES)).isEqualTo(42);
     assertThat(gauge(BreakerMetrics.POLICY_VERSION)).isEqualTo(3);
@@ -184,6 +193,55 @@ class BreakerMetricsTest {
     m.close();
     assertThat(cb.listeners).isEmpty();
     assertThat(meters.getMeters()).isEmpty();
+  }
+
+  @Test
+  void windowGaugesAreTheWindowTheLocalMachineTripsOn() {
+    BreakerRegistryMetrics metrics = BreakerRegistryMetrics.bind(registry, meters);
+    CircuitBreaker cb = metrics.breaker(ID);
+    assertThat(gauge(BreakerMetrics.WINDOW_FAILURES)).isZero();
+    assertThat(gauge(BreakerMetrics.WINDOW_CALLS)).isZero();
+    assertThat(gauge(BreakerMetrics.WINDOW_FAILURE_RATE)).isZero();
+
+    cb.call(() -> "ok");
+    for (int i = 0; i < 2; i++) {
+      assertThatThrownBy(() -> cb.call(fail())).isInstanceOf(IllegalStateException.class);
+    }
+    BreakerView v = cb.view();
+    assertThat(v.windowFailures()).isEqualTo(2);
+    assertThat(v.windowCalls()).isEqualTo(3);
+    assertThat(gauge(BreakerMetrics.WINDOW_FAILURES)).isEqualTo(2);
+    assertThat(gauge(BreakerMetrics.WINDOW_CALLS)).isEqualTo(3);
+    assertThat(gauge(BreakerMetrics.WINDOW_FAILURE_RATE)).isCloseTo(200.0 / 3, within(1e-9));
+    assertThat(v.failureRate()).isEqualTo(gauge(BreakerMetrics.WINDOW_FAILURE_RATE));
+  }
+
+  @Test
+  void windowGaugesFollowTheFleetWindowTheStoreAnswered() throws Exception {
+    InProcessBreakerStore store = new InProcessBreakerStore();
+    Policy five = Policy.builder().failureThreshold(5).open(Duration.ofSeconds(10)).build();
+    try (BreakerRegistry other =
+            BreakerRegistry.builder().store(store).nodeId("node-3").defaults(five).build();
+        BreakerRegistry shared =
+            BreakerRegistry.builder().store(store).nodeId("node-2").defaults(five).build()) {
+      // another node's failures are in the fleet's window, not in this node's machine
+      CircuitBreaker elsewhere = other.breaker(ID);
+      for (int i = 0; i < 2; i++) {
+        assertThatThrownBy(() -> elsewhere.call(fail())).isInstanceOf(IllegalStateException.class);
+      }
+      BreakerRegistryMetrics metrics = BreakerRegistryMetrics.bind(shared, meters);
+      CircuitBreaker cb = metrics.breaker(ID);
+      assertThatThrownBy(() -> cb.call(fail())).isInstanceOf(IllegalStateException.class);
+      BreakerSnapshot.Window stored =
+          store.state(BreakerId.parse(ID)).get(10, TimeUnit.SECONDS).window();
+      assertThat(stored.failures()).isEqualTo(3);
+      assertThat(cb.view().windowFailures()).isEqualTo(stored.failures());
+      assertThat(cb.view().windowCalls()).isEqualTo(stored.calls());
+      assertThat(gauge(BreakerMetrics.WINDOW_FAILURES)).isEqualTo(stored.failures());
+      assertThat(gauge(BreakerMetrics.WINDOW_CALLS)).isEqualTo(stored.calls());
+      assertThat(gauge(BreakerMetrics.WINDOW_FAILURE_RATE)).isEqualTo(100.0);
+      metrics.close();
+    }
   }
 
   // ---- helpers -------------------------------------------------------------------------------
@@ -234,7 +292,7 @@ class BreakerMetricsTest {
       this.view =
           new AtomicReference<>(
               new BreakerView(
-                  id, Mode.HYBRID, State.CLOSED, State.CLOSED, "1", POLICY, "", 0, false, 0));
+                  id, Mode.HYBRID, State.CLOSED, State.CLOSED, "1", POLICY, "", 0, false, 0, 0, 0));
     }
 
     void emit(CircuitEvent.Type type, State from, State to, String detail) {
