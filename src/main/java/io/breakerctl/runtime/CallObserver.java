@@ -21,6 +21,13 @@ public interface CallObserver {
   /** The breaker rejected a call in {@code state} for {@code reason}. */
   default void rejected(State state, String reason) {}
 
+  /**
+   * A half-open acquire timed out at the store and the call was refused without a probe lease
+   * ({@code NO_LEASE}, reported to {@link #rejected} too): lease contention, as a refusal because
+   * every probe permit is taken ({@code PROBES_BUSY}) is.
+   */
+  default void leaseAcquireTimedOut() {}
+
   /** A retry policy started attempt {@code attempt} (2 for the first retry). */
   default void retried(int attempt) {}
 

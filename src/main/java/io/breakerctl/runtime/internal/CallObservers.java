@@ -51,6 +51,13 @@ final class CallObservers {
     }
 
     @Override
+    public void leaseAcquireTimedOut() {
+      for (CallObserver o : all) {
+        o.leaseAcquireTimedOut();
+      }
+    }
+
+    @Override
     public void retried(int attempt) {
       for (CallObserver o : all) {
         o.retried(attempt);

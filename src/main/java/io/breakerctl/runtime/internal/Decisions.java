@@ -7,6 +7,7 @@ import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.BreakerStore;
 import io.breakerctl.runtime.store.StoreException;
+import io.breakerctl.runtime.store.StoreFault;
 import io.breakerctl.runtime.store.StoreFutures;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -86,7 +87,15 @@ final class Decisions {
         leases.giveBackIfGranted(pending, lease);
       }
       state.guard().failure(e);
-      return state.guard().up() ? fromView() : degraded.degradedAcquire();
+      if (!state.guard().up()) {
+        return degraded.degradedAcquire();
+      }
+      Permission p = fromView();
+      if (p.reason() == AdmissionReason.NO_LEASE && e.fault() == StoreFault.TIMEOUT) {
+        // the acquire timed out at a window's end: the fleet's nodes contend for the probe lease
+        state.observers.current().leaseAcquireTimedOut();
+      }
+      return p;
     }
     if (behind(r)) {
       return fromView(); // Redis lost what this node knows: decide from it, re-assert it

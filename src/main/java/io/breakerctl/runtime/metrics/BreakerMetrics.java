@@ -116,7 +116,11 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
   /** Function counter: permitted calls that reported an outcome (the sum of {@link #CALLS}). */
   public static final String CALLS_ALLOWED = "breakerctl.breaker.calls.allowed";
 
-  /** Counter: half-open acquires denied because the probe leases were taken (PROBES_BUSY). */
+  /**
+   * Counter: half-open acquires denied for lease contention: the probe leases were taken ({@code
+   * PROBES_BUSY}), or the acquire timed out and the call was refused without a lease ({@code
+   * NO_LEASE} after a timeout, {@link io.breakerctl.runtime.CallObserver#leaseAcquireTimedOut()}).
+   */
   public static final String LEASE_DENIED = "breakerctl.breaker.lease.denied";
 
   /** Counter: retries started by {@code Retry}. */
@@ -268,8 +272,8 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     counter(PROBES, "outcome", "failure");
     counter(PROBES, "outcome", "timed_out");
     counter(PROBE_RENEWALS);
-    counter(LEASE_DENIED);
-    observation = breaker.observe(new CallMeters(meters, tags, this.meters));
+    Counter leaseDenied = counter(LEASE_DENIED);
+    observation = breaker.observe(new CallMeters(meters, tags, this.meters, leaseDenied));
     listener = breaker.onEvent(this::onEvent);
   }
 
@@ -338,7 +342,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     return switch (counter) {
       case REJECTIONS -> "calls the breaker rejected on this node";
       case TRANSITIONS -> "state changes this node saw (won here or learned from the fleet)";
-      case LEASE_DENIED -> "half-open acquires denied: the probe leases were taken";
+      case LEASE_DENIED -> "half-open acquires denied: the probe leases were taken, or timed out";
       case PROBE_RENEWALS -> "lease renewals of probes this node was running";
       default -> "half-open probes this node ran";
     };

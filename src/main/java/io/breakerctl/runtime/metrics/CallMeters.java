@@ -30,6 +30,7 @@ final class CallMeters implements CallObserver {
   private final MeterRegistry registry;
   private final Tags tags;
   private final List<Meter> meters;
+  private final Counter leaseDenied;
   private final Counter retries;
   private final Counter budgetExhausted;
   private final Timer fallbackAge;
@@ -41,7 +42,8 @@ final class CallMeters implements CallObserver {
   private final Counter deferredQuarantined;
   private final AtomicLong deferredPending = new AtomicLong();
 
-  CallMeters(MeterRegistry registry, Tags tags, List<Meter> meters) {
+  CallMeters(MeterRegistry registry, Tags tags, List<Meter> meters, Counter leaseDenied) {
+    this.leaseDenied = leaseDenied;
     this.registry = registry;
     this.tags = tags;
     this.meters = meters;
@@ -160,6 +162,11 @@ final class CallMeters implements CallObserver {
     if (t != null) {
       t.record(nanos, TimeUnit.NANOSECONDS);
     }
+  }
+
+  @Override
+  public void leaseAcquireTimedOut() {
+    leaseDenied.increment();
   }
 
   @Override

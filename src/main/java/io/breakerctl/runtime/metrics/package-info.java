@@ -31,7 +31,7 @@
  *   <tr><td>{@code breakerctl.breaker.calls.allowed}</td><td>function counter</td><td></td>
  *       <td>permitted calls that reported an outcome</td></tr>
  *   <tr><td>{@code breakerctl.breaker.lease.denied}</td><td>counter</td><td></td>
- *       <td>half-open acquires denied (PROBES_BUSY)</td></tr>
+ *       <td>half-open acquires denied: PROBES_BUSY, or NO_LEASE after an acquire timed out</td></tr>
  *   <tr><td>{@code breakerctl.breaker.retries}, {@code .retry.budget.exhausted}</td>
  *       <td>counters</td><td></td><td>retries started, retries refused by the budget</td></tr>
  *   <tr><td>{@code breakerctl.breaker.fallbacks}, {@code .fallback.age}, {@code .responses}</td>

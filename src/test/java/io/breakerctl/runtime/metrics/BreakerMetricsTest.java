@@ -13,10 +13,12 @@ import io.breakerctl.runtime.CircuitEvent;
 import io.breakerctl.runtime.FailureClassifier;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.BreakerSnapshot;
+import io.breakerctl.runtime.store.StoreFault;
 import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import io.breakerctl.testing.MutableClock;
 import io.micrometer.core.instrument.Meter;
@@ -240,6 +242,48 @@ class BreakerMetricsTest {
       assertThat(gauge(BreakerMetrics.WINDOW_FAILURES)).isEqualTo(stored.failures());
       assertThat(gauge(BreakerMetrics.WINDOW_CALLS)).isEqualTo(stored.calls());
       assertThat(gauge(BreakerMetrics.WINDOW_FAILURE_RATE)).isEqualTo(100.0);
+      metrics.close();
+    }
+  }
+
+  @Test
+  void aHalfOpenRefusalAfterATimedOutAcquireCountsAsLeaseContention() {
+    InProcessBreakerStore store = new InProcessBreakerStore(clock);
+    try (BreakerRegistry shared =
+        BreakerRegistry.builder()
+            .store(store)
+            .nodeId("node-2")
+            .defaults(POLICY)
+            .clock(clock)
+            .build()) {
+      BreakerRegistryMetrics metrics = BreakerRegistryMetrics.bind(shared, meters);
+      CircuitBreaker cb = metrics.breaker(ID);
+      for (int i = 0; i < 3; i++) {
+        assertThatThrownBy(() -> cb.call(fail())).isInstanceOf(IllegalStateException.class);
+      }
+      assertThat(cb.view().sharedState()).isEqualTo(State.OPEN);
+      clock.advance(Duration.ofSeconds(10));
+
+      // a fault of the request is no contention: refused without a lease, not counted
+      store.refusing("acquire", StoreFault.OTHER);
+      Permission refused = cb.tryAcquire();
+      assertThat(refused.allowed()).isFalse();
+      assertThat(refused.reason()).isEqualTo(AdmissionReason.NO_LEASE);
+      assertThat(meters.get(BreakerMetrics.LEASE_DENIED).counter().count()).isZero();
+
+      store.refusing("acquire", StoreFault.TIMEOUT);
+      Permission timedOut = cb.tryAcquire();
+      assertThat(timedOut.allowed()).isFalse();
+      assertThat(timedOut.reason()).isEqualTo(AdmissionReason.NO_LEASE);
+      assertThat(meters.get(BreakerMetrics.LEASE_DENIED).counter().count()).isEqualTo(1);
+      assertThat(rejections("NO_LEASE")).isEqualTo(2);
+
+      store.refusing("acquire", (StoreFault) null);
+      Permission probe = cb.tryAcquire();
+      assertThat(probe.allowed()).isTrue();
+      assertThat(cb.tryAcquire().reason().code()).isEqualTo("PROBES_BUSY");
+      assertThat(meters.get(BreakerMetrics.LEASE_DENIED).counter().count()).isEqualTo(2);
+      probe.onSuccess(1_000_000);
       metrics.close();
     }
   }
