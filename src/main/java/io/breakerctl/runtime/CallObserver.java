@@ -67,6 +67,12 @@ public interface CallObserver {
   default void deferredFinished(boolean done) {}
 
   /**
+   * When the breaker's newest approved, unexpired snapshot was captured (epoch milliseconds), -1
+   * when it has none, as last read in the background (every few seconds; never on a call's path).
+   */
+  default void newestApprovedSnapshot(long capturedAtMillis) {}
+
+  /**
    * Deferred requests of this breaker still pending in the control plane, fleet-wide, as last
    * counted (in the background, every few seconds; never on a call's path).
    */

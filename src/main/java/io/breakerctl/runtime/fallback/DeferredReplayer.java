@@ -58,14 +58,7 @@ final class DeferredReplayer<T> implements AutoCloseable {
     this.owner = owner;
     this.lease = lease;
     this.maxAttempts = maxAttempts;
-    this.scheduler =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "breakerctl-deferred-" + breaker.id());
-              t.setDaemon(true);
-              return t;
-            });
+    this.scheduler = SnapshotAgeCheck.daemon("breakerctl-deferred-" + breaker.id());
     long every = interval.toMillis();
     scheduler.scheduleWithFixedDelay(this::drain, every, every, TimeUnit.MILLISECONDS);
     long count = countInterval.toMillis();

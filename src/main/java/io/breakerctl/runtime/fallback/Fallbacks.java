@@ -63,6 +63,7 @@ public final class Fallbacks<T> implements AutoCloseable {
   private final DeferredWork<T> work;
   private final ThreadPoolExecutor captures;
   private final DeferredReplayer<T> replayer;
+  private final SnapshotAgeCheck ages;
   private final Retry retry;
   private final FallbackAnswers<T> answers;
 
@@ -94,6 +95,8 @@ public final class Fallbacks<T> implements AutoCloseable {
     this.accepts = b.accepts;
     this.submitAccepts = b.submitAccepts;
     this.captures = snapshots == null ? null : captureExecutor(breaker);
+    this.ages =
+        snapshots == null ? null : new SnapshotAgeCheck(breaker, snapshots, b.snapshotAgeInterval);
     this.replayer =
         deferred == null || work == null
             ? null
@@ -316,6 +319,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     withdraw.run();
     if (captures != null) {
       captures.shutdown();
+      ages.close();
     }
     if (replayer != null) {
       replayer.close();
@@ -338,6 +342,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     private Duration lease = Duration.ofSeconds(30);
     private Duration replayInterval = Duration.ofSeconds(1);
     private Duration pendingCountInterval = Duration.ofSeconds(5);
+    private Duration snapshotAgeInterval = Duration.ofSeconds(30);
     private int maxAttempts = 3;
     private Clock clock = Clock.systemUTC();
     private Retry retry;
@@ -473,13 +478,28 @@ public final class Fallbacks<T> implements AutoCloseable {
      * count stays a bounded load on MongoDB whatever the fleet's size).
      */
     public Builder<T> pendingCountInterval(Duration interval) {
-      positive("pendingCountInterval", interval);
+      this.pendingCountInterval = backgroundInterval("pendingCountInterval", interval);
+      return this;
+    }
+
+    /**
+     * How often the capture time of the breaker's newest approved snapshot is read from the control
+     * plane, in the background, for the {@code snapshot.age} gauge (default 30 s; at least 100 ms).
+     * Only with {@link #cached} set.
+     */
+    public Builder<T> snapshotAgeInterval(Duration interval) {
+      this.snapshotAgeInterval = backgroundInterval("snapshotAgeInterval", interval);
+      return this;
+    }
+
+    /** A background read's interval: positive and at least 100 ms (a bounded load on MongoDB). */
+    private static Duration backgroundInterval(String name, Duration interval) {
+      positive(name, interval);
       if (interval.toMillis() < 100) {
         throw new IllegalArgumentException(
-            "pendingCountInterval must be >= 100 ms but was " + interval.toMillis() + " ms");
+            name + " must be >= 100 ms but was " + interval.toMillis() + " ms");
       }
-      this.pendingCountInterval = interval;
-      return this;
+      return interval;
     }
 
     /** Replays of a deferred request before it fails (default 3). */

@@ -2,6 +2,7 @@ package io.breakerctl.runtime.fallback;
 
 import io.breakerctl.runtime.model.BreakerId;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -35,6 +36,14 @@ public interface SnapshotSource {
       String source,
       Duration ttl,
       SnapshotApproval approval);
+
+  /**
+   * When the newest approved, unexpired snapshot of the breaker (any business key) was captured;
+   * empty when there is none. Read in the background for the age gauge, never on a call's path.
+   *
+   * @throws RuntimeException the store's own failure (MongoDB unavailable)
+   */
+  Optional<Instant> newestApproved(BreakerId id);
 
   /**
    * What a failure this store threw means for the call: {@link Unserved#CONTROL_UNAVAILABLE} or

@@ -58,6 +58,13 @@ final class CallObservers {
     }
 
     @Override
+    public void newestApprovedSnapshot(long capturedAtMillis) {
+      for (CallObserver o : all) {
+        o.newestApprovedSnapshot(capturedAtMillis);
+      }
+    }
+
+    @Override
     public void retried(int attempt) {
       for (CallObserver o : all) {
         o.retried(attempt);

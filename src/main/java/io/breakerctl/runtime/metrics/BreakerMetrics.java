@@ -54,7 +54,8 @@ import java.util.function.ToDoubleFunction;
  * allocation): {@value #CALLS} by outcome with latency, {@value #CALLS_ALLOWED}, {@value
  * #LEASE_DENIED}, and what the retry and fallback helpers report ({@value #RETRIES}, {@value
  * #RETRY_BUDGET_EXHAUSTED}, {@value #FALLBACKS}, {@value #FALLBACK_AGE}, {@value #RESPONSES},
- * {@value #DEFERRED_STORED}, {@value #DEFERRED_FINISHED}, {@value #DEFERRED_PENDING}).
+ * {@value #DEFERRED_STORED}, {@value #DEFERRED_FINISHED}, {@value #DEFERRED_PENDING}, {@value
+ * #SNAPSHOT_AGE}).
  *
  * <p>Every meter carries {@code breaker=<id>}, {@code caller} and {@code dependency} (the id's
  * segments; never a business key) and, when known, {@code node=<node id>}, plus any extra tags
@@ -156,6 +157,13 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
    * as last counted in the background (every {@code pendingCountInterval}, 5 s by default).
    */
   public static final String DEFERRED_PENDING = "breakerctl.breaker.deferred.pending";
+
+  /**
+   * Gauge: seconds since the breaker's newest approved, unexpired snapshot was captured, as last
+   * read in the background by its {@code Fallbacks} (every {@code snapshotAgeInterval}, 30 s by
+   * default); NaN while there is none or none was read (no snapshot store).
+   */
+  public static final String SNAPSHOT_AGE = "breakerctl.breaker.snapshot.age";
 
   private final CircuitBreaker breaker;
   private final Tags tags;

@@ -42,6 +42,9 @@ final class CallMeters implements CallObserver {
   private final Counter deferredQuarantined;
   private final AtomicLong deferredPending = new AtomicLong();
 
+  /** When the newest approved snapshot was captured (epoch ms), -1: none or not read yet. */
+  private final AtomicLong newestApproved = new AtomicLong(-1);
+
   CallMeters(MeterRegistry registry, Tags tags, List<Meter> meters, Counter leaseDenied) {
     this.leaseDenied = leaseDenied;
     this.registry = registry;
@@ -133,6 +136,18 @@ final class CallMeters implements CallObserver {
             .description("deferred requests of the breaker pending fleet-wide, as last counted")
             .tags(tags)
             .register(registry));
+    add(
+        meters,
+        Gauge.builder(BreakerMetrics.SNAPSHOT_AGE, newestApproved, CallMeters::ageSeconds)
+            .description("age of the breaker's newest approved snapshot, as last read")
+            .tags(tags)
+            .baseUnit("seconds")
+            .register(registry));
+  }
+
+  private static double ageSeconds(AtomicLong capturedAt) {
+    long at = capturedAt.get();
+    return at < 0 ? Double.NaN : Math.max(0, System.currentTimeMillis() - at) / 1000.0;
   }
 
   private static <M extends Meter> M add(List<Meter> meters, M meter) {
@@ -229,6 +244,11 @@ final class CallMeters implements CallObserver {
   @Override
   public void deferredFinished(boolean done) {
     (done ? deferredDone : deferredFailed).increment();
+  }
+
+  @Override
+  public void newestApprovedSnapshot(long capturedAtMillis) {
+    newestApproved.set(capturedAtMillis);
   }
 
   @Override

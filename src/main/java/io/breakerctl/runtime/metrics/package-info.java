@@ -37,6 +37,8 @@
  *   <tr><td>{@code breakerctl.breaker.fallbacks}, {@code .fallback.age}, {@code .responses}</td>
  *       <td>counter, timer, counter</td><td>{@code kind}, -, {@code degraded}</td>
  *       <td>fallback answers, age of cached data served, answers by who gave them</td></tr>
+ *   <tr><td>{@code breakerctl.breaker.snapshot.age}</td><td>gauge</td><td></td>
+ *       <td>seconds since the newest approved snapshot was captured (read in the background)</td></tr>
  *   <tr><td>{@code breakerctl.breaker.fallback.unavailable}</td><td>counter</td>
  *       <td>{@code kind}</td><td>fallbacks that could not serve (e.g. a static default the
  *       policy names that this node has not registered)</td></tr>

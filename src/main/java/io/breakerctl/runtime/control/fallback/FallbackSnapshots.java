@@ -232,6 +232,33 @@ public final class FallbackSnapshots implements SnapshotSource {
   }
 
   /**
+   * When the newest approved, unexpired snapshot of the breaker was captured: one MongoDB query
+   * (the breaker's approved snapshots by capture time, newest first, one returned), run by the
+   * fallbacks' background age check, never by a call.
+   */
+  @Override
+  public Optional<Instant> newestApproved(BreakerId id) {
+    Document newest =
+        db.call(
+            "read the newest approved snapshot of " + id,
+            () ->
+                db.collection(ControlDatabase.SNAPSHOTS)
+                    .find(
+                        and(
+                            eq("breakerId", id.toString()),
+                            eq("status", SnapshotStatus.APPROVED.name()),
+                            com.mongodb.client.model.Filters.gt(
+                                "expiresAt", Date.from(clock.instant()))))
+                    .sort(com.mongodb.client.model.Sorts.descending("capturedAt"))
+                    .projection(com.mongodb.client.model.Projections.include("capturedAt"))
+                    .limit(1)
+                    .first());
+    return newest == null || !(newest.get("capturedAt") instanceof Date d)
+        ? Optional.empty()
+        : Optional.of(d.toInstant());
+  }
+
+  /**
    * The value to serve for a breaker and business key, with the reason when there is none: from the
    * node cache, Redis or MongoDB, in that order (see the class documentation).
    *

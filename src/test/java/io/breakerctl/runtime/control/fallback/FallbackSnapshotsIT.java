@@ -113,6 +113,38 @@ class FallbackSnapshotsIT {
   }
 
   @Test
+  @DisplayName(
+      "the newest approved snapshot: approved and unexpired only, of this breaker, newest capture")
+  void newestApproved() {
+    BreakerId ages = BreakerId.parse("claims:ages");
+    FallbackSnapshots s = snapshots(KEY1);
+    assertThat(s.newestApproved(ages)).isEmpty();
+    Instant first = clock.instant();
+    s.capture(
+        ages, "member-1", bytes("gold"), "src", Duration.ofMinutes(5), SnapshotApproval.AUTOMATIC);
+    s.capture(
+        BreakerId.parse("claims:other"),
+        "member-1",
+        bytes("gold"),
+        "src",
+        Duration.ofMinutes(30),
+        SnapshotApproval.AUTOMATIC);
+    clock.advance(Duration.ofMinutes(1));
+    Instant second = clock.instant();
+    s.capture(
+        ages, "member-2", bytes("silver"), "src", Duration.ofMinutes(5), SnapshotApproval.OPERATOR);
+    assertThat(s.newestApproved(ages).map(Instant::toEpochMilli))
+        .as("a pending snapshot is not approved")
+        .contains(first.toEpochMilli());
+    assertThat(s.approve(ages, "member-2", "alice", "checked")).isTrue();
+    assertThat(s.newestApproved(ages).map(Instant::toEpochMilli)).contains(second.toEpochMilli());
+    assertThat(s.revoke(ages, "member-2", "alice", "stale")).isTrue();
+    assertThat(s.newestApproved(ages).map(Instant::toEpochMilli)).contains(first.toEpochMilli());
+    clock.advance(Duration.ofMinutes(4));
+    assertThat(s.newestApproved(ages)).as("the first one expired").isEmpty();
+  }
+
+  @Test
   @DisplayName("an operator-approved policy: pending until approved, then served")
   void operatorApproval() {
     FallbackSnapshots s = snapshots(KEY1);
