@@ -5,6 +5,7 @@
 -- ARGV[3] the policy (prelude header)   ARGV[4] policy id   ARGV[5] version (integer >= 1)
 -- ARGV[6] storeFailureMode, or UNWARM for the un-warm mode   ARGV[7] fallbackPolicy
 -- ARGV[8] staticDefault (a name; empty or absent: none named, the field is removed)
+-- ARGV[9] criticality (NONE, LOW, MEDIUM, HIGH, CRITICAL: a meter tag only)
 --
 -- Returns {written 0|1, outcome, policyId, policyVersion, epoch}; outcome WARMED | UNWARMED |
 -- UNCHANGED | STALE. For the same policy id an older or equal version never overwrites a newer
@@ -81,6 +82,7 @@ set('policy', ARGV[3] or '')
 set('p.storeFailureMode', ARGV[6] or 'LOCAL_ONLY')
 set('p.fallbackPolicy', ARGV[7] or 'NONE')
 if (ARGV[8] or '') == '' then set('p.staticDefault', false) else set('p.staticDefault', ARGV[8]) end
+set('p.criticality', ARGV[9] or 'NONE')
 set('policyId', id)
 set('policyVersion', tostring(version))
 flush()

@@ -114,6 +114,32 @@ class PolicyCliIT extends WithCliServers {
   }
 
   @Test
+  @DisplayName(
+      "a policy's criticality: applied, shown by policy get, warmed into Redis and read back by"
+          + " describe")
+  void criticalityIsAppliedWarmedAndShown() throws Exception {
+    Path f = write("critical.yaml", policy("rated:dep", 4) + "  criticality: CRITICAL\n");
+    CliProcess.Result apply =
+        cli.run("policy", "apply", "-f", f.toString(), "--reason", "r", "--yes");
+    assertThat(apply.code()).as(apply.toString()).isZero();
+    CliProcess.Result got = cli.run("policy", "get", "rated:dep", "-o", "yaml");
+    assertThat(got.code()).as(got.toString()).isZero();
+    assertThat(got.out()).contains("criticality: CRITICAL");
+    assertThat(versions("rated:dep").get(0).policy().criticality())
+        .isEqualTo(io.breakerctl.runtime.model.Criticality.CRITICAL);
+    CliProcess.Result described = cli.run("describe", "rated:dep", "-o", "json");
+    assertThat(described.code()).as(described.toString()).isZero();
+    JsonNode warmed = JSON.readTree(described.out()).path("policy").path("spec");
+    assertThat(warmed.path("criticality").asText()).as(described.out()).isEqualTo("CRITICAL");
+
+    Path bad = write("bad.yaml", policy("rated:dep", 4) + "  criticality: urgent\n");
+    CliProcess.Result refused = cli.run("policy", "validate", bad.toString());
+    assertThat(refused.code()).as(refused.toString()).isEqualTo(2);
+    assertThat(refused.out() + refused.err())
+        .contains("spec.criticality must be one of [NONE, LOW, MEDIUM, HIGH, CRITICAL]");
+  }
+
+  @Test
   @DisplayName("dry run 1 then apply, apply again: one version and 'unchanged'; dry run 0")
   void applyIsIdempotent() throws Exception {
     Path f = write("idem.yaml", policy("idem:dep", 4));

@@ -3,6 +3,7 @@ package io.breakerctl.runtime.metrics;
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.CircuitEvent;
+import io.breakerctl.runtime.model.Criticality;
 import io.breakerctl.runtime.model.State;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -58,8 +59,10 @@ import java.util.function.ToDoubleFunction;
  * #SNAPSHOT_AGE}).
  *
  * <p>Every meter carries {@code breaker=<id>}, {@code caller} and {@code dependency} (the id's
- * segments; never a business key) and, when known, {@code node=<node id>}, plus any extra tags
- * given. Bind once per breaker and meter registry:
+ * segments; never a business key), {@code criticality} (the policy's {@link
+ * io.breakerctl.runtime.model.Criticality}: a policy that changes it registers the meters again
+ * under the new value, their counts starting again) and, when known, {@code node=<node id>}, plus
+ * any extra tags given. Bind once per breaker and meter registry:
  *
  * <pre>{@code
  * CircuitBreaker members = registry.breaker("claims-service:member-service");
@@ -167,6 +170,11 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
 
   private final CircuitBreaker breaker;
   private final Tags tags;
+
+  /** {@link #tags} with {@code criticality}, as the meters are registered now. */
+  private volatile Tags meterTags;
+
+  private volatile Criticality criticality;
   private final List<Meter> meters = new CopyOnWriteArrayList<>();
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private volatile MeterRegistry registry;
@@ -221,7 +229,10 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     return m;
   }
 
-  /** The tags every meter of this binder carries. */
+  /**
+   * The tags every meter of this binder carries, besides {@code criticality} (the policy's {@link
+   * io.breakerctl.runtime.model.Policy#criticality()}, registered again when a policy changes it).
+   */
   public Tags tags() {
     return tags;
   }
@@ -239,6 +250,18 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
           "metrics of " + breaker.id() + " are already bound or closed");
     }
     registry = meters;
+    register(breaker.view().policy().criticality());
+    listener = breaker.onEvent(this::onEvent);
+  }
+
+  /**
+   * Registers every meter tagged {@code criticality} (the policy's) and starts observing calls;
+   * under this monitor.
+   */
+  private void register(Criticality c) {
+    criticality = c;
+    meterTags = tags.and("criticality", c.name());
+    MeterRegistry meters = registry;
     for (State s : State.values()) {
       gauge(
           STATE,
@@ -281,8 +304,23 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     counter(PROBES, "outcome", "timed_out");
     counter(PROBE_RENEWALS);
     Counter leaseDenied = counter(LEASE_DENIED);
-    observation = breaker.observe(new CallMeters(meters, tags, this.meters, leaseDenied));
-    listener = breaker.onEvent(this::onEvent);
+    observation = breaker.observe(new CallMeters(meters, meterTags, this.meters, leaseDenied));
+  }
+
+  /**
+   * A policy whose criticality differs from the tag's: the meters are registered again under the
+   * new tag (their counts start again, as a new series).
+   */
+  private synchronized void retag() {
+    Criticality c = breaker.view().policy().criticality();
+    if (closed || c == criticality) {
+      return;
+    }
+    closeQuietly(observation);
+    meters.forEach(registry::remove);
+    meters.clear();
+    counters.clear();
+    register(c);
   }
 
   private void gauge(
@@ -290,7 +328,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     meters.add(
         Gauge.builder(name, breaker, value)
             .description(description)
-            .tags(tags.and(extra))
+            .tags(meterTags.and(extra))
             .strongReference(true)
             .register(registry));
   }
@@ -308,6 +346,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
       case PROBE_FAILED -> increment(PROBES, "outcome", "failure");
       case PROBE_TIMED_OUT -> increment(PROBES, "outcome", "timed_out");
       case PROBE_RENEWED -> increment(PROBE_RENEWALS);
+      case POLICY_ADOPTED -> retag();
       default -> {
         // DEGRADED, RECOVERED, POLICY_ADOPTED: visible in the gauges
       }
@@ -339,7 +378,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
           Counter created =
               Counter.builder(name)
                   .description(description(name))
-                  .tags(tags.and(keyValues))
+                  .tags(meterTags.and(keyValues))
                   .register(registry);
           meters.add(created);
           return created;
@@ -356,6 +395,16 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     };
   }
 
+  private static void closeQuietly(AutoCloseable l) {
+    if (l != null) {
+      try {
+        l.close();
+      } catch (Exception e) {
+        // removing a listener cannot fail in practice; nothing to do
+      }
+    }
+  }
+
   /** Stops counting events and removes every meter of this binder from its registry. */
   @Override
   public synchronized void close() {
@@ -363,15 +412,8 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
       return;
     }
     closed = true;
-    for (AutoCloseable l : new AutoCloseable[] {listener, observation}) {
-      if (l != null) {
-        try {
-          l.close();
-        } catch (Exception e) {
-          // removing a listener cannot fail in practice; nothing to do
-        }
-      }
-    }
+    closeQuietly(listener);
+    closeQuietly(observation);
     MeterRegistry r = registry;
     if (r != null) {
       meters.forEach(r::remove);

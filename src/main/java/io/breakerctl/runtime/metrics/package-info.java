@@ -3,8 +3,8 @@
  * binds one breaker, {@link io.breakerctl.runtime.metrics.BreakerRegistryMetrics} every breaker a
  * node obtains through it.
  *
- * <p>Each breaker gets, tagged {@code breaker=<id>}, {@code caller}, {@code dependency} and {@code
- * node=<node id>}:
+ * <p>Each breaker gets, tagged {@code breaker=<id>}, {@code caller}, {@code dependency}, {@code
+ * criticality} (the policy's) and {@code node=<node id>}:
  *
  * <table>
  *   <caption>meters</caption>

@@ -70,6 +70,7 @@ public final class Policy {
   private final FallbackPolicy fallbackPolicy;
   private final String staticDefault;
   private final boolean enabled;
+  private final Criticality criticality;
   private int hash;
 
   private Policy(Builder b) {
@@ -87,6 +88,7 @@ public final class Policy {
     this.fallbackPolicy = b.fallbackPolicy;
     this.staticDefault = b.staticDefault;
     this.enabled = b.enabled;
+    this.criticality = b.criticality;
   }
 
   /** A builder with every field at its default. */
@@ -111,6 +113,7 @@ public final class Policy {
     b.fallbackPolicy = fallbackPolicy;
     b.staticDefault = staticDefault;
     b.enabled = enabled;
+    b.criticality = criticality;
     return b;
   }
 
@@ -196,6 +199,14 @@ public final class Policy {
     return enabled;
   }
 
+  /**
+   * How critical the dependency is (default {@link Criticality#NONE}): a tag on the breaker's
+   * meters, never a change in behaviour.
+   */
+  public Criticality criticality() {
+    return criticality;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof Policy p)) {
@@ -214,7 +225,8 @@ public final class Policy {
         && storeFailureMode == p.storeFailureMode
         && fallbackPolicy == p.fallbackPolicy
         && Objects.equals(staticDefault, p.staticDefault)
-        && enabled == p.enabled;
+        && enabled == p.enabled
+        && criticality == p.criticality;
   }
 
   @Override
@@ -242,7 +254,8 @@ public final class Policy {
         storeFailureMode,
         fallbackPolicy,
         staticDefault,
-        enabled);
+        enabled,
+        criticality);
   }
 
   @Override
@@ -272,6 +285,7 @@ public final class Policy {
         + (staticDefault == null ? "" : ", staticDefault=" + staticDefault)
         + ", enabled="
         + enabled
+        + (criticality == Criticality.NONE ? "" : ", criticality=" + criticality)
         + "}";
   }
 
@@ -300,6 +314,7 @@ public final class Policy {
     private FallbackPolicy fallbackPolicy = FallbackPolicy.NONE;
     private String staticDefault;
     private boolean enabled = true;
+    private Criticality criticality = Criticality.NONE;
 
     private Builder() {}
 
@@ -407,6 +422,12 @@ public final class Policy {
     /** False turns the breaker off. */
     public Builder enabled(boolean value) {
       this.enabled = value;
+      return this;
+    }
+
+    /** How critical the dependency is (a meter tag). */
+    public Builder criticality(Criticality value) {
+      this.criticality = Objects.requireNonNull(value, "criticality");
       return this;
     }
 

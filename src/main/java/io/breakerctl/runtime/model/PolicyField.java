@@ -38,7 +38,9 @@ public enum PolicyField {
   /** The static safe default a STATIC_DEFAULT fallback serves, by its name in code (optional). */
   STATIC_DEFAULT("staticDefault", Type.NAME, "p.staticDefault", -1),
   /** Whether the breaker acts at all (false: counts, never rejects). */
-  ENABLED("enabled", Type.BOOLEAN, "p.enabled", 9);
+  ENABLED("enabled", Type.BOOLEAN, "p.enabled", 9),
+  /** How critical the dependency is: a tag on the breaker's meters, no change in behaviour. */
+  CRITICALITY("criticality", Type.ENUM, "p.criticality", -1);
 
   /** How a document spells a field's value. */
   public enum Type {

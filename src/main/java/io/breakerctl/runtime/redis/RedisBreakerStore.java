@@ -410,7 +410,8 @@ public final class RedisBreakerStore implements BreakerStore {
             Long.toString(version),
             policy.storeFailureMode().name(),
             policy.fallbackPolicy().name(),
-            policy.staticDefault().orElse(""))
+            policy.staticDefault().orElse(""),
+            policy.criticality().name())
         .thenApply(ScriptAnswers::warm);
   }
 

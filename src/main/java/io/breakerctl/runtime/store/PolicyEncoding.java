@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.store;
 
+import io.breakerctl.runtime.model.Criticality;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.PolicyField;
@@ -133,6 +134,7 @@ public final class PolicyEncoding {
     f.put(PolicyField.STORE_FAILURE_MODE.hashField(), w.policy().storeFailureMode().name());
     f.put(PolicyField.FALLBACK_POLICY.hashField(), w.policy().fallbackPolicy().name());
     w.policy().staticDefault().ifPresent(n -> f.put(PolicyField.STATIC_DEFAULT.hashField(), n));
+    f.put(PolicyField.CRITICALITY.hashField(), w.policy().criticality().name());
     f.put("policyId", w.policyId());
     f.put("policyVersion", Long.toString(w.version()));
     return f;
@@ -165,6 +167,7 @@ public final class PolicyEncoding {
         StoreFailureMode.valueOf(f.getOrDefault("p.storeFailureMode", "LOCAL_ONLY")));
     b.fallbackPolicy(FallbackPolicy.valueOf(f.getOrDefault("p.fallbackPolicy", "NONE")));
     b.staticDefault(f.get(PolicyField.STATIC_DEFAULT.hashField()));
+    b.criticality(Criticality.valueOf(f.getOrDefault(PolicyField.CRITICALITY.hashField(), "NONE")));
     return Optional.of(
         new WarmedPolicy(f.getOrDefault("policyId", ""), Long.parseLong(version), b.build()));
   }

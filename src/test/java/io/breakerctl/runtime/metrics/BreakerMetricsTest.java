@@ -15,6 +15,7 @@ import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
+import io.breakerctl.runtime.model.Criticality;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.BreakerSnapshot;
@@ -286,6 +287,54 @@ class BreakerMetricsTest {
       probe.onSuccess(1_000_000);
       metrics.close();
     }
+  }
+
+  @Test
+  void everyMeterCarriesThePolicysCriticalityAndAPolicyChangeRetagsThem() throws Exception {
+    InProcessBreakerStore store = new InProcessBreakerStore();
+    try (BreakerRegistry shared =
+        BreakerRegistry.builder()
+            .store(store)
+            .nodeId("node-2")
+            .defaults(POLICY.toBuilder().criticality(Criticality.MEDIUM).build())
+            .build()) {
+      BreakerRegistryMetrics metrics = BreakerRegistryMetrics.bind(shared, meters);
+      CircuitBreaker cb = metrics.breaker(ID);
+      cb.call(() -> "ok");
+      assertThat(breakerMeters()).isNotEmpty();
+      assertThat(breakerMeters())
+          .allSatisfy(m -> assertThat(m.getId().getTag("criticality")).isEqualTo("MEDIUM"));
+      int registered = breakerMeters().size();
+
+      Policy critical = POLICY.toBuilder().criticality(Criticality.CRITICAL).build();
+      store.warm(cb.id(), "*:*", 1, critical, "test").get(10, TimeUnit.SECONDS);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (cb.view().policyVersion() != 1 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(cb.view().policy().criticality()).isEqualTo(Criticality.CRITICAL);
+      assertThat(breakerMeters()).hasSize(registered);
+      assertThat(breakerMeters())
+          .allSatisfy(m -> assertThat(m.getId().getTag("criticality")).isEqualTo("CRITICAL"));
+      cb.call(() -> "ok");
+      assertThat(
+              meters
+                  .get(BreakerMetrics.CALLS)
+                  .tag("outcome", "success")
+                  .tag("criticality", "CRITICAL")
+                  .timer()
+                  .count())
+          .as("calls are counted under the new tag")
+          .isEqualTo(1);
+      metrics.close();
+      assertThat(breakerMeters()).isEmpty();
+    }
+  }
+
+  private List<Meter> breakerMeters() {
+    return meters.getMeters().stream()
+        .filter(m -> m.getId().getName().startsWith("breakerctl.breaker."))
+        .toList();
   }
 
   // ---- helpers -------------------------------------------------------------------------------

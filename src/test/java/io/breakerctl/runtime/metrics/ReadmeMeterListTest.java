@@ -41,7 +41,8 @@ import org.junit.jupiter.api.Test;
 @DisplayName("the README's meter list is the meters registered")
 class ReadmeMeterListTest {
 
-  private static final Set<String> COMMON = Set.of("breaker", "caller", "dependency", "node");
+  private static final Set<String> COMMON =
+      Set.of("breaker", "caller", "dependency", "criticality", "node");
 
   /** One README row: the type column and the tags of the tags column (common tags left out). */
   record Row(String type, Set<String> tags, String text) {}

@@ -46,6 +46,7 @@ class PolicyFieldTableTest {
           .fallbackPolicy(FallbackPolicy.CACHED)
           .staticDefault("basic-plan")
           .enabled(false)
+          .criticality(Criticality.CRITICAL)
           .build();
 
   private static String lua(String name) throws IOException {
@@ -94,6 +95,7 @@ class PolicyFieldTableTest {
                 .storeFailureMode(StoreFailureMode.LOCAL_ONLY)
                 .fallbackPolicy(FallbackPolicy.NONE)
                 .staticDefault(null)
+                .criticality(Criticality.NONE)
                 .build());
     PolicyEncoding.WarmedPolicy w = new PolicyEncoding.WarmedPolicy("*:*", 3, EVERY);
     Map<String, String> fields = PolicyEncoding.toFields(w);
@@ -119,7 +121,8 @@ class PolicyFieldTableTest {
     assertThat(warm)
         .contains("'" + PolicyField.STORE_FAILURE_MODE.hashField() + "'")
         .contains("'" + PolicyField.FALLBACK_POLICY.hashField() + "'")
-        .contains("'" + PolicyField.STATIC_DEFAULT.hashField() + "'");
+        .contains("'" + PolicyField.STATIC_DEFAULT.hashField() + "'")
+        .contains("'" + PolicyField.CRITICALITY.hashField() + "'");
     String prelude = lua("prelude.lua");
     for (PolicyField f : PolicyField.argumentFields()) {
       assertThat(prelude).as("prelude.lua reads " + f.hashField()).contains("'" + f.hashField());

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.control.policy;
 
+import io.breakerctl.runtime.model.Criticality;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.PolicyField;
@@ -45,6 +46,7 @@ public final class PolicySpec {
     m.put("fallbackPolicy", p.fallbackPolicy().name());
     m.put("staticDefault", p.staticDefault().orElse(null));
     m.put("enabled", p.enabled());
+    m.put("criticality", p.criticality().name());
     return m;
   }
 
@@ -96,6 +98,9 @@ public final class PolicySpec {
     }
     if (m.get("enabled") instanceof Boolean e) {
       b.enabled(e);
+    }
+    if (m.get("criticality") instanceof String s) {
+      b.criticality(Criticality.valueOf(s));
     }
     return b.build();
   }

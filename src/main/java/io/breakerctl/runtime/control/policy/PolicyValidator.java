@@ -1,6 +1,7 @@
 package io.breakerctl.runtime.control.policy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.breakerctl.runtime.model.Criticality;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.PolicyField;
@@ -237,18 +238,7 @@ final class PolicyValidator {
         return true;
       }
       case "storeFailureMode" -> {
-        Optional<StoreFailureMode> m = enumValue(StoreFailureMode.class, v);
-        if (m.isEmpty()) {
-          report.accept(
-              path
-                  + " must be one of "
-                  + Arrays.toString(StoreFailureMode.values())
-                  + " but was "
-                  + describe(v));
-          return false;
-        }
-        b.storeFailureMode(m.get());
-        return true;
+        return enumField(StoreFailureMode.class, v, path, report, b::storeFailureMode);
       }
       case "staticDefault" -> {
         if (v.isNull()) {
@@ -264,18 +254,10 @@ final class PolicyValidator {
         return true;
       }
       case "fallbackPolicy" -> {
-        Optional<FallbackPolicy> m = enumValue(FallbackPolicy.class, v);
-        if (m.isEmpty()) {
-          report.accept(
-              path
-                  + " must be one of "
-                  + Arrays.toString(FallbackPolicy.values())
-                  + " but was "
-                  + describe(v));
-          return false;
-        }
-        b.fallbackPolicy(m.get());
-        return true;
+        return enumField(FallbackPolicy.class, v, path, report, b::fallbackPolicy);
+      }
+      case "criticality" -> {
+        return enumField(Criticality.class, v, path, report, b::criticality);
       }
       default -> {
         if (!v.isBoolean()) {
@@ -293,6 +275,27 @@ final class PolicyValidator {
       return true;
     }
     return v.isNumber() && v.decimalValue().stripTrailingZeros().scale() <= 0;
+  }
+
+  /** Sets an enum field from {@code v}, or reports it: one of the constants by name. */
+  private static <E extends Enum<E>> boolean enumField(
+      Class<E> type,
+      JsonNode v,
+      String path,
+      Consumer<String> report,
+      java.util.function.Consumer<E> set) {
+    Optional<E> m = enumValue(type, v);
+    if (m.isEmpty()) {
+      report.accept(
+          path
+              + " must be one of "
+              + Arrays.toString(type.getEnumConstants())
+              + " but was "
+              + describe(v));
+      return false;
+    }
+    set.accept(m.get());
+    return true;
   }
 
   private static <E extends Enum<E>> Optional<E> enumValue(Class<E> type, JsonNode v) {

@@ -190,7 +190,7 @@ class PolicyParserTest {
               "p.yaml: document 1: metadata.onwer is not a known field (known: expiresAt, id, labels, owner)",
               "p.yaml: document 1: metadata.labels.tier must be a string but was a list [1,2]",
               "p.yaml: document 1: metadata.expiresAt must be an RFC 3339 time (2026-12-01T10:00:00Z) but was \"tomorrow\"",
-              "p.yaml: document 1: spec.timeout is not a known field (known: enabled, failureRateThreshold, failureThreshold, fallbackPolicy, halfOpenPermits, maxOpenSeconds, maxProbeSeconds, minimumCalls, openSeconds, probeLeaseSeconds, slowCallMillis, staticDefault, storeFailureMode, windowSeconds)",
+              "p.yaml: document 1: spec.timeout is not a known field (known: criticality, enabled, failureRateThreshold, failureThreshold, fallbackPolicy, halfOpenPermits, maxOpenSeconds, maxProbeSeconds, minimumCalls, openSeconds, probeLeaseSeconds, slowCallMillis, staticDefault, storeFailureMode, windowSeconds)",
               "p.yaml: document 1: spec.failureThreshold must be an integer but was \"five\"",
               "p.yaml: document 1: spec.windowSeconds must be a whole number of milliseconds but was 1.0005",
               "p.yaml: document 1: spec.failureRateThreshold must be > 0 and <= 100 but was 120.0",
