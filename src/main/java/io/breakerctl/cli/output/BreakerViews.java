@@ -1,6 +1,7 @@
 package io.breakerctl.cli.output;
 
 import io.breakerctl.runtime.control.policy.PolicySpec;
+import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.BreakerEvent;
@@ -241,9 +242,23 @@ public final class BreakerViews {
               state != null && n.state() != state,
               isOld(n, warmed),
               drifts(n, s, warmed),
-              n.idleFallbacks().isEmpty() ? List.of() : List.of(n.idleFallbacks().split(","))));
+              n.idleFallbacks().isEmpty() ? List.of() : List.of(n.idleFallbacks().split(",")),
+              n.acceptedKinds().stream().map(Enum::name).toList(),
+              refused(n, warmed)));
     }
     return nodes;
+  }
+
+  /**
+   * The warmed policy's fallback kind when the node's call sites refuse it (they declared what they
+   * accept and it is not among it), else empty.
+   */
+  private static String refused(NodeHeartbeat n, Optional<WarmedPolicy> warmed) {
+    if (warmed.isEmpty() || n.acceptedKinds().isEmpty()) {
+      return "";
+    }
+    FallbackPolicy kind = warmed.get().policy().fallbackPolicy();
+    return n.acceptedKinds().contains(kind) ? "" : kind.name();
   }
 
   private static List<BreakerDetailView.EventView> events(BreakerSnapshot s) {
