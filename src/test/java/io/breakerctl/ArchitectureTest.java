@@ -214,4 +214,28 @@ class ArchitectureTest {
         .callMethodWhere(rawRead)
         .check(main);
   }
+
+  @Test
+  @DisplayName("no source file of the runtime is above 500 lines: a job that grows gets a class")
+  void runtimeClassesStaySmall() throws java.io.IOException {
+    java.nio.file.Path root = java.nio.file.Path.of("src/main/java/io/breakerctl/runtime");
+    java.util.List<String> large;
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
+      large =
+          files
+              .filter(f -> f.toString().endsWith(".java"))
+              .filter(f -> lines(f) > 500)
+              .map(f -> root.relativize(f) + " (" + lines(f) + " lines)")
+              .toList();
+    }
+    org.assertj.core.api.Assertions.assertThat(large).as("runtime files above 500 lines").isEmpty();
+  }
+
+  private static long lines(java.nio.file.Path f) {
+    try (java.util.stream.Stream<String> l = java.nio.file.Files.lines(f)) {
+      return l.count();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
 }
