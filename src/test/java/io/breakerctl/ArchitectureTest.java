@@ -3,9 +3,14 @@ package io.breakerctl;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -159,5 +164,78 @@ class ArchitectureTest {
             "io.breakerctl.runtime.metrics..",
             "com.mongodb..")
         .check(main);
+  }
+
+  /**
+   * The methods outside the store that may take a breaker's hash or an event's fields as a whole:
+   * each shows or keeps them as stored, picking no field by name for its meaning.
+   */
+  private static final Set<String> SHOWS_FIELDS_AS_STORED =
+      Set.of(
+          // the history document keeps every field of the stream entry as evidence (a malformed
+          // one too); replay and the timeline read it back as a BreakerEvent
+          "io.breakerctl.runtime.control.history.HistoryForwarder.storeHistory("
+              + "io.breakerctl.runtime.control.TransitionRef,"
+              + " io.breakerctl.runtime.store.BreakerEvent)",
+          // a timeline entry's counts: the fields with no component of their own (every field of
+          // a malformed entry)
+          "io.breakerctl.runtime.control.timeline.TimelineEntries.fromEvent("
+              + "io.breakerctl.runtime.store.BreakerEvent,"
+              + " io.breakerctl.runtime.control.timeline.TimelineSource)",
+          // describe's INVALID document shows the unreadable hash as stored
+          "io.breakerctl.cli.output.BreakerViews.detail("
+              + "io.breakerctl.runtime.store.BreakerSnapshot, java.lang.String)",
+          // describe's events: the fields beyond from, to, cause and at (all of a malformed one)
+          "io.breakerctl.cli.output.BreakerViews.events("
+              + "io.breakerctl.runtime.store.BreakerSnapshot)");
+
+  @Test
+  @DisplayName("no code outside the store reads a hash or event field by name")
+  void fieldsAreReadThroughTypedAccessors() {
+    // the field names live in the store contract and its adapters (the Redis adapter, the
+    // in-process store under runtime.store), which write them; everyone else reads typed accessors
+    DescribedPredicate<JavaMethodCall> rawRead =
+        DescribedPredicate.describe(
+            "BreakerSnapshot.fields()/number(String) or BreakerEvent.fields()/field(String)",
+            call -> {
+              String owner = call.getTargetOwner().getName();
+              String name = call.getName();
+              boolean raw =
+                  owner.equals(BreakerSnapshot.class.getName())
+                          && (name.equals("fields") || name.equals("number"))
+                      || owner.equals(BreakerEvent.class.getName())
+                          && (name.equals("fields") || name.equals("field"));
+              return raw && !SHOWS_FIELDS_AS_STORED.contains(call.getOrigin().getFullName());
+            });
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("io.breakerctl.runtime.store..", "io.breakerctl.runtime.redis..")
+        .should()
+        .callMethodWhere(rawRead)
+        .check(main);
+  }
+
+  @Test
+  @DisplayName("no source file of the runtime is above 500 lines: a job that grows gets a class")
+  void runtimeClassesStaySmall() throws java.io.IOException {
+    java.nio.file.Path root = java.nio.file.Path.of("src/main/java/io/breakerctl/runtime");
+    java.util.List<String> large;
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
+      large =
+          files
+              .filter(f -> f.toString().endsWith(".java"))
+              .filter(f -> lines(f) > 500)
+              .map(f -> root.relativize(f) + " (" + lines(f) + " lines)")
+              .toList();
+    }
+    org.assertj.core.api.Assertions.assertThat(large).as("runtime files above 500 lines").isEmpty();
+  }
+
+  private static long lines(java.nio.file.Path f) {
+    try (java.util.stream.Stream<String> l = java.nio.file.Files.lines(f)) {
+      return l.count();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }

@@ -357,11 +357,11 @@ final class TopScreen {
     return line(
         e.atMillis(),
         e.id().toString(),
-        e.field("from"),
-        e.field("to"),
-        e.field("cause"),
-        e.field("node"),
-        e.field("actor"));
+        e.fromText(),
+        e.toText(),
+        e.causeText(),
+        e.node(),
+        e.actor());
   }
 
   /** A transition message of the events channel as a footer line, or null for anything else. */

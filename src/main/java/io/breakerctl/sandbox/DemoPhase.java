@@ -101,16 +101,16 @@ final class DemoPhase {
                 + " nodes");
       } else {
         BreakerEvent trip = DemoWaits.trip(fleet.store(), failingId, marker);
-        atTrip = Long.parseLong(trip.field("failures"));
+        atTrip = trip.failures().orElseThrow();
         fleet.say(
             label()
                 + failingId
                 + " CLOSED -> OPEN: "
                 + atTrip
                 + " failures in the shared window (threshold "
-                + trip.field("threshold")
+                + trip.threshold().orElseThrow()
                 + "), won by "
-                + trip.field("node"));
+                + trip.node());
       }
       fleet.say(
           label()

@@ -167,6 +167,10 @@ public record BreakerDetailView(
    *     the breaker records (nodes configured differently)
    * @param idleFallbacks fallbacks code registered on the node that the policy does not serve
    *     ({@code fallbackPolicy} NONE: its rejected calls get the rejection), empty for none
+   * @param accepts the fallback kinds every call site on the node accepts for the breaker, empty
+   *     when its call sites declared none (nothing refused)
+   * @param refuses the warmed policy's {@code fallbackPolicy} when the node's call sites do not
+   *     accept it (their calls then get a controlled failure instead), else empty
    */
   @JsonPropertyOrder({
     "node",
@@ -179,7 +183,9 @@ public record BreakerDetailView(
     "disagrees",
     "oldPolicy",
     "policyDrift",
-    "idleFallbacks"
+    "idleFallbacks",
+    "accepts",
+    "refuses"
   })
   public record NodeView(
       String node,
@@ -192,7 +198,9 @@ public record BreakerDetailView(
       boolean disagrees,
       boolean oldPolicy,
       boolean policyDrift,
-      List<String> idleFallbacks) {}
+      List<String> idleFallbacks,
+      List<String> accepts,
+      String refuses) {}
 
   /**
    * One event of the stream.

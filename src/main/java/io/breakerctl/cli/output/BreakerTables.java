@@ -231,7 +231,14 @@ public final class BreakerTables {
                 + (n.idleFallbacks().isEmpty()
                     ? ""
                     : String.join("+", n.idleFallbacks())
-                        + " fallback registered, policy says NONE");
+                        + " fallback registered, policy says NONE")
+                + (n.refuses().isEmpty()
+                    ? ""
+                    : "call sites refuse "
+                        + n.refuses()
+                        + " (accept "
+                        + String.join("+", n.accepts())
+                        + ")");
         t.row(
             State.fromCode(n.state()),
             "  " + n.node(),

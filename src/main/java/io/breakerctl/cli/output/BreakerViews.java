@@ -1,6 +1,7 @@
 package io.breakerctl.cli.output;
 
 import io.breakerctl.runtime.control.policy.PolicySpec;
+import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.BreakerEvent;
@@ -8,7 +9,6 @@ import io.breakerctl.runtime.store.BreakerHistory;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.FleetCallRates;
 import io.breakerctl.runtime.store.NodeHeartbeat;
-import io.breakerctl.runtime.store.PolicyEncoding;
 import io.breakerctl.runtime.store.PolicyEncoding.WarmedPolicy;
 import io.breakerctl.runtime.store.ProbeLease;
 import java.util.ArrayList;
@@ -33,7 +33,7 @@ public final class BreakerViews {
     if (problem.isPresent()) {
       return invalid(
           s.id().toString(),
-          s.fields().getOrDefault("state", ""),
+          s.storedStateText(),
           "key " + hashKey + ": " + problem.get(),
           s.redisTimeMillis());
     }
@@ -134,7 +134,7 @@ public final class BreakerViews {
     return new BreakerDetailView(
         s.id().toString(),
         BreakerView.INVALID,
-        s.fields().getOrDefault("state", ""),
+        s.storedStateText(),
         s.epoch(),
         0,
         new BreakerView.Failures(0, 0, null, null, null, 0),
@@ -209,7 +209,7 @@ public final class BreakerViews {
                         w.policyId(), w.version(), PolicySpec.toMap(w.policy()), "warmed"))
             .or(
                 () ->
-                    PolicyEncoding.nodeDefaults(s.fields())
+                    s.nodeDefaults()
                         .map(
                             p ->
                                 new BreakerDetailView.PolicyView(
@@ -242,9 +242,23 @@ public final class BreakerViews {
               state != null && n.state() != state,
               isOld(n, warmed),
               drifts(n, s, warmed),
-              n.idleFallbacks().isEmpty() ? List.of() : List.of(n.idleFallbacks().split(","))));
+              n.idleFallbacks().isEmpty() ? List.of() : List.of(n.idleFallbacks().split(",")),
+              n.acceptedKinds().stream().map(Enum::name).toList(),
+              refused(n, warmed)));
     }
     return nodes;
+  }
+
+  /**
+   * The warmed policy's fallback kind when the node's call sites refuse it (they declared what they
+   * accept and it is not among it), else empty.
+   */
+  private static String refused(NodeHeartbeat n, Optional<WarmedPolicy> warmed) {
+    if (warmed.isEmpty() || n.acceptedKinds().isEmpty()) {
+      return "";
+    }
+    FallbackPolicy kind = warmed.get().policy().fallbackPolicy();
+    return n.acceptedKinds().contains(kind) ? "" : kind.name();
   }
 
   private static List<BreakerDetailView.EventView> events(BreakerSnapshot s) {
@@ -262,9 +276,9 @@ public final class BreakerViews {
           new BreakerDetailView.EventView(
               e.streamId(),
               time(e.atMillis()),
-              e.field("from"),
-              e.field("to"),
-              problem.isPresent() ? "MALFORMED" : e.field("cause"),
+              e.fromText(),
+              e.toText(),
+              problem.isPresent() ? "MALFORMED" : e.causeText(),
               rest));
     }
     return events;
@@ -273,8 +287,7 @@ public final class BreakerViews {
   private static BreakerView.Failures failures(BreakerSnapshot s, Optional<WarmedPolicy> warmed) {
     long failures = s.window().failures();
     long calls = s.window().calls();
-    Optional<Policy> inForce =
-        warmed.map(WarmedPolicy::policy).or(() -> PolicyEncoding.nodeDefaults(s.fields()));
+    Optional<Policy> inForce = warmed.map(WarmedPolicy::policy).or(s::nodeDefaults);
     Integer threshold = inForce.map(Policy::failureThreshold).orElse(null);
     Double rateThreshold =
         inForce
@@ -293,19 +306,16 @@ public final class BreakerViews {
     List<BreakerView.Lease> out = new ArrayList<>();
     long leaseMillis = warmed.map(w -> w.policy().probeLease().toMillis()).orElse(0L);
     for (ProbeLease l : s.liveLeases()) {
-      // the grant's own record (renew.lua, prelude): "<grantedAt>:<renewals>"
-      String info = s.fields().getOrDefault("lease." + l.leaseId() + "|" + l.owner(), "");
-      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+):(\\d+)").matcher(info);
-      boolean known = m.matches();
+      Optional<BreakerSnapshot.LeaseGrant> grant = s.grantOf(l);
       out.add(
           new BreakerView.Lease(
               l.leaseId(),
               l.owner(),
-              known
-                  ? time(Long.parseLong(m.group(1)))
+              grant.isPresent()
+                  ? time(grant.get().grantedAtMillis())
                   : leaseMillis > 0 ? time(l.expiresAtMillis() - leaseMillis) : null,
               time(l.expiresAtMillis()),
-              known ? Long.valueOf(m.group(2)) : null));
+              grant.map(BreakerSnapshot.LeaseGrant::renewals).orElse(null)));
     }
     return out;
   }

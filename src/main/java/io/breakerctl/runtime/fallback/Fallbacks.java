@@ -10,10 +10,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -94,7 +92,7 @@ public final class Fallbacks<T> implements AutoCloseable {
     this.retry = b.retry;
     this.accepts = b.accepts;
     this.submitAccepts = b.submitAccepts;
-    this.captures = snapshots == null ? null : captureExecutor(breaker);
+    this.captures = snapshots == null ? null : CallSites.captureExecutor(breaker);
     this.ages =
         snapshots == null ? null : new SnapshotAgeCheck(breaker, snapshots, b.snapshotAgeInterval);
     this.replayer =
@@ -133,7 +131,8 @@ public final class Fallbacks<T> implements AutoCloseable {
           breaker.id());
     }
     breaker.fallbacksRegistered(registered);
-    this.withdraw = breaker.callSiteAccepts(reported(accepts, work == null ? null : submitAccepts));
+    this.withdraw =
+        breaker.callSiteAccepts(CallSites.reported(accepts, work == null ? null : submitAccepts));
     if (!registered.isEmpty() && policy() == FallbackPolicy.NONE) {
       LOG.log(
           System.Logger.Level.WARNING,
@@ -145,28 +144,6 @@ public final class Fallbacks<T> implements AutoCloseable {
           breaker.id(),
           FallbackAnswers.describe(registered));
     }
-  }
-
-  /**
-   * What this call site reports it accepts ({@link CircuitBreaker#callSiteAccepts}): the kinds its
-   * calls accept and, when it has deferred work (so it may {@link #submit}), that its submits
-   * accept too, so a kind either refuses is reported as refused. CONTROLLED_FAILURE and NONE are
-   * always accepted.
-   */
-  static java.util.Set<FallbackPolicy> reported(
-      java.util.Set<FallbackPolicy> calls, java.util.Set<FallbackPolicy> submits) {
-    java.util.Set<FallbackPolicy> out = java.util.EnumSet.copyOf(always(calls));
-    if (submits != null) {
-      out.retainAll(always(submits));
-    }
-    return java.util.Collections.unmodifiableSet(out);
-  }
-
-  private static java.util.Set<FallbackPolicy> always(java.util.Set<FallbackPolicy> kinds) {
-    java.util.Set<FallbackPolicy> out =
-        java.util.EnumSet.of(FallbackPolicy.CONTROLLED_FAILURE, FallbackPolicy.NONE);
-    out.addAll(kinds);
-    return out;
   }
 
   /** The fallback kinds code registered for this breaker here. */
@@ -290,24 +267,6 @@ public final class Fallbacks<T> implements AutoCloseable {
 
   private FallbackPolicy policy() {
     return breaker.view().policy().fallbackPolicy();
-  }
-
-  private static ThreadPoolExecutor captureExecutor(CircuitBreaker breaker) {
-    ThreadPoolExecutor e =
-        new ThreadPoolExecutor(
-            1,
-            1,
-            30,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(1_000),
-            r -> {
-              Thread t = new Thread(r, "breakerctl-capture-" + breaker.id());
-              t.setDaemon(true);
-              return t;
-            },
-            new ThreadPoolExecutor.DiscardPolicy());
-    e.allowCoreThreadTimeOut(true);
-    return e;
   }
 
   /**
@@ -478,7 +437,7 @@ public final class Fallbacks<T> implements AutoCloseable {
      * count stays a bounded load on MongoDB whatever the fleet's size).
      */
     public Builder<T> pendingCountInterval(Duration interval) {
-      this.pendingCountInterval = backgroundInterval("pendingCountInterval", interval);
+      this.pendingCountInterval = SnapshotAgeCheck.interval("pendingCountInterval", interval);
       return this;
     }
 
@@ -488,18 +447,8 @@ public final class Fallbacks<T> implements AutoCloseable {
      * Only with {@link #cached} set.
      */
     public Builder<T> snapshotAgeInterval(Duration interval) {
-      this.snapshotAgeInterval = backgroundInterval("snapshotAgeInterval", interval);
+      this.snapshotAgeInterval = SnapshotAgeCheck.interval("snapshotAgeInterval", interval);
       return this;
-    }
-
-    /** A background read's interval: positive and at least 100 ms (a bounded load on MongoDB). */
-    private static Duration backgroundInterval(String name, Duration interval) {
-      positive(name, interval);
-      if (interval.toMillis() < 100) {
-        throw new IllegalArgumentException(
-            name + " must be >= 100 ms but was " + interval.toMillis() + " ms");
-      }
-      return interval;
     }
 
     /** Replays of a deferred request before it fails (default 3). */

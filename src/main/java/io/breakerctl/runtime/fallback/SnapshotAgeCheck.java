@@ -26,6 +26,19 @@ final class SnapshotAgeCheck implements AutoCloseable {
     scheduler.scheduleWithFixedDelay(this::check, 0, every, TimeUnit.MILLISECONDS);
   }
 
+  /** A background read's interval: positive and at least 100 ms (a bounded load on MongoDB). */
+  static Duration interval(String name, Duration interval) {
+    java.util.Objects.requireNonNull(interval, name);
+    if (interval.isNegative() || interval.isZero()) {
+      throw new IllegalArgumentException(name + " must be > 0 but was " + interval);
+    }
+    if (interval.toMillis() < 100) {
+      throw new IllegalArgumentException(
+          name + " must be >= 100 ms but was " + interval.toMillis() + " ms");
+    }
+    return interval;
+  }
+
   /** A one-thread scheduler whose thread, named {@code name}, does not hold the JVM open. */
   static ScheduledThreadPoolExecutor daemon(String name) {
     return new ScheduledThreadPoolExecutor(

@@ -161,7 +161,7 @@ final class ViewTracker {
 
   /** Applies a full read of the breaker's hash (refresh, first read). */
   void onSnapshot(BreakerSnapshot s) {
-    warmedVersion = s.fields().getOrDefault("policyVersion", "");
+    warmedVersion = s.policyVersionText();
     apply(SharedView.of(s, state.now()), null, CircuitEvent.Source.READ);
     policies.adoptPolicy(s);
   }

@@ -4,6 +4,7 @@ import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -13,7 +14,9 @@ import java.util.OptionalLong;
  * @param id the breaker
  * @param streamId the entry's stream id
  * @param fields every field as stored (from, to, cause, generation, node, at, and per cause:
- *     failures, calls, threshold, lease, actor, reason, correlationId, until, ...)
+ *     failures, calls, threshold, lease, actor, reason, correlationId, until, ...); outside the
+ *     store a reader takes the typed accessors, and the fields as a whole only to show or keep the
+ *     entry as stored (ArchitectureTest)
  */
 public record BreakerEvent(BreakerId id, String streamId, Map<String, String> fields) {
 
@@ -116,8 +119,150 @@ public record BreakerEvent(BreakerId id, String streamId, Map<String, String> fi
         : OptionalLong.empty();
   }
 
-  /** A field, or empty. */
+  /**
+   * A field, or empty. Outside the store a reader takes the typed accessors below; this and {@link
+   * #fields()} stay for the store, and for showing or keeping an entry as it is (ArchitectureTest).
+   */
   public String field(String name) {
     return fields.getOrDefault(name, "");
+  }
+
+  /**
+   * The state before as stored ({@code from}), empty when absent; in a malformed event any text.
+   */
+  public String fromText() {
+    return field("from");
+  }
+
+  /** The state after as stored ({@code to}), empty when absent; in a malformed event any text. */
+  public String toText() {
+    return field("to");
+  }
+
+  /** The cause as stored ({@code cause}), empty when absent; in a malformed event any text. */
+  public String causeText() {
+    return field("cause");
+  }
+
+  /** The node whose script wrote the event, or empty. */
+  public String node() {
+    return field("node");
+  }
+
+  /** Who acted (an override, a restore, a policy change), or empty. */
+  public String actor() {
+    return field("actor");
+  }
+
+  /** Why they acted, or empty. */
+  public String reason() {
+    return field("reason");
+  }
+
+  /** The id linking the event to its audit record, or empty. */
+  public String correlationId() {
+    return field("correlationId");
+  }
+
+  /** The policy the event ran under ({@code policyId}), or empty. */
+  public String policyId() {
+    return field("policyId");
+  }
+
+  /** The version of that policy ({@code policyVersion}); 0 when absent or not a number. */
+  public long policyVersion() {
+    return lenient("policyVersion");
+  }
+
+  /** The probe lease the event names ({@code lease}), or empty. */
+  public String lease() {
+    return field("lease");
+  }
+
+  /**
+   * Redis time, ms, the state the event started ends ({@code until}: an open window's or an
+   * override's end); 0 for none, and when absent or not a number.
+   */
+  public long until() {
+    return lenient("until");
+  }
+
+  /** The breaker's generation after the event; 0 when absent or not a number. */
+  public long generation() {
+    return lenient("generation");
+  }
+
+  /** Failures counted in the window when a trip happened; empty when absent or not a number. */
+  public OptionalLong failures() {
+    return optionalNumber("failures");
+  }
+
+  /** The failure threshold a trip crossed; empty when absent or not a number. */
+  public OptionalLong threshold() {
+    return optionalNumber("threshold");
+  }
+
+  /**
+   * The machine state a RESTORED event put back ({@code stored}), empty when absent.
+   *
+   * @throws IllegalArgumentException when the field holds no state
+   */
+  public Optional<State> stored() {
+    return optionalState("stored");
+  }
+
+  /** The end of the open window a RESTORED event put back ({@code openUntil}); 0 for none. */
+  public long openUntil() {
+    return lenient("openUntil");
+  }
+
+  /**
+   * The override a RESTORED event put back ({@code override}), empty when none.
+   *
+   * @throws IllegalArgumentException when the field holds no state
+   */
+  public Optional<State> override() {
+    return optionalState("override");
+  }
+
+  /** The end of the override a RESTORED event put back ({@code overrideUntil}); 0 for none. */
+  public long overrideUntil() {
+    return lenient("overrideUntil");
+  }
+
+  /** Who set the override a RESTORED event put back ({@code overrideActor}), or empty. */
+  public String overrideActor() {
+    return field("overrideActor");
+  }
+
+  /** Why the override a RESTORED event put back was set ({@code overrideReason}), or empty. */
+  public String overrideReason() {
+    return field("overrideReason");
+  }
+
+  /** The audit link of the override a RESTORED event put back, or empty. */
+  public String overrideCorrelationId() {
+    return field("overrideCorrelationId");
+  }
+
+  private long lenient(String name) {
+    return optionalNumber(name).orElse(0);
+  }
+
+  private OptionalLong optionalNumber(String name) {
+    String v = fields.get(name);
+    if (v == null || v.isEmpty()) {
+      return OptionalLong.empty();
+    }
+    try {
+      return OptionalLong.of(Long.parseLong(v));
+    } catch (NumberFormatException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  private Optional<State> optionalState(String name) {
+    String v = fields.get(name);
+    return v == null || v.isEmpty() ? Optional.empty() : Optional.of(State.fromCode(v));
   }
 }

@@ -2,17 +2,21 @@ package io.breakerctl.runtime.store;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.EffectiveState;
+import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Everything stored about one breaker, read without a script (HGETALL, ZRANGE, XREVRANGE and TIME
  * on the breaker's node), so a read-only ACL user can take it.
  *
  * @param id the breaker
- * @param fields the state hash as stored (empty when the breaker has no keys)
+ * @param fields the state hash as stored (empty when the breaker has no keys); outside the store a
+ *     reader takes the typed accessors, never a field by name (ArchitectureTest), and the hash as a
+ *     whole only to show it as stored
  * @param leases live and not yet removed probe leases
  * @param recentEvents the newest events, newest first
  * @param nodes the heartbeats of the nodes using the breaker, oldest first
@@ -269,6 +273,11 @@ public record BreakerSnapshot(
     return number("eventsDropped");
   }
 
+  /** Events given up unforwarded when their history hold ended ({@code eventsExpired}). */
+  public long eventsExpired() {
+    return number("eventsExpired");
+  }
+
   /** The policy the nodes last reported running (their defaults, as a JSON document), if any. */
   public Optional<String> nodePolicy() {
     return Optional.ofNullable(fields.get("nodePolicy"));
@@ -288,4 +297,91 @@ public record BreakerSnapshot(
   public Optional<PolicyEncoding.WarmedPolicy> warmedPolicy() {
     return PolicyEncoding.fromFields(fields);
   }
+
+  /**
+   * The registry defaults the nodes run with while no policy is warmed ({@link
+   * PolicyEncoding#nodeDefaults}), if any node recorded them.
+   */
+  public Optional<Policy> nodeDefaults() {
+    return PolicyEncoding.nodeDefaults(fields);
+  }
+
+  /**
+   * The warmed policy's version as the hash stores it (the part of the breaker's stamp {@link
+   * BreakerStore#stamp} reads), empty when none is warmed; not checked to be a number ({@link
+   * #warmedPolicy()} reads it).
+   */
+  public String policyVersionText() {
+    return fields.getOrDefault("policyVersion", "");
+  }
+
+  /**
+   * The stored state as the hash holds it, empty when absent: for showing an unreadable breaker as
+   * it is ({@link #problem()}); {@link #storedState()} reads it.
+   */
+  public String storedStateText() {
+    return fields.getOrDefault("state", "");
+  }
+
+  /**
+   * Whether the hash holds an override field at all, readable or not ({@link #override()} reads
+   * it): the scripts delete it when an override ends.
+   */
+  public boolean hasOverrideField() {
+    return fields.containsKey("override");
+  }
+
+  /** The stream id of the breaker's newest event ({@code lastEvent}), if it has any. */
+  public Optional<String> lastEvent() {
+    return Optional.ofNullable(fields.get("lastEvent"));
+  }
+
+  /**
+   * The stream id up to which the history forwarder stored the breaker's events ({@code
+   * forwarded}), if it stored any.
+   */
+  public Optional<String> forwarded() {
+    return Optional.ofNullable(fields.get("forwarded"));
+  }
+
+  /**
+   * The history entry the keys were restored from ({@code restoredFrom}: {@code
+   * <epoch>|<streamId>}), if they were.
+   */
+  public Optional<String> restoredFrom() {
+    return Optional.ofNullable(fields.get("restoredFrom"));
+  }
+
+  /**
+   * Redis time, ms, of the keys' last transition ({@code lastTransitionAt}), if recorded.
+   *
+   * @throws MalformedBreakerException when the field holds something else than an integer
+   */
+  public OptionalLong lastTransitionAt() {
+    String v = fields.get("lastTransitionAt");
+    return v == null || v.isEmpty()
+        ? OptionalLong.empty()
+        : OptionalLong.of(number("lastTransitionAt"));
+  }
+
+  /**
+   * What the grant of a live lease recorded (renew.lua, prelude: {@code <grantedAt>:<renewals>} in
+   * the field {@code lease.<leaseId>|<owner>}).
+   *
+   * @param grantedAtMillis Redis time it was granted
+   * @param renewals how many times it was renewed
+   */
+  public record LeaseGrant(long grantedAtMillis, long renewals) {}
+
+  /** The grant record of {@code lease}, when the hash holds a readable one. */
+  public Optional<LeaseGrant> grantOf(ProbeLease lease) {
+    String info = fields.getOrDefault("lease." + lease.leaseId() + "|" + lease.owner(), "");
+    java.util.regex.Matcher m = LEASE_GRANT.matcher(info);
+    return m.matches()
+        ? Optional.of(new LeaseGrant(Long.parseLong(m.group(1)), Long.parseLong(m.group(2))))
+        : Optional.empty();
+  }
+
+  private static final java.util.regex.Pattern LEASE_GRANT =
+      java.util.regex.Pattern.compile("(\\d+):(\\d+)");
 }

@@ -16,6 +16,7 @@
  * <p>This package depends on {@code runtime.model} only: the Redis adapter ({@code runtime.redis})
  * and the in-process store ({@code runtime.store.inprocess}) implement it, the runtime, the control
  * plane and the CLI use it. How a script's positional reply becomes an answer is the adapter's
- * business ({@code ScriptAnswers}).
+ * business ({@code ScriptAnswers}). The hash and stream field names are this package's and its
+ * adapters' too: everyone else reads a snapshot or an event through its typed accessors.
  */
 package io.breakerctl.runtime.store;

@@ -8,7 +8,7 @@ import java.util.Set;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** What one call site reports it accepts ({@link Fallbacks#reported}). */
+/** What one call site reports it accepts ({@link CallSites#reported}). */
 class FallbacksReportedTest {
 
   @Test
@@ -16,20 +16,20 @@ class FallbacksReportedTest {
       "a call site reports what its calls accept, with CONTROLLED_FAILURE and NONE; one that may"
           + " submit, only what its calls and its submits both accept")
   void reported() {
-    assertThat(Fallbacks.reported(EnumSet.allOf(FallbackPolicy.class), null))
+    assertThat(CallSites.reported(EnumSet.allOf(FallbackPolicy.class), null))
         .isEqualTo(EnumSet.allOf(FallbackPolicy.class));
-    assertThat(Fallbacks.reported(Set.of(FallbackPolicy.CACHED), null))
+    assertThat(CallSites.reported(Set.of(FallbackPolicy.CACHED), null))
         .containsExactlyInAnyOrder(
             FallbackPolicy.CACHED, FallbackPolicy.CONTROLLED_FAILURE, FallbackPolicy.NONE);
     assertThat(
-            Fallbacks.reported(
+            CallSites.reported(
                 EnumSet.allOf(FallbackPolicy.class),
                 Set.of(FallbackPolicy.DEFERRED, FallbackPolicy.CONTROLLED_FAILURE)))
         .as("the default submit accepts of a call site with deferred work")
         .containsExactlyInAnyOrder(
             FallbackPolicy.DEFERRED, FallbackPolicy.CONTROLLED_FAILURE, FallbackPolicy.NONE);
     assertThat(
-            Fallbacks.reported(
+            CallSites.reported(
                 Set.of(FallbackPolicy.STATIC_DEFAULT), Set.of(FallbackPolicy.DEFERRED)))
         .containsExactlyInAnyOrder(FallbackPolicy.CONTROLLED_FAILURE, FallbackPolicy.NONE);
   }

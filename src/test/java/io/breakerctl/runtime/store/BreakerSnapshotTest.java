@@ -1,6 +1,7 @@
 package io.breakerctl.runtime.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
@@ -164,6 +165,85 @@ class BreakerSnapshotTest {
           .contains(
               new PolicyEncoding.WarmedPolicy(
                   "p1", 2, Policy.builder().failureThreshold(9).build()));
+    }
+
+    @Test
+    @DisplayName("the cursor and restore fields read as stored, empty when absent")
+    void cursors() {
+      BreakerSnapshot s =
+          snapshot(
+              Map.of(
+                  "lastEvent", "7-0",
+                  "forwarded", "5-0",
+                  "restoredFrom", "1000|3-0",
+                  "lastTransitionAt", "1700",
+                  "policyVersion", "3",
+                  "state", "OPEN"),
+              1);
+      BreakerSnapshot none = snapshot(Map.of("epoch", "1"), 1);
+
+      assertThat(s.lastEvent()).contains("7-0");
+      assertThat(s.forwarded()).contains("5-0");
+      assertThat(s.restoredFrom()).contains("1000|3-0");
+      assertThat(s.lastTransitionAt()).hasValue(1700);
+      assertThat(s.policyVersionText()).isEqualTo("3");
+      assertThat(s.storedStateText()).isEqualTo("OPEN");
+      assertThat(none.lastEvent()).isEmpty();
+      assertThat(none.forwarded()).isEmpty();
+      assertThat(none.restoredFrom()).isEmpty();
+      assertThat(none.lastTransitionAt()).isEmpty();
+      assertThat(none.policyVersionText()).isEmpty();
+      assertThat(none.storedStateText()).isEmpty();
+      assertThat(none.hasOverrideField()).isFalse();
+      assertThat(none.eventsExpired()).isZero();
+    }
+
+    @Test
+    @DisplayName("a malformed number names its field; the raw texts are shown as they are")
+    void malformed() {
+      BreakerSnapshot s =
+          snapshot(
+              Map.of(
+                  "lastTransitionAt", "soon",
+                  "eventsExpired", "many",
+                  "state", "MELTING",
+                  "override", "BOGUS"),
+              1);
+
+      assertThatThrownBy(s::lastTransitionAt)
+          .isInstanceOf(MalformedBreakerException.class)
+          .hasMessageContaining("field lastTransitionAt is not a number: 'soon'");
+      assertThatThrownBy(s::eventsExpired)
+          .isInstanceOf(MalformedBreakerException.class)
+          .hasMessageContaining("field eventsExpired is not a number: 'many'");
+      assertThat(s.storedStateText()).isEqualTo("MELTING");
+      assertThat(s.hasOverrideField()).isTrue();
+    }
+
+    @Test
+    @DisplayName("a lease's grant record reads when the hash holds a readable one")
+    void leaseGrant() {
+      ProbeLease kept = new ProbeLease("4", "node-a", 2000);
+      ProbeLease garbled = new ProbeLease("5", "node-b", 2000);
+      ProbeLease unknown = new ProbeLease("6", "node-c", 2000);
+      BreakerSnapshot s =
+          snapshot(Map.of("lease.4|node-a", "1500:2", "lease.5|node-b", "1500"), 1000);
+
+      assertThat(s.grantOf(kept)).contains(new BreakerSnapshot.LeaseGrant(1500, 2));
+      assertThat(s.grantOf(garbled)).isEmpty();
+      assertThat(s.grantOf(unknown)).isEmpty();
+    }
+
+    @Test
+    @DisplayName("the node defaults read while no policy is warmed")
+    void nodeDefaults() {
+      String arg = PolicyEncoding.toArg(Policy.builder().failureThreshold(7).build());
+
+      assertThat(snapshot(Map.of("nodePolicy", arg), 1).nodeDefaults())
+          .hasValueSatisfying(p -> assertThat(p.failureThreshold()).isEqualTo(7));
+      assertThat(snapshot(Map.of("nodePolicy", arg, "policyVersion", "1"), 1).nodeDefaults())
+          .isEmpty();
+      assertThat(snapshot(Map.of(), 1).nodeDefaults()).isEmpty();
     }
   }
 }

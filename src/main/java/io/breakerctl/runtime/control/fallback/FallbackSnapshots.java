@@ -231,31 +231,10 @@ public final class FallbackSnapshots implements SnapshotSource {
     throw new ControlException("store snapshot of " + id + ": it changed twice meanwhile");
   }
 
-  /**
-   * When the newest approved, unexpired snapshot of the breaker was captured: one MongoDB query
-   * (the breaker's approved snapshots by capture time, newest first, one returned), run by the
-   * fallbacks' background age check, never by a call.
-   */
+  /** One MongoDB query ({@link SnapshotDocuments#newestApproved}), run in the background. */
   @Override
   public Optional<Instant> newestApproved(BreakerId id) {
-    Document newest =
-        db.call(
-            "read the newest approved snapshot of " + id,
-            () ->
-                db.collection(ControlDatabase.SNAPSHOTS)
-                    .find(
-                        and(
-                            eq("breakerId", id.toString()),
-                            eq("status", SnapshotStatus.APPROVED.name()),
-                            com.mongodb.client.model.Filters.gt(
-                                "expiresAt", Date.from(clock.instant()))))
-                    .sort(com.mongodb.client.model.Sorts.descending("capturedAt"))
-                    .projection(com.mongodb.client.model.Projections.include("capturedAt"))
-                    .limit(1)
-                    .first());
-    return newest == null || !(newest.get("capturedAt") instanceof Date d)
-        ? Optional.empty()
-        : Optional.of(d.toInstant());
+    return SnapshotDocuments.newestApproved(db, id, clock.instant());
   }
 
   /**

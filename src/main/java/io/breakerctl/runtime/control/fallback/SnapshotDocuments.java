@@ -1,8 +1,15 @@
 package io.breakerctl.runtime.control.fallback;
 
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Projections;
+import com.mongodb.client.model.Sorts;
+import io.breakerctl.runtime.control.ControlDatabase;
 import io.breakerctl.runtime.fallback.FallbackSnapshot;
 import io.breakerctl.runtime.fallback.SnapshotStatus;
 import io.breakerctl.runtime.model.BreakerId;
+import java.time.Instant;
+import java.util.Date;
+import java.util.Optional;
 import org.bson.Document;
 
 /**
@@ -58,5 +65,30 @@ final class SnapshotDocuments {
   /** The id of the snapshot document. */
   static String documentId(BreakerId id, String keyHash) {
     return id + "|" + keyHash;
+  }
+
+  /**
+   * When the newest approved snapshot of the breaker unexpired at {@code now} was captured: its
+   * approved snapshots by capture time, newest first, one returned (the fallbacks' background age
+   * check, never a call).
+   */
+  static Optional<Instant> newestApproved(ControlDatabase db, BreakerId id, Instant now) {
+    Document newest =
+        db.call(
+            "read the newest approved snapshot of " + id,
+            () ->
+                db.collection(ControlDatabase.SNAPSHOTS)
+                    .find(
+                        Filters.and(
+                            Filters.eq("breakerId", id.toString()),
+                            Filters.eq("status", SnapshotStatus.APPROVED.name()),
+                            Filters.gt("expiresAt", Date.from(now))))
+                    .sort(Sorts.descending("capturedAt"))
+                    .projection(Projections.include("capturedAt"))
+                    .limit(1)
+                    .first());
+    return newest == null || !(newest.get("capturedAt") instanceof Date d)
+        ? Optional.empty()
+        : Optional.of(d.toInstant());
   }
 }

@@ -366,9 +366,9 @@ public final class HistoryForwarder {
             .append("epoch", ref.epoch())
             .append("streamId", ref.streamId())
             .append("at", new Date(e.atMillis()))
-            .append("from", e.field("from"))
-            .append("to", e.field("to"))
-            .append("cause", e.field("cause"))
+            .append("from", e.fromText())
+            .append("to", e.toText())
+            .append("cause", e.causeText())
             .append("fields", fields)
             .append("storedAt", Date.from(clock.instant()));
     // a malformed entry (BreakerEvent.problem) is kept, as evidence, but marked: the timeline shows
@@ -405,37 +405,36 @@ public final class HistoryForwarder {
     if (e.problem().isPresent()) {
       return Optional.empty(); // no override action can be read from it
     }
-    String cause = e.field("cause");
+    TransitionCause cause = e.cause(); // a name of one: the event has no problem
     AuditAction action;
-    if (cause.equals(TransitionCause.OVERRIDE_SET.name())
-        || cause.equals(TransitionCause.OVERRIDE_UPDATED.name())) {
+    if (cause == TransitionCause.OVERRIDE_SET || cause == TransitionCause.OVERRIDE_UPDATED) {
       action = AuditAction.FORCE;
-    } else if (cause.equals(TransitionCause.OVERRIDE_CLEARED.name())) {
+    } else if (cause == TransitionCause.OVERRIDE_CLEARED) {
       action = AuditAction.CLEAR;
     } else {
       return Optional.empty();
     }
-    String corr = e.field("correlationId");
+    String corr = e.correlationId();
     if (corr.isEmpty()) {
       corr = "stream:" + ref.key();
     }
-    long until = parseLong(e.field("until"));
+    long until = e.until();
     Map<String, Object> after = new LinkedHashMap<>();
-    after.put("state", e.field("to"));
+    after.put("state", e.toText());
     if (action == AuditAction.FORCE) {
-      after.put("override", e.field("to"));
+      after.put("override", e.toText());
     }
     return Optional.of(
         new AuditRecord(
             corr,
             action,
             ref.breakerId().toString(),
-            e.field("actor"),
-            e.field("reason"),
+            e.actor(),
+            e.reason(),
             // the stream id's Redis time, as the CLI stamps the audit it stores itself
             TransitionRef.redisTime(e.streamId()).orElse(Instant.ofEpochMilli(e.atMillis())),
             until > 0 ? Optional.of(Instant.ofEpochMilli(until)) : Optional.empty(),
-            Map.of("state", e.field("from")),
+            Map.of("state", e.fromText()),
             after,
             Optional.of(ref)));
   }
@@ -484,13 +483,5 @@ public final class HistoryForwarder {
       c = Long.compare(Long.parseLong(x[1]), Long.parseLong(y[1]));
     }
     return c >= 0 ? a : b;
-  }
-
-  private static long parseLong(String s) {
-    try {
-      return s.isEmpty() ? 0 : Long.parseLong(s);
-    } catch (NumberFormatException e) {
-      return 0;
-    }
   }
 }

@@ -148,14 +148,11 @@ public final class OverrideGuard {
         if (!held.exists() || held.epoch().isEmpty()) {
           out.add(new Lost(id, r, event, "no keys"));
         } else if (Epoch.before(held.epoch(), ref.epoch())
-            || (held.epoch().equals(ref.epoch())
-                && held.number("generation") < generation(event))) {
+            || (held.epoch().equals(ref.epoch()) && held.generation() < generation(event))) {
           out.add(new Lost(id, r, event, "an older state"));
         } else if (!held.epoch().equals(ref.epoch())
-            && !held.fields().containsKey("override")
-            && held.fields()
-                .getOrDefault("lastEvent", "")
-                .equals(held.fields().getOrDefault("forwarded", ""))) {
+            && !held.hasOverrideField()
+            && held.lastEvent().orElse("").equals(held.forwarded().orElse(""))) {
           // recreated after the loss (a node's first call on an empty replica) without it; a
           // clear there would be in the audit by now: every event of the keys is forwarded
           out.add(new Lost(id, r, event, "a newer incarnation without it"));

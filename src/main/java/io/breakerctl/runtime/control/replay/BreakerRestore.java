@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.UUID;
 
@@ -252,7 +253,7 @@ public final class BreakerRestore {
             keys.epoch(),
             "",
             Optional.empty());
-    String lastEvent = keys.fields().getOrDefault("lastEvent", "0-0");
+    String lastEvent = keys.lastEvent().orElse("0-0");
     if (keys.epoch().equals(last.epoch())
         && TimelineKey.compareStreamIds(lastEvent, last.key().streamId()) >= 0) {
       return planned.with(RestoreAction.INTACT, keys.epoch(), "the keys hold this incarnation");
@@ -261,16 +262,16 @@ public final class BreakerRestore {
         .epoch()
         .concat("|")
         .concat(source.streamId())
-        .equals(keys.fields().get("restoredFrom"))) {
+        .equals(keys.restoredFrom().orElse(null))) {
       return planned.with(RestoreAction.ALREADY_RESTORED, keys.epoch(), "restored before");
     }
-    String moved = keys.fields().get("lastTransitionAt");
-    if (moved != null && Long.parseLong(moved) >= last.key().at()) {
+    OptionalLong moved = keys.lastTransitionAt();
+    if (moved.isPresent() && moved.getAsLong() >= last.key().at()) {
       return planned.with(
           RestoreAction.MOVED_ON,
           keys.epoch(),
           "the keys hold a transition at "
-              + Instant.ofEpochMilli(Long.parseLong(moved))
+              + Instant.ofEpochMilli(moved.getAsLong())
               + ", not before the history's newest");
     }
     if (s.stored() == State.CLOSED && override.isEmpty()) {

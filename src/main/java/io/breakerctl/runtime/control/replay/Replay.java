@@ -178,7 +178,7 @@ public final class Replay {
     List<BreakerEvent> out = new ArrayList<>();
     for (BreakerId id : StreamTail.breakers(redis, pattern)) {
       BreakerSnapshot s = StoreFutures.await(redis.state(id));
-      out.addAll(StreamTail.after(redis, id, s.fields().getOrDefault("forwarded", "")));
+      out.addAll(StreamTail.after(redis, id, s.forwarded().orElse("")));
     }
     return out;
   }

@@ -5,7 +5,6 @@ import io.breakerctl.runtime.control.timeline.TimelineKey;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
 import io.breakerctl.runtime.store.BreakerEvent;
-import java.util.Map;
 import org.bson.Document;
 
 /**
@@ -61,52 +60,36 @@ record ReplayStep(
   }
 
   static ReplayStep of(BreakerEvent e) {
-    Map<String, String> f = e.fields();
-    return of(e.id().toString(), e.epoch(), e.streamId(), f::get);
+    return of(e.id().toString(), e.epoch(), e.streamId(), e);
   }
 
-  /** From a history document. */
+  /** From a history document (it stores the event's fields as the stream held them). */
   static ReplayStep of(Document d) {
-    Document f = d.get("fields", Document.class);
-    Document fields = f == null ? new Document() : f;
     return of(
         d.getString("breakerId"),
         d.getString("epoch"),
         d.getString("streamId"),
-        k -> {
-          Object v = fields.get(k);
-          return v == null ? null : v.toString();
-        });
+        TimelineEntries.eventOf(d));
   }
 
-  private static ReplayStep of(
-      String breakerId,
-      String epoch,
-      String streamId,
-      java.util.function.Function<String, String> f) {
+  private static ReplayStep of(String breakerId, String epoch, String streamId, BreakerEvent e) {
     String id = breakerId + "|" + epoch + "|" + streamId;
-    String override = f.apply("override");
-    String stored = f.apply("stored");
-    boolean restored = TransitionCause.RESTORED.name().equals(f.apply("cause"));
+    boolean restored = e.cause() == TransitionCause.RESTORED;
     return new ReplayStep(
         breakerId,
-        new TimelineKey(TimelineEntries.number(f.apply("at")), epoch, streamId, id),
-        State.fromCode(f.apply("to")),
-        TransitionCause.valueOf(f.apply("cause")),
-        TimelineEntries.number(f.apply("until")),
-        stored == null || stored.isEmpty() ? State.CLOSED : State.fromCode(stored),
-        TimelineEntries.number(f.apply("openUntil")),
-        TimelineEntries.number(f.apply("openMillis")),
-        override == null || override.isEmpty() ? null : State.fromCode(override),
-        TimelineEntries.number(f.apply("overrideUntil")),
+        new TimelineKey(e.atMillis(), epoch, streamId, id),
+        e.to(),
+        e.cause(),
+        e.until(),
+        e.stored().orElse(State.CLOSED),
+        e.openUntil(),
+        e.openMillis().orElse(0),
+        e.override().orElse(null),
+        e.overrideUntil(),
         // a restore's own actor is not the override's: the override's travels in override* fields
-        orEmpty(f.apply(restored ? "overrideActor" : "actor")),
-        orEmpty(f.apply(restored ? "overrideReason" : "reason")),
-        orEmpty(f.apply(restored ? "overrideCorrelationId" : "correlationId")),
-        TimelineEntries.number(f.apply("generation")));
-  }
-
-  private static String orEmpty(String s) {
-    return s == null ? "" : s;
+        restored ? e.overrideActor() : e.actor(),
+        restored ? e.overrideReason() : e.reason(),
+        restored ? e.overrideCorrelationId() : e.correlationId(),
+        e.generation());
   }
 }

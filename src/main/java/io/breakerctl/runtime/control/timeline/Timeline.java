@@ -125,7 +125,7 @@ public final class Timeline {
     if (!s.exists()) {
       return;
     }
-    long dropped = s.number("eventsDropped") + s.number("eventsExpired");
+    long dropped = s.eventsDropped() + s.eventsExpired();
     if (dropped > 0) {
       offer(
           TimelineEntries.gap(id.toString(), s.epoch(), dropped, TimelineSource.REDIS),
@@ -136,7 +136,7 @@ public final class Timeline {
     if (!q.wants(TimelineKind.TRANSITION)) {
       return;
     }
-    String from = unforwardedOnly ? s.fields().getOrDefault("forwarded", "") : "";
+    String from = unforwardedOnly ? s.forwarded().orElse("") : "";
     for (BreakerEvent e : StreamTail.after(redis, id, from)) {
       offer(TimelineEntries.fromEvent(e.inEpoch(s.epoch()), TimelineSource.REDIS), q, after, sink);
     }

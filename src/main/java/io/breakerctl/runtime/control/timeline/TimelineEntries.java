@@ -1,7 +1,6 @@
 package io.breakerctl.runtime.control.timeline;
 
 import io.breakerctl.runtime.model.BreakerId;
-import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.BreakerEvent;
 import java.time.Instant;
 import java.util.Date;
@@ -90,17 +89,17 @@ public final class TimelineEntries {
         Instant.ofEpochMilli(e.atMillis()),
         epoch,
         e.streamId(),
-        ok ? state(f.get("from")) : Optional.empty(),
-        ok ? state(f.get("to")) : Optional.empty(),
-        ok ? e.field("cause") : MALFORMED,
+        ok ? Optional.of(e.from()) : Optional.empty(),
+        ok ? Optional.of(e.to()) : Optional.empty(),
+        ok ? e.causeText() : MALFORMED,
         counts,
-        e.field("policyId"),
-        number(e.field("policyVersion")),
-        e.field("node"),
-        e.field("lease"),
-        e.field("actor"),
-        e.field("reason"),
-        e.field("correlationId"),
+        e.policyId(),
+        e.policyVersion(),
+        e.node(),
+        e.lease(),
+        e.actor(),
+        e.reason(),
+        e.correlationId(),
         source);
   }
 
@@ -244,10 +243,6 @@ public final class TimelineEntries {
   public static long epochStartMillis(String epoch) {
     long micros = number(epoch);
     return micros / 1000;
-  }
-
-  static Optional<State> state(String code) {
-    return code == null || code.isEmpty() ? Optional.empty() : Optional.of(State.fromCode(code));
   }
 
   /** A decimal field's value, 0 when it is empty or not a number. */
