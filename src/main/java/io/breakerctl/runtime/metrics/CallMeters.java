@@ -141,7 +141,6 @@ final class CallMeters implements CallObserver {
         Gauge.builder(BreakerMetrics.SNAPSHOT_AGE, newestApproved, CallMeters::ageSeconds)
             .description("age of the breaker's newest approved snapshot, as last read")
             .tags(tags)
-            .baseUnit("seconds")
             .register(registry));
   }
 
