@@ -180,6 +180,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
   private volatile MeterRegistry registry;
   private volatile AutoCloseable listener;
   private volatile AutoCloseable observation;
+  private CallMeters calls;
   private volatile boolean closed;
 
   private BreakerMetrics(CircuitBreaker breaker, String nodeId, Iterable<Tag> extraTags) {
@@ -304,7 +305,9 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     counter(PROBES, "outcome", "timed_out");
     counter(PROBE_RENEWALS);
     Counter leaseDenied = counter(LEASE_DENIED);
-    observation = breaker.observe(new CallMeters(meters, meterTags, this.meters, leaseDenied));
+    // a re-tag keeps the background figures of the previous meters until their next report
+    calls = new CallMeters(meters, meterTags, this.meters, leaseDenied, calls);
+    observation = breaker.observe(calls);
   }
 
   /**

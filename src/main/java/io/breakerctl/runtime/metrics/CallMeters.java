@@ -45,7 +45,20 @@ final class CallMeters implements CallObserver {
   /** When the newest approved snapshot was captured (epoch ms), -1: none or not read yet. */
   private final AtomicLong newestApproved = new AtomicLong(-1);
 
-  CallMeters(MeterRegistry registry, Tags tags, List<Meter> meters, Counter leaseDenied) {
+  /**
+   * Registers the meters; {@code previous} (null at the first binding) gives the background figures
+   * (pending deferred requests, newest approved snapshot) the gauges start from.
+   */
+  CallMeters(
+      MeterRegistry registry,
+      Tags tags,
+      List<Meter> meters,
+      Counter leaseDenied,
+      CallMeters previous) {
+    if (previous != null) {
+      deferredPending.set(previous.deferredPending.get());
+      newestApproved.set(previous.newestApproved.get());
+    }
     this.leaseDenied = leaseDenied;
     this.registry = registry;
     this.tags = tags;
