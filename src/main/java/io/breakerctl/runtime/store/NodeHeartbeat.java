@@ -49,32 +49,6 @@ public record NodeHeartbeat(
     String session,
     String accepts) {
 
-  /** A heartbeat without accepted kinds (no call site declared any). */
-  public NodeHeartbeat(
-      String node,
-      State state,
-      String policyId,
-      long policyVersion,
-      boolean degraded,
-      long atMillis,
-      String defaults,
-      String degradedReason,
-      String idleFallbacks,
-      String session) {
-    this(
-        node,
-        state,
-        policyId,
-        policyVersion,
-        degraded,
-        atMillis,
-        defaults,
-        degradedReason,
-        idleFallbacks,
-        session,
-        "");
-  }
-
   /** A heartbeat without a session. */
   public NodeHeartbeat(
       String node,
@@ -96,6 +70,7 @@ public record NodeHeartbeat(
         defaults,
         degradedReason,
         idleFallbacks,
+        "",
         "");
   }
 

@@ -86,7 +86,7 @@ class NodeHeartbeatTest {
     assertThat(read.acceptedKinds())
         .containsExactlyInAnyOrder(FallbackPolicy.DEFERRED, FallbackPolicy.CONTROLLED_FAILURE);
     NodeHeartbeat without =
-        new NodeHeartbeat("n1", State.CLOSED, "", 0, false, 7, "", "", "", "s1");
+        new NodeHeartbeat("n1", State.CLOSED, "", 0, false, 7, "", "", "", "s1", "");
     assertThat(read).isNotEqualTo(without);
     assertThat(read)
         .isEqualTo(
