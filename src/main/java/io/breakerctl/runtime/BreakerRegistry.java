@@ -299,9 +299,10 @@ public interface BreakerRegistry extends AutoCloseable {
     }
 
     /**
-     * The scheduler the registry runs its periodic and background work on, shut down by the
-     * registry's close (tests: one whose time they advance; default one daemon thread per
-     * registry).
+     * The scheduler the registry runs all its own work on, shut down by the registry's close
+     * (tests: one whose time they advance). By default a registry runs three daemon threads' worth:
+     * one for the periodic and background work, a timer for what must go on time and never waits
+     * (lease renewals, in-flight sweeps), and a thread per running health-check probe.
      */
     public Builder scheduler(java.util.concurrent.ScheduledExecutorService scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");

@@ -15,7 +15,7 @@ import java.util.function.LongSupplier;
  * build()}: a running registry keeps no reference to the builder, so reusing a builder (to build
  * another node, or after changing a setting) never changes a registry built before. The fields are
  * the builder's; its setters validate them. Beside the clock, the {@code ticker} (monotonic nanos)
- * and the {@code scheduler} (null: the registry makes its own thread) are the test-only hooks
+ * and the {@code scheduler} (null: the registry makes its own threads) are the test-only hooks
  * through which a test runs a registry's time.
  *
  * <p>A service never makes one: {@link BreakerRegistry.Builder#build()} hands it to the runtime's
@@ -41,7 +41,7 @@ import java.util.function.LongSupplier;
  * @param prefix the key prefix
  * @param clock the clock of the local machines and overrides
  * @param ticker monotonic nanos for every interval the registry measures
- * @param scheduler the scheduler of the registry's background work (null: its own thread)
+ * @param scheduler the scheduler of all the registry's own work (null: its own threads)
  * @param rejectionStackTraces whether rejections fill in their stack traces
  * @param policySource where versioned policies come from, or null
  * @param controlPlane the control plane's MongoDB, or null

@@ -113,6 +113,81 @@ class RuntimeApiIT {
         .isLessThanOrEqualTo(1);
   }
 
+  /**
+   * Two nodes register health checks that hang 4.5 s (then fail) under a 2 s lease. The check runs
+   * on a thread of its own and its lease is renewed from the registry's timer, so the other node
+   * never gets the slot while the check hangs: one check in flight fleet-wide at any moment. Before
+   * this, the check ran on the registry's scheduler thread, which also sent the renewals: none went
+   * while it hung, the lease ran out after 2 s, and the other node's check started beside it (every
+   * run).
+   */
+  @Test
+  @DisplayName("a health check that hangs past its lease keeps it: one check in flight fleet-wide")
+  void aHangingHealthCheckKeepsItsLease() throws Exception {
+    Policy p =
+        Policy.builder()
+            .failureThreshold(1)
+            .open(Duration.ofMillis(300))
+            .maxOpen(Duration.ofMillis(300))
+            .probeLease(Duration.ofSeconds(2))
+            .build();
+    BreakerId id = BreakerId.parse("api:hanging-check-" + SEQ.incrementAndGet());
+    List<CircuitBreaker> nodes = new java.util.ArrayList<>();
+    for (String node : List.of("check-a", "check-b")) {
+      nodes.add(
+          redis
+              .manage(
+                  BreakerRegistry.builder()
+                      .redisUri(redis.uri())
+                      .nodeId(node + "-" + SEQ.get())
+                      .mode(Mode.HYBRID)
+                      .defaults(p)
+                      .build())
+              .breaker(id));
+    }
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    AtomicInteger checks = new AtomicInteger();
+    for (CircuitBreaker cb : nodes) {
+      cb.probe(
+          () -> {
+            most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            checks.incrementAndGet();
+            try {
+              Thread.sleep(4_500);
+            } finally {
+              inFlight.decrementAndGet();
+            }
+            return false;
+          });
+    }
+    nodes.get(0).tryAcquire().onFailure(new RuntimeException("down"), 1_000_000);
+    Poll.until(
+        Duration.ofSeconds(5),
+        "both nodes see the trip",
+        () -> nodes.stream().allMatch(cb -> cb.view().state() != State.CLOSED));
+    // both nodes keep asking (each ask while half-open starts a check if none runs on that node)
+    // until the first check has hung longer than two leases
+    Poll.until(Duration.ofSeconds(20), "a check starts", () -> askAll(nodes, checks));
+    long until = System.nanoTime() + Duration.ofMillis(4_800).toNanos();
+    while (System.nanoTime() < until) {
+      askAll(nodes, checks);
+      Thread.sleep(20);
+    }
+    assertThat(most.get()).as("health checks in flight at once across both nodes").isEqualTo(1);
+  }
+
+  /** One ask on every node; true once a health check has started. */
+  private static boolean askAll(List<CircuitBreaker> nodes, AtomicInteger checks) {
+    for (CircuitBreaker cb : nodes) {
+      Permission permission = cb.tryAcquire();
+      if (permission.allowed()) {
+        permission.onIgnored();
+      }
+    }
+    return checks.get() > 0;
+  }
+
   @Test
   @DisplayName("LOCAL mode needs no Redis and behaves like the scripts")
   void localMode() {

@@ -18,19 +18,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class SlowFleet implements AutoCloseable {
 
-  /** A call at the dependency: when it started and ended (wall-clock ms; end 0: still running). */
-  record Call(long start, long end) {
+  /**
+   * A call at the dependency: when it started and ended (wall-clock ms; end 0: still running), the
+   * node that admitted it, and how (the permission's reason, whether it carried a lease, and
+   * whether the node was degraded when it admitted the call), so a failed count says which decision
+   * let each call through.
+   */
+  record Call(long start, long end, String node, String how) {
     @Override
     public String toString() {
-      return start + ":" + end;
+      return start + ":" + end + ":" + node + ":" + how;
     }
 
     static Call parse(String s) {
-      int colon = s.indexOf(':');
-      return new Call(
-          Long.parseLong(s.substring(0, colon)), Long.parseLong(s.substring(colon + 1)));
+      String[] f = s.split(":", 4);
+      return new Call(Long.parseLong(f[0]), Long.parseLong(f[1]), f[2], f[3]);
     }
   }
+
+  /** What a node saw happen, in order (wall-clock ms): each breaker's events, for a failure. */
+  final ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
 
   /** A {@code failFastUntil} of {@link #start}: fail at once until the breaker tripped. */
   static final long UNTIL_THE_TRIP = -1;
@@ -55,7 +62,24 @@ final class SlowFleet implements AutoCloseable {
               .commandTimeout(Duration.ofSeconds(1))
               .build();
       registries.add(r);
-      breakers.add(r.breaker(id));
+      CircuitBreaker cb = r.breaker(id);
+      String node = r.nodeId();
+      cb.onEvent(
+          e -> {
+            if (e.type() != CircuitEvent.Type.REJECTED) {
+              events.add(
+                  e.atMillis()
+                      + " "
+                      + node
+                      + " "
+                      + e.type()
+                      + " "
+                      + e.to()
+                      + (e.detail().isEmpty() ? "" : " " + e.detail())
+                      + (e.source() == null ? "" : " " + e.source()));
+            }
+          });
+      breakers.add(cb);
     }
   }
 
@@ -69,7 +93,9 @@ final class SlowFleet implements AutoCloseable {
    * from ever tripping).
    */
   void start(int callers, long failFastUntil, long hangMillis, long stopAt) {
-    for (CircuitBreaker cb : breakers) {
+    for (int b = 0; b < breakers.size(); b++) {
+      CircuitBreaker cb = breakers.get(b);
+      BreakerRegistry registry = registries.get(b);
       for (int c = 0; c < callers; c++) {
         Thread t =
             new Thread(
@@ -78,17 +104,24 @@ final class SlowFleet implements AutoCloseable {
                     if (failFastUntil < 0 && cb.view().state() != State.CLOSED) {
                       tripSeen.set(true);
                     }
+                    boolean degradedBefore = registry.degraded();
                     Permission p = cb.tryAcquire();
                     if (!p.allowed()) {
                       tripSeen.set(true);
                       Fleet.sleep(20);
                       continue;
                     }
+                    String how =
+                        p.reason()
+                            + (p.lease().isEmpty() ? "" : "+lease")
+                            + (degradedBefore || registry.degraded() ? "+degraded" : "");
                     long start = System.currentTimeMillis();
                     long began = System.nanoTime();
                     boolean slow = failFastUntil < 0 ? tripSeen.get() : start >= failFastUntil;
                     if (slow && hangMillis < 0) {
-                      calls.add(new Call(start, start)); // recovered: answers at once
+                      calls.add(
+                          new Call(
+                              start, start, registry.nodeId(), how)); // recovered: answers at once
                       p.onSuccess(System.nanoTime() - began);
                       continue;
                     }
@@ -96,7 +129,7 @@ final class SlowFleet implements AutoCloseable {
                       Fleet.sleep(Math.min(hangMillis, Math.max(0, stopAt + 1_000 - start)));
                     }
                     long end = System.currentTimeMillis();
-                    calls.add(new Call(start, end));
+                    calls.add(new Call(start, end, registry.nodeId(), how));
                     p.onFailure(
                         new IllegalStateException("dependency down"), System.nanoTime() - began);
                   }

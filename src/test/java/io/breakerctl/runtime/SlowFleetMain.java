@@ -8,8 +8,9 @@ import java.util.stream.Collectors;
 /**
  * Child process for {@link SlowProbeIT}: {@code n} nodes of a {@link SlowFleet} with {@code
  * callers} threads each, from {@code startAt} ({@code @FILE}: written by the parent once this child
- * printed {@code READY}) for {@code runMillis}; then prints {@code calls=start:end,...}. A negative
- * failFastMillis: the dependency fails at once until the trip ({@link SlowFleet#UNTIL_THE_TRIP}).
+ * printed {@code READY}) for {@code runMillis}; then prints {@code calls=start:end:node:how,...}
+ * and {@code events=...|...} (see {@link SlowFleet.Call}). A negative failFastMillis: the
+ * dependency fails at once until the trip ({@link SlowFleet#UNTIL_THE_TRIP}).
  *
  * <p>Args: uri breakerId mode n nodePrefix startAt runMillis failFastMillis hangMillis callers
  * maxProbeMillis
@@ -36,6 +37,7 @@ public final class SlowFleetMain {
     fleet.join(Duration.ofMillis(stopAt - System.currentTimeMillis() + 15_000));
     System.out.println(
         "calls=" + fleet.calls.stream().map(String::valueOf).collect(Collectors.joining(",")));
+    System.out.println("events=" + String.join("|", fleet.events));
     fleet.close();
   }
 }

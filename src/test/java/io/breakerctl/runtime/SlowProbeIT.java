@@ -170,8 +170,22 @@ class SlowProbeIT {
     return role + "-" + id.dependency() + "-" + mode.name().toLowerCase() + "-";
   }
 
+  /** What one scenario's fleet did: every call at the dependency, and every node's events. */
+  record Ran(List<SlowFleet.Call> calls, List<String> events) {
+    /** The calls that started at or after {@code from}, and the events, for a failure's message. */
+    String from(long from) {
+      return "calls "
+          + calls.stream().filter(c -> c.start() >= from).sorted(BY_START).toList()
+          + "\nnode events:\n  "
+          + String.join("\n  ", events.stream().sorted().toList());
+    }
+  }
+
+  private static final java.util.Comparator<SlowFleet.Call> BY_START =
+      java.util.Comparator.comparingLong(SlowFleet.Call::start);
+
   /** Runs one node here and two in a child JVM, three callers each; answers every call. */
-  private static List<SlowFleet.Call> run(
+  private static Ran run(
       BreakerId id, Mode mode, long runMillis, long hangMillis, long maxProbeMillis)
       throws Exception {
     Path go = Files.createTempFile("breakerctl-slow-probe", ".go");
@@ -191,6 +205,7 @@ class SlowProbeIT {
             "3",
             Long.toString(maxProbeMillis));
     List<SlowFleet.Call> calls = new ArrayList<>();
+    List<String> events = new ArrayList<>();
     SlowFleet here =
         new SlowFleet(redis.uri(), id, mode, 1, prefix("parent", id, mode), policy(maxProbeMillis));
     try (here) {
@@ -201,6 +216,7 @@ class SlowProbeIT {
       here.start(3, startAt + FAIL_FAST_MILLIS, hangMillis, startAt + runMillis);
       here.join(Duration.ofMillis(runMillis + hangMillis + 5_000));
       calls.addAll(here.calls);
+      events.addAll(here.events);
     } finally {
       Files.deleteIfExists(go);
     }
@@ -214,7 +230,12 @@ class SlowProbeIT {
         calls.add(SlowFleet.Call.parse(c));
       }
     }
-    return calls;
+    child.stdout().stream()
+        .filter(l -> l.startsWith("events="))
+        .flatMap(l -> java.util.Arrays.stream(l.substring("events=".length()).split("\\|")))
+        .filter(e -> !e.isEmpty())
+        .forEach(events::add);
+    return new Ran(calls, events);
   }
 
   /** The most calls in flight at once among those that started at or after {@code hungFrom}. */
@@ -265,17 +286,20 @@ class SlowProbeIT {
 
   private static void oneProbeAtATimeHoweverLongItRunsIn(Mode mode) throws Exception {
     BreakerId id = BreakerId.parse("slow-" + mode.name().toLowerCase() + ":hang");
-    List<SlowFleet.Call> calls = run(id, mode, 7_000, 3_500, 30_000);
+    Ran ran = run(id, mode, 7_000, 3_500, 30_000);
+    List<SlowFleet.Call> calls = ran.calls();
     List<BreakerEvent> events = events(id);
     long hungFrom = probesFrom(events);
     System.out.printf(
-        "%s slow probe: %d calls, hung ones at %s, events %s%n",
+        "%s slow probe: %d calls, events %s, %s%n",
         mode,
         calls.size(),
-        calls.stream().filter(c -> c.start() >= hungFrom).toList(),
-        events.stream().map(e -> e.to() + " " + e.cause()).toList());
+        events.stream().map(e -> e.atMillis() + " " + e.to() + " " + e.cause()).toList(),
+        ran.from(hungFrom));
     assertThat(mostInFlight(calls, hungFrom))
-        .as("probes in flight at the dependency at once (the lease is 1 s, each call 3.5 s)")
+        .as(
+            "probes in flight at the dependency at once (the lease is 1 s, each call 3.5 s): %s",
+            ran.from(hungFrom))
         .isEqualTo(1);
     List<BreakerEvent> reopened =
         events.stream()
@@ -295,13 +319,10 @@ class SlowProbeIT {
 
   private static void aHangingProbeReopensAtMaxProbeIn(Mode mode) throws Exception {
     BreakerId id = BreakerId.parse("slow-" + mode.name().toLowerCase() + ":max-probe");
-    List<SlowFleet.Call> calls = run(id, mode, 6_500, 10_000, 2_000);
+    List<SlowFleet.Call> calls = run(id, mode, 6_500, 10_000, 2_000).calls();
     long hungFrom = probesFrom(events(id));
     List<SlowFleet.Call> probes =
-        calls.stream()
-            .filter(c -> c.start() >= hungFrom)
-            .sorted(java.util.Comparator.comparingLong(SlowFleet.Call::start))
-            .toList();
+        calls.stream().filter(c -> c.start() >= hungFrom).sorted(BY_START).toList();
     List<BreakerEvent> events = events(id);
     List<BreakerEvent> timedOut =
         events.stream().filter(e -> e.cause() == TransitionCause.PROBE_TIMED_OUT).toList();

@@ -63,7 +63,17 @@ interface BreakerContext {
   /** Runs {@code task} on the registry's scheduler now (nothing once closed). */
   void background(Runnable task);
 
-  /** Runs {@code task} on the registry's scheduler in {@code delayMillis}; null once closed. */
+  /**
+   * Runs {@code task}, which may wait on user code for as long as a dependency hangs (a
+   * health-check probe), on a thread of its own, never on the scheduler or the timer (nothing once
+   * closed).
+   */
+  void onOwnThread(Runnable task);
+
+  /**
+   * Runs {@code task} on the registry's timer in {@code delayMillis}, which runs only work that
+   * never waits (lease renewals, in-flight sweeps), so it goes on time; null once closed.
+   */
   ScheduledFuture<?> later(Runnable task, long delayMillis);
 
   /** Schedules one coalesced state read of the breaker {@code id} holds, now. */

@@ -29,6 +29,12 @@ import java.util.function.Consumer;
  * one scheduler thread for the periodic refresh, the batched flush, the Redis health check while
  * degraded and other background work. Calls never run on it and never wait for it.
  *
+ * <p>Beside it, a timer thread runs only what must go on time and never waits (the probe leases'
+ * renewals, the in-flight calls' sweeps): a renewal queued behind a background read that waited on
+ * a loaded Redis lost its lease and a second probe went beside a live one. Health-check probes
+ * ({@code CircuitBreaker.probe}) run user code for as long as the dependency hangs, so each runs on
+ * a thread of its own. A scheduler given in the options (tests) runs all three.
+ *
  * <p>It holds the breakers, the store, the scheduler and the ticker; its jobs are parts of their
  * own: the connection and subscription ({@link StoreConnection}), the guards and the recovery from
  * degradation ({@link ShardGuards}), the reads that keep the views ({@link ViewRefresher}), the
@@ -42,6 +48,12 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
   private final RegistryOptions cfg;
   private final Map<BreakerId, DistributedBreaker> breakers = new ConcurrentHashMap<>();
   private final ScheduledExecutorService scheduler;
+
+  /** What must run on time and never waits: {@link #later}. */
+  private final ScheduledExecutorService timer;
+
+  /** Health-check probes, each on a thread of its own: {@link #onOwnThread}. */
+  private final java.util.concurrent.ExecutorService checks;
 
   /** The source of monotonic time (nanos) of every interval the registry and its parts measure. */
   private final Ticker ticker;
@@ -79,7 +91,17 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
   DefaultBreakerRegistry(RegistryOptions cfg) {
     this.cfg = cfg;
     this.ticker = cfg.ticker()::getAsLong;
-    this.scheduler = cfg.scheduler() != null ? cfg.scheduler() : newScheduler(cfg.nodeId());
+    this.scheduler =
+        cfg.scheduler() != null ? cfg.scheduler() : newScheduler("breakerctl-" + cfg.nodeId());
+    this.timer =
+        cfg.scheduler() != null
+            ? cfg.scheduler()
+            : newScheduler("breakerctl-timer-" + cfg.nodeId());
+    this.checks =
+        cfg.scheduler() != null
+            ? cfg.scheduler()
+            : java.util.concurrent.Executors.newCachedThreadPool(
+                daemon("breakerctl-probe-" + cfg.nodeId()));
     this.health = new BackgroundHealth(cfg.nodeId());
     this.guards = new ShardGuards(this);
     this.refresher = new ViewRefresher(this);
@@ -115,17 +137,18 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
   }
 
   /** The scheduler a registry runs on unless its options give one: one daemon thread. */
-  private static ScheduledExecutorService newScheduler(String nodeId) {
-    ScheduledThreadPoolExecutor s =
-        new ScheduledThreadPoolExecutor(
-            1,
-            r -> {
-              Thread t = new Thread(r, "breakerctl-" + nodeId);
-              t.setDaemon(true);
-              return t;
-            });
+  private static ScheduledExecutorService newScheduler(String thread) {
+    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, daemon(thread));
     s.setRemoveOnCancelPolicy(true);
     return s;
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   // ---- what the registry's parts share -------------------------------------------------------
@@ -339,9 +362,18 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
 
   @Override
   public void background(Runnable task) {
+    runOn(scheduler, task);
+  }
+
+  @Override
+  public void onOwnThread(Runnable task) {
+    runOn(checks, task);
+  }
+
+  private void runOn(java.util.concurrent.Executor executor, Runnable task) {
     if (!closed.get()) {
       try {
-        scheduler.execute(task);
+        executor.execute(task);
       } catch (RuntimeException e) {
         // rejected after close: nothing left to do
       }
@@ -349,8 +381,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
   }
 
   /**
-   * Runs {@code task} on the registry's scheduler in {@code delayMillis}; null once the registry is
-   * closed (a probe's lease renewals, {@link ProbeRenewal}).
+   * Runs {@code task} on the registry's timer in {@code delayMillis}; null once the registry is
+   * closed (a probe's lease renewals, {@link ProbeRenewal}; the in-flight calls' sweeps).
    */
   @Override
   public java.util.concurrent.ScheduledFuture<?> later(Runnable task, long delayMillis) {
@@ -358,7 +390,7 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
       return null;
     }
     try {
-      return scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+      return timer.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
       return null; // rejected after close
     }
@@ -440,6 +472,8 @@ final class DefaultBreakerRegistry implements BreakerRegistry, BreakerContext {
       }
     }
     scheduler.shutdownNow();
+    timer.shutdownNow();
+    checks.shutdownNow();
     if (control != null) {
       control.close();
     }

@@ -203,7 +203,7 @@ final class ProbeLeases {
     if (check == null || !probing.compareAndSet(false, true)) {
       return;
     }
-    registry.background(
+    registry.onOwnThread(
         () -> {
           String lease = nextLeaseName();
           try {

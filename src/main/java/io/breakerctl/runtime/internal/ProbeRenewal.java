@@ -4,6 +4,7 @@ import io.breakerctl.runtime.model.RenewOutcome;
 import io.breakerctl.runtime.store.RenewResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Keeps the lease of one probe this node is running alive while its call runs ({@code renew.lua},
@@ -16,14 +17,25 @@ import java.util.concurrent.ScheduledFuture;
  * probe still ran, so a dependency that hangs longer than the lease got a new probe per lease (up
  * to 4 in flight with a 1 s lease and a 3.5 s hang) and every late failure was ignored.
  *
- * <p>Cost: one renewal per probe every {@code probeLeaseSeconds / 3} (the lease survives two lost
- * renewals) and one at the deadline; nothing per call. Renewals are sent from the registry's
- * scheduler and answered on the client's thread. A renewal that fails (Redis down, a timeout)
- * changes nothing here: the node keeps trying at the same interval and believes only what the store
- * last confirmed. If the lease expired meanwhile, the next renewal answers LEASE_EXPIRED and the
- * renewals end; the probe's result is then sent as usual and not counted (the store decides, never
- * the node's memory of a lease). The renewals end when the probe's outcome is reported ({@link
- * #stop}), when the store answers anything but RENEWED, and when the registry closes.
+ * <p>Cost: one renewal per probe every {@code probeLeaseSeconds / 3} and one at the deadline;
+ * nothing per call.
+ *
+ * <p>The renewals go at a fixed rate from the grant, each without waiting for the one before it to
+ * answer, from the registry's timer ({@link BreakerContext#later}), which runs nothing that waits
+ * on Redis or on user code. So the lease survives two renewals that are lost, late or unanswered,
+ * whatever else the node is doing. Why: the next renewal used to be scheduled when the previous one
+ * answered, on the thread that also ran the registry's blocking background work (the canary and
+ * stamp reads, the recovery check, health-check probes). One answer that came late on a loaded
+ * machine, or one background read that waited on it, pushed the next renewal past the lease's
+ * expiry, and a second probe was granted beside a live one (SlowProbeIT, HYBRID, in a CI run with
+ * both test forks busy: two calls in flight at the dependency with a 1 s lease).
+ *
+ * <p>A renewal that fails (Redis down, a timeout) changes nothing here: the next one goes at its
+ * time, and the node believes only what the store last confirmed. If the lease expired meanwhile, a
+ * renewal answers LEASE_EXPIRED and the renewals end; the probe's result is then sent as usual and
+ * not counted (the store decides, never the node's memory of a lease). The renewals end when the
+ * probe's outcome is reported ({@link #stop}), when the store answers anything but RENEWED, and
+ * when the registry closes.
  */
 final class ProbeRenewal implements Runnable {
 
@@ -41,9 +53,10 @@ final class ProbeRenewal implements Runnable {
   private final Ticker ticker;
   private final Renewer renewer;
   private final Listener listener;
-  private final long intervalMillis;
+  private final long intervalNanos;
   private final long deadlineNanos; // 0: no bound
-  private volatile boolean done;
+  private long dueNanos; // when the next renewal goes (the timer's thread only, after start)
+  private final AtomicBoolean done = new AtomicBoolean();
   private volatile ScheduledFuture<?> next;
 
   private ProbeRenewal(
@@ -56,9 +69,10 @@ final class ProbeRenewal implements Runnable {
     this.ticker = registry.ticker();
     this.renewer = renewer;
     this.listener = listener;
-    this.intervalMillis = Math.max(1, leaseMillis / 3);
-    this.deadlineNanos =
-        maxProbeMillis > 0 ? Math.max(1, ticker.read() + maxProbeMillis * 1_000_000) : 0;
+    this.intervalNanos = Math.max(1, leaseMillis / 3) * 1_000_000;
+    long now = ticker.read();
+    this.deadlineNanos = maxProbeMillis > 0 ? Math.max(1, now + maxProbeMillis * 1_000_000) : 0;
+    this.dueNanos = now;
   }
 
   /**
@@ -80,7 +94,7 @@ final class ProbeRenewal implements Runnable {
 
   /** Ends the renewals: the probe's outcome is being reported. */
   void stop() {
-    done = true;
+    done.set(true);
     ScheduledFuture<?> f = next;
     if (f != null) {
       f.cancel(false);
@@ -89,51 +103,56 @@ final class ProbeRenewal implements Runnable {
 
   @Override
   public void run() {
-    if (done) {
+    if (done.get()) {
       return;
     }
     CompletableFuture<RenewResult> answer;
     try {
       answer = renewer.renew();
     } catch (RuntimeException e) {
-      scheduleNext();
-      return;
+      answer = null; // the next renewal goes at its time
     }
-    answer.whenComplete(
-        (r, e) -> {
-          if (done) {
-            return;
-          }
-          if (e != null) {
-            scheduleNext(); // the store did not answer: try again; it decides what the lease is
-            return;
-          }
-          if (r.outcome() != RenewOutcome.RENEWED) {
-            done = true;
-          }
-          listener.renewed(r);
-          if (!done) {
-            scheduleNext();
-          }
-        });
+    scheduleNext(); // at a fixed rate: never after this one's answer
+    if (answer != null) {
+      answer.whenComplete(
+          (r, e) -> {
+            if (e != null || done.get()) {
+              return; // an answer that failed: the next renewal is already on its way
+            }
+            // several renewals may be in flight: the first answer that ends the lease is the one
+            // heard, once
+            if (r.outcome() == RenewOutcome.RENEWED || done.compareAndSet(false, true)) {
+              if (r.outcome() != RenewOutcome.RENEWED) {
+                stop();
+              }
+              listener.renewed(r);
+            }
+          });
+    }
   }
 
+  /**
+   * Schedules the next renewal one interval after the last one was due (not after it ran), and the
+   * one at the deadline when it comes first; one interval after the deadline the renewals go on
+   * until the store answers (PROBE_TIMED_OUT ends them).
+   */
   private void scheduleNext() {
-    if (done) {
+    if (done.get()) {
       return;
     }
-    long delay = intervalMillis;
-    if (deadlineNanos != 0) {
-      long toDeadline = Math.max(0, (deadlineNanos - ticker.read() + 999_999) / 1_000_000);
-      delay = Math.min(delay, toDeadline);
+    long due = dueNanos + intervalNanos;
+    if (deadlineNanos != 0 && dueNanos < deadlineNanos && deadlineNanos < due) {
+      due = deadlineNanos;
     }
+    dueNanos = due;
+    long delay = Math.max(0, (due - ticker.read() + 999_999) / 1_000_000);
     ScheduledFuture<?> f = registry.later(this, delay);
     if (f == null) {
-      done = true; // the registry is closed
+      done.set(true); // the registry is closed
       return;
     }
     next = f;
-    if (done) {
+    if (done.get()) {
       f.cancel(false);
     }
   }

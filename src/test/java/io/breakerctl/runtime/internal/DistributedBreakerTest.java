@@ -24,6 +24,7 @@ import io.breakerctl.runtime.store.ForwardingBreakerStore;
 import io.breakerctl.runtime.store.NodeHeartbeat;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideRequest;
+import io.breakerctl.runtime.store.RenewResult;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.runtime.store.inprocess.InProcessBreakerStore;
 import io.breakerctl.testing.ManualTime;
@@ -191,6 +192,51 @@ class DistributedBreakerTest {
       probe.onSuccess(1_000);
       assertEquals(State.CLOSED, shared().effectiveState());
       assertTrue(b.tryAcquire().allowed(), "the close is pushed to every node");
+    }
+
+    /**
+     * The renewals of a probe's lease go at a fixed rate from the grant, never waiting on the one
+     * before: with every answer lost (Redis renews, the reply never comes back) the lease still
+     * lives past two lease lifetimes, and no other node gets a probe beside it. A renewal scheduled
+     * on the previous answer stopped at the first lost one, and the lease ran out.
+     */
+    @Test
+    void aProbesLeaseLivesWhileItsRenewalsGoUnanswered() {
+      java.util.concurrent.atomic.AtomicInteger renewals =
+          new java.util.concurrent.atomic.AtomicInteger();
+      BreakerStore unanswered =
+          new ForwardingBreakerStore(store) {
+            @Override
+            public java.util.concurrent.CompletableFuture<RenewResult> renew(
+                BreakerId id, String node, Policy policy, String leaseId, String generation) {
+              renewals.incrementAndGet();
+              super.renew(id, node, policy, leaseId, generation); // the store renews ...
+              return new java.util.concurrent.CompletableFuture<>(); // ... its answer is lost
+            }
+          };
+      DistributedBreaker a =
+          (DistributedBreaker)
+              start(
+                      builder()
+                          .store(unanswered)
+                          .nodeId("a")
+                          .mode(Mode.HYBRID)
+                          .defaults(POLICY)
+                          .refreshInterval(Duration.ofHours(1))
+                          .flushInterval(Duration.ofHours(1)))
+                  .breaker(ID);
+      DistributedBreaker b = node("b");
+      fail(a, 5);
+      time.advance(Duration.ofMillis(10_001));
+      Permission probe = a.tryAcquire();
+      assertTrue(probe.allowed());
+      assertFalse(probe.lease().isEmpty(), "the probe runs under a lease");
+      time.advance(Duration.ofSeconds(12)); // more than two lease lifetimes (5 s)
+      assertTrue(renewals.get() >= 7, "one renewal every 5 s / 3, answered or not: " + renewals);
+      Permission second = b.tryAcquire();
+      assertFalse(second.allowed(), "the lease lives: the other node gets no second probe");
+      assertEquals(AdmissionReason.PROBES_BUSY, second.reason());
+      probe.onFailure(new RuntimeException("still down"), 1_000);
     }
 
     @Test
