@@ -69,8 +69,11 @@ import java.util.function.ToDoubleFunction;
  * BreakerMetrics.bind(registry, members, meterRegistry);   // tags breaker and node
  * }</pre>
  *
- * <p>or let {@link BreakerRegistryMetrics} bind every breaker a node obtains through it. {@link
- * #close()} removes the event listener and the meters. Gauges hold the breaker strongly until then.
+ * <p>or let {@link BreakerRegistryMetrics} bind every breaker a node obtains through it. Under
+ * {@link MeterNaming#WITH_RESILIENCE4J} the binder also registers the meters Resilience4j's own
+ * binder would ({@code resilience4j.circuitbreaker.*}, tag {@code name}; see {@code
+ * Resilience4jMeters} for what each carries), beside these. {@link #close()} removes the event
+ * listener and the meters. Gauges hold the breaker strongly until then.
  */
 public final class BreakerMetrics implements MeterBinder, AutoCloseable {
 
@@ -180,11 +183,15 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
   private volatile MeterRegistry registry;
   private volatile AutoCloseable listener;
   private volatile AutoCloseable observation;
+  private volatile AutoCloseable resilience4jObservation;
+  private final MeterNaming naming;
   private CallMeters calls;
   private volatile boolean closed;
 
-  private BreakerMetrics(CircuitBreaker breaker, String nodeId, Iterable<Tag> extraTags) {
+  private BreakerMetrics(
+      CircuitBreaker breaker, String nodeId, Iterable<Tag> extraTags, MeterNaming naming) {
     this.breaker = Objects.requireNonNull(breaker, "breaker");
+    this.naming = Objects.requireNonNull(naming, "naming");
     Tags t =
         Tags.of(
             "breaker",
@@ -201,7 +208,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
 
   /** A binder for {@code breaker} tagged with its id's tags only. Call {@link #bindTo}. */
   public static BreakerMetrics of(CircuitBreaker breaker) {
-    return new BreakerMetrics(breaker, null, Tags.empty());
+    return new BreakerMetrics(breaker, null, Tags.empty(), MeterNaming.BREAKERCTL);
   }
 
   /**
@@ -209,7 +216,16 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
    * null or blank) and {@code extraTags}. Call {@link #bindTo}.
    */
   public static BreakerMetrics of(CircuitBreaker breaker, String nodeId, Iterable<Tag> extraTags) {
-    return new BreakerMetrics(breaker, nodeId, extraTags);
+    return new BreakerMetrics(breaker, nodeId, extraTags, MeterNaming.BREAKERCTL);
+  }
+
+  /**
+   * Likewise, under {@code naming}: {@link MeterNaming#WITH_RESILIENCE4J} also registers the meters
+   * Resilience4j's binder gives its own breakers. Call {@link #bindTo}.
+   */
+  public static BreakerMetrics of(
+      CircuitBreaker breaker, String nodeId, Iterable<Tag> extraTags, MeterNaming naming) {
+    return new BreakerMetrics(breaker, nodeId, extraTags, naming);
   }
 
   /** Binds {@code breaker}'s meters (tag {@code breaker}) to {@code meters}. */
@@ -308,6 +324,11 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     // a re-tag keeps the background figures of the previous meters until their next report
     calls = new CallMeters(meters, meterTags, this.meters, leaseDenied, calls);
     observation = breaker.observe(calls);
+    if (naming == MeterNaming.WITH_RESILIENCE4J) {
+      Tags named = Tags.of(meterTags.stream().filter(t -> !t.getKey().equals("breaker")).toList());
+      resilience4jObservation =
+          breaker.observe(new Resilience4jMeters(breaker, meters, named, this.meters));
+    }
   }
 
   /**
@@ -320,6 +341,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
       return;
     }
     closeQuietly(observation);
+    closeQuietly(resilience4jObservation);
     meters.forEach(registry::remove);
     meters.clear();
     counters.clear();
@@ -417,6 +439,7 @@ public final class BreakerMetrics implements MeterBinder, AutoCloseable {
     closed = true;
     closeQuietly(listener);
     closeQuietly(observation);
+    closeQuietly(resilience4jObservation);
     MeterRegistry r = registry;
     if (r != null) {
       meters.forEach(r::remove);

@@ -66,8 +66,10 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
   private final List<Meter> storeMeters;
   private volatile boolean closed;
 
-  private BreakerRegistryMetrics(BreakerRegistry node, MeterRegistry meters, Iterable<Tag> tags) {
+  private BreakerRegistryMetrics(
+      BreakerRegistry node, MeterRegistry meters, Iterable<Tag> tags, MeterNaming naming) {
     this.node = Objects.requireNonNull(node, "node");
+    this.naming = Objects.requireNonNull(naming, "naming");
     this.meters = Objects.requireNonNull(meters, "meters");
     this.tags = Tags.of(tags == null ? Tags.empty() : tags);
     for (BackgroundTask task : BackgroundTask.values()) {
@@ -127,16 +129,26 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
   public static final String BACKGROUND_FAILURES = "breakerctl.registry.background.failures";
 
   private final List<Meter> registryMeters = new ArrayList<>();
+  private final MeterNaming naming;
 
   /** Meters of {@code node}'s breakers in {@code meters}, tagged with breaker and node ids. */
   public static BreakerRegistryMetrics bind(BreakerRegistry node, MeterRegistry meters) {
-    return new BreakerRegistryMetrics(node, meters, Tags.empty());
+    return new BreakerRegistryMetrics(node, meters, Tags.empty(), MeterNaming.BREAKERCTL);
   }
 
   /** Likewise, with {@code tags} added to every meter (e.g. {@code service}, {@code zone}). */
   public static BreakerRegistryMetrics bind(
       BreakerRegistry node, MeterRegistry meters, Iterable<Tag> tags) {
-    return new BreakerRegistryMetrics(node, meters, tags);
+    return new BreakerRegistryMetrics(node, meters, tags, MeterNaming.BREAKERCTL);
+  }
+
+  /**
+   * Likewise, each breaker's meters under {@code naming} ({@link MeterNaming#WITH_RESILIENCE4J}:
+   * also under Resilience4j's names, so its dashboards and alerts work on this fleet).
+   */
+  public static BreakerRegistryMetrics bind(
+      BreakerRegistry node, MeterRegistry meters, Iterable<Tag> tags, MeterNaming naming) {
+    return new BreakerRegistryMetrics(node, meters, tags, naming);
   }
 
   /** The registry's breaker with this id, its meters bound (once). */
@@ -157,7 +169,7 @@ public final class BreakerRegistryMetrics implements AutoCloseable {
     bound.computeIfAbsent(
         id,
         k -> {
-          BreakerMetrics m = BreakerMetrics.of(breaker, node.nodeId(), tags);
+          BreakerMetrics m = BreakerMetrics.of(breaker, node.nodeId(), tags, naming);
           m.bindTo(meters);
           return m;
         });
