@@ -185,7 +185,12 @@ final class CallMeters implements CallObserver {
 
   @Override
   public void outcome(CallOutcome outcome, long nanos) {
-    Timer t = calls[outcome.ordinal()];
+    record(calls, outcome, nanos);
+  }
+
+  /** Records a call of {@code nanos} in the timer of {@code outcome} (none: not recorded). */
+  static void record(Timer[] byOutcome, CallOutcome outcome, long nanos) {
+    Timer t = byOutcome[outcome.ordinal()];
     if (t != null) {
       t.record(nanos, TimeUnit.NANOSECONDS);
     }

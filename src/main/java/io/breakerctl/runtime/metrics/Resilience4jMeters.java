@@ -12,7 +12,6 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The meters of one breaker under the names, tags and values Resilience4j's Micrometer binder
@@ -137,10 +136,7 @@ final class Resilience4jMeters implements CallObserver {
 
   @Override
   public void outcome(CallOutcome outcome, long nanos) {
-    Timer t = calls[outcome.ordinal()];
-    if (t != null) {
-      t.record(nanos, TimeUnit.NANOSECONDS);
-    }
+    CallMeters.record(calls, outcome, nanos);
   }
 
   @Override
