@@ -259,7 +259,28 @@ public final class RuntimeBench {
         " with classification and metrics",
         "hot path with classification and metrics",
         CLASSIFIED_MAX_RATIO);
+    for (String observed : List.of("observedNoop", "observed")) {
+      double ratio = score(byName, observed + "1") / score(byName, "hybrid1");
+      double added = score(byName, observed + "1") - score(byName, "hybrid1");
+      targets.add(
+          () ->
+              BenchSupport.target(
+                  String.format(
+                      Locale.ROOT,
+                      "%s 1T <= %.2fx the hot path (ObservedBreaker)",
+                      observed.equals("observed")
+                          ? "an Observation per call (one no-op handler)"
+                          : "the Observation wrapper, NOOP registry",
+                      OBSERVATION_MAX_RATIO),
+                  ratio <= OBSERVATION_MAX_RATIO,
+                  "%.2fx (%+.1f ns per call)",
+                  ratio,
+                  added));
+    }
   }
+
+  /** An Observation per call adds at most 10% to the hot path (issue 34). */
+  private static final double OBSERVATION_MAX_RATIO = 1.10;
 
   private static double score(Map<String, RunResult> byName, String benchmark) {
     return byName.get(benchmark).getPrimaryResult().getScore();

@@ -7,12 +7,14 @@ import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.metrics.BreakerMetrics;
 import io.breakerctl.runtime.metrics.BreakerRegistryMetrics;
+import io.breakerctl.runtime.metrics.ObservedBreaker;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -49,7 +51,9 @@ import org.openjdk.jmh.annotations.Threads;
  *       tryAcquirePermission()} then {@code onResult(duration, NANOSECONDS, result)}.
  * </ul>
  *
- * Each with 1 and 2 threads sharing one breaker.
+ * Each with 1 and 2 threads sharing one breaker. And {@code observed1} / {@code observedNoop1}: the
+ * HYBRID path through {@code ObservedBreaker}, each call an Observation (a registry with one
+ * handler that does nothing) or with the NOOP registry, one thread, against {@code hybrid1}.
  */
 @BenchmarkMode(org.openjdk.jmh.annotations.Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -128,6 +132,72 @@ public class RuntimeJmh {
   public static class Resilience4j {
     final io.github.resilience4j.circuitbreaker.CircuitBreaker breaker =
         io.github.resilience4j.circuitbreaker.CircuitBreaker.ofDefaults("bench");
+  }
+
+  /**
+   * The HYBRID breaker wrapped by {@code ObservedBreaker}: each call an Observation in a registry
+   * with one handler that does nothing (what the Observation itself costs, not a tracer's work).
+   */
+  @org.openjdk.jmh.annotations.State(Scope.Benchmark)
+  public static class Observed {
+    /** The redis-server to use; set by the runner. */
+    @Param("")
+    public String redisUri;
+
+    Hybrid hybrid = new Hybrid();
+    CircuitBreaker breaker;
+
+    ObservationRegistry observations() {
+      ObservationRegistry r = ObservationRegistry.create();
+      r.observationConfig().observationHandler(c -> true);
+      return r;
+    }
+
+    /** Builds the registry and wraps its breaker. */
+    @Setup(Level.Trial)
+    public void setUp() {
+      hybrid.redisUri = redisUri;
+      hybrid.setUp();
+      breaker = ObservedBreaker.of(hybrid.breaker, observations());
+    }
+
+    /** Closes the registry. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      hybrid.tearDown();
+    }
+  }
+
+  /** The same wrapper under {@link ObservationRegistry#NOOP} (tracing off). */
+  @org.openjdk.jmh.annotations.State(Scope.Benchmark)
+  public static class ObservedNoop extends Observed {
+    @Override
+    ObservationRegistry observations() {
+      return ObservationRegistry.NOOP;
+    }
+  }
+
+  private static Permission observed(Observed s) {
+    Permission p = s.breaker.tryAcquire();
+    if (!p.allowed()) {
+      throw new IllegalStateException("rejected: " + p.reason());
+    }
+    p.onSuccess(CALL_NANOS);
+    return p;
+  }
+
+  /** HYBRID, each call an Observation (one handler that does nothing), one thread. */
+  @Benchmark
+  @Threads(1)
+  public Permission observed1(Observed s) {
+    return observed(s);
+  }
+
+  /** HYBRID through the Observation wrapper with the NOOP registry, one thread. */
+  @Benchmark
+  @Threads(1)
+  public Permission observedNoop1(ObservedNoop s) {
+    return observed(s);
   }
 
   /** The result every classified call returns (a plain value: a success). */
