@@ -121,11 +121,11 @@ final class DocPages {
     return out;
   }
 
-  /** Every command line of every shell or YAML block. */
+  /** Every command line of every shell, YAML or plain block. */
   static List<Command> allCommands() {
     List<Command> out = new ArrayList<>();
     for (Block b : allBlocks()) {
-      if (List.of("sh", "yaml").contains(b.info())) {
+      if (List.of("", "sh", "yaml").contains(b.info())) {
         out.addAll(commands(b));
       }
     }
