@@ -192,15 +192,19 @@ class DocExamplesIT {
   static final List<String> SEEDED =
       List.of("checkout:payments", "checkout:inventory", "checkout:search", "claims:members");
 
+  /** The sandbox's directory, the config and the CLI's state: one temporary home for the run. */
   static Path home;
+
   static Sandbox sandbox;
   static SandboxState state;
 
+  /**
+   * One sandbox for every page, as {@code breakerctl sandbox up} starts it; its context current.
+   */
   @BeforeAll
   static void sandboxUp() throws Exception {
     home = Files.createTempDirectory("breakerctl-docs");
-    sandbox = new Sandbox(home.resolve("state/breakerctl/sandbox"));
-    state = sandbox.up().state();
+    state = (sandbox = new Sandbox(home.resolve("state/breakerctl/sandbox"))).up().state();
     SandboxCommand.useSandboxContext(env(Map.of()), state);
   }
 

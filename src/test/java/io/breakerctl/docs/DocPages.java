@@ -27,10 +27,10 @@ final class DocPages {
   }
 
   /** A {@code breakerctl} command line of a block: its arguments (the command word left out). */
-  record Command(Block block, String line, List<String> args) {
+  record Command(Block block, int lineNumber, String line, List<String> args) {
     /** Where it is and what it says, for a failure message. */
     String where() {
-      return block.where() + ": " + line;
+      return block.page() + ":" + lineNumber + ": " + line;
     }
   }
 
@@ -102,8 +102,9 @@ final class DocPages {
    */
   static List<Command> commands(Block b) {
     List<Command> out = new ArrayList<>();
-    for (String raw : b.text().split("\n")) {
-      String l = raw.strip();
+    String[] lines = b.text().split("\n");
+    for (int i = 0; i < lines.length; i++) {
+      String l = lines[i].strip();
       if (b.info().equals("yaml")) {
         l = l.replaceFirst("^-\\s+", "").replaceFirst("^run:\\s*", "");
       }
@@ -115,7 +116,7 @@ final class DocPages {
       if (first.equals("breakerctl")
           || first.endsWith("/scripts/breakerctl")
           || first.equals("scripts/breakerctl")) {
-        out.add(new Command(b, l, List.copyOf(words.subList(1, words.size()))));
+        out.add(new Command(b, b.line() + 1 + i, l, List.copyOf(words.subList(1, words.size()))));
       }
     }
     return out;
