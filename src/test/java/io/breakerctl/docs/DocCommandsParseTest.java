@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * Every {@code breakerctl} command line of README.md and src/docs/*.md (shell and YAML blocks)
- * parses as the CLI's command model reads it: a command, subcommand or option renamed or removed
- * fails here, without a server ({@code DocExamplesIT} runs the shell lines on the sandbox).
+ * Every YAML block of the docs parses, and every {@code breakerctl} command line of README.md and
+ * src/docs/*.md (shell and YAML blocks) parses as the CLI's command model reads it: a command,
+ * subcommand or option renamed or removed fails here, without a server ({@code DocExamplesIT} runs
+ * the shell lines on the sandbox).
  */
 @DisplayName("every documented breakerctl command line parses")
 class DocCommandsParseTest {
@@ -46,5 +47,26 @@ class DocCommandsParseTest {
       }
     }
     assertThat(bad).as("command lines the CLI does not accept").isEmpty();
+  }
+
+  @Test
+  @DisplayName("every YAML block (CI pipelines, config files) is valid YAML")
+  void everyYamlBlockParses() throws Exception {
+    com.fasterxml.jackson.databind.ObjectMapper yaml =
+        new com.fasterxml.jackson.databind.ObjectMapper(
+            new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+    int blocks = 0;
+    for (DocPages.Block b : DocPages.allBlocks()) {
+      if (b.info().equals("yaml")) {
+        blocks++;
+        try (com.fasterxml.jackson.databind.MappingIterator<Object> docs =
+            yaml.readerFor(Object.class).readValues(b.text())) {
+          assertThat(docs.readAll()).as(b.where() + " holds a document").isNotEmpty();
+        } catch (java.io.IOException e) {
+          throw new AssertionError(b.where() + " is not valid YAML: " + e.getMessage(), e);
+        }
+      }
+    }
+    assertThat(blocks).as("YAML blocks: two pipelines and a config file").isGreaterThanOrEqualTo(3);
   }
 }
