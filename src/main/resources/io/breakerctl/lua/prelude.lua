@@ -4,8 +4,10 @@
 -- top), so the state function, the event writer and the expiry rules exist once. The combined body
 -- is fixed per build (never generated from run-time values) and is what EVALSHA's SHA names.
 --
+-- Protocol schema version: 1 (src/docs/protocol.md carries the same number; ProtocolDocTest).
+--
 -- KEYS (every script, all in one hash tag, so one cluster slot):
---   KEYS[1] <prefix>:{<id>}          the state hash (layout in the README, "Redis data model")
+--   KEYS[1] <prefix>:{<id>}          the state hash (layout in src/docs/protocol.md, "Keys")
 --   KEYS[2] <prefix>:{<id>}:ev       the event stream
 --   KEYS[3] <prefix>:{<id>}:leases   live probe leases: member "<leaseId>|<owner>", score = expiry ms
 --   KEYS[4] <prefix>:{<id>}:nodes    heartbeats: member node id, score = last heartbeat (Redis ms)

@@ -58,8 +58,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *       classified*} vs {@code r4jMetrics*}, see {@link RuntimeJmh}): target ≤ 1.0×. And the same
  *       breaker with {@code slowCallMillis} 60,000 (Resilience4j's default threshold), whose every
  *       call is counted in flight ({@code hybridSlow*}): its ratio to Resilience4j within 10% of
- *       the hot path's recorded 0.48× / 0.34× (the README's regression target), with the cost it
- *       adds to the untracked path in the same run beside it.
+ *       the hot path's recorded 0.48× / 0.34× (the regression target in src/docs/performance.md),
+ *       with the cost it adds to the untracked path in the same run beside it.
  *   <li><b>SHARED latency</b>: a SHARED call ({@code tryAcquire} runs the acquire script and waits;
  *       {@code onSuccess} sends the record script and returns) against two PINGs joined one after
  *       the other on the very connection the registry's scripts use (Lettuce async), p50/p99 over
@@ -97,8 +97,8 @@ public final class RuntimeBench {
   private static final double CLASSIFIED_MAX_RATIO = 1.0;
 
   /**
-   * The hot path's ratios to Resilience4j recorded when its regression target was set (README,
-   * Performance: "at most 10% worse than 0.48x / 0.34x"), 1 and 2 threads.
+   * The hot path's ratios to Resilience4j recorded when its regression target was set
+   * (src/docs/performance.md: "at most 10% worse than 0.48x / 0.34x"), 1 and 2 threads.
    */
   private static final double[] RECORDED_RATIO = {0.48, 0.34};
 

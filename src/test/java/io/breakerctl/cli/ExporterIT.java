@@ -42,15 +42,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 34, items 1 and 3: {@code breakerctl exporter} against a real redis-server, run as the
- * README's read-only viewer ACL user, while 20 HYBRID nodes in 2 JVMs (10 here, 10 in a child
- * process) serve one breaker whose dependency fails while a marker file exists. Over HTTP, then
- * through a real Prometheus (Debian's package, from PATH; skipped when absent) scraping it every
- * second: the breaker appears once whatever the number of nodes, open with its open-until while the
- * dependency fails, closed again after it recovers, then forced open by the CLI with the override's
- * actor. The shipped dashboard's queries all parse in that Prometheus and every exporter metric
- * they name is in the live scrape. Faults: a user without read permission, a SIGSTOPped Redis
- * (concurrent scrapes share one bounded read) and a killed one give {@code breakerctl_up 0} with
- * the error, never a hung scrape.
+ * docs' read-only viewer ACL user, while 20 HYBRID nodes in 2 JVMs (10 here, 10 in a child process)
+ * serve one breaker whose dependency fails while a marker file exists. Over HTTP, then through a
+ * real Prometheus (Debian's package, from PATH; skipped when absent) scraping it every second: the
+ * breaker appears once whatever the number of nodes, open with its open-until while the dependency
+ * fails, closed again after it recovers, then forced open by the CLI with the override's actor. The
+ * shipped dashboard's queries all parse in that Prometheus and every exporter metric they name is
+ * in the live scrape. Faults: a user without read permission, a SIGSTOPped Redis (concurrent
+ * scrapes share one bounded read) and a killed one give {@code breakerctl_up 0} with the error,
+ * never a hung scrape.
  */
 @DisplayName("breakerctl exporter: a fleet scraped over HTTP and by a real Prometheus")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -186,7 +186,7 @@ class ExporterIT {
     assertThat(r.code()).as("%s: %s", String.join(" ", args), r.err()).isZero();
   }
 
-  /** The README's viewer ACL line, as user {@code viewer}. */
+  /** The docs' viewer ACL line, as user {@code viewer}. */
   static void viewer() throws Exception {
     String rules = RolesIT.readmeRoles().get("viewer");
     List<String> acl = new ArrayList<>(List.of("ACL", "SETUSER", "viewer", "on", ">viewer-pw"));

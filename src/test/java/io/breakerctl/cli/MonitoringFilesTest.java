@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code promtool check rules} and their unit tests ({@code promtool test rules}: every alert fires
  * on its synthetic series and stays silent on a healthy breaker and a healthy fleet), skipped when
  * promtool is not on PATH, and every dashboard query parses (promtool, as recording rules); the
- * dashboard is valid JSON whose every metric is documented (the exporter's families, the README's
- * node meters in their Prometheus spelling); the README and {@code exporter --help} name every
+ * dashboard is valid JSON whose every metric is documented (the exporter's families, the docs' node
+ * meters in their Prometheus spelling); src/docs/metrics.md and {@code exporter --help} name every
  * exporter family. {@link ExporterIT} checks the same queries against a live scrape and a real
  * Prometheus.
  */
@@ -64,13 +64,13 @@ class MonitoringFilesTest {
   }
 
   /**
-   * The README's node meters in their Prometheus spelling (Micrometer's: dots to underscores, a
+   * The docs' node meters in their Prometheus spelling (Micrometer's: dots to underscores, a
    * counter with {@code _total}, a timer with {@code _seconds_count}, {@code _sum}, {@code _max}).
    */
   static Set<String> nodeMeters() throws Exception {
     Matcher m =
         Pattern.compile("(?m)^\\| `(breakerctl\\.[a-z.]+)` \\| ([a-z ]+) \\|")
-            .matcher(Files.readString(Path.of("README.md")));
+            .matcher(Files.readString(Path.of("src/docs/metrics.md")));
     Set<String> out = new HashSet<>();
     while (m.find()) {
       String name = m.group(1).replace('.', '_');
@@ -83,7 +83,7 @@ class MonitoringFilesTest {
         out.add(name);
       }
     }
-    assertThat(out).as("the README's meter table").contains("breakerctl_breaker_rejections_total");
+    assertThat(out).as("the docs' meter table").contains("breakerctl_breaker_rejections_total");
     return out;
   }
 
@@ -125,14 +125,14 @@ class MonitoringFilesTest {
   }
 
   @Test
-  @DisplayName("the README's exporter table and exporter --help name every family")
+  @DisplayName("the docs' exporter table and exporter --help name every family")
   void documented() throws Exception {
-    String readme = Files.readString(Path.of("README.md"));
+    String readme = Files.readString(Path.of("src/docs/metrics.md"));
     InProcessRun help = InProcessRun.breakerctl(java.util.Map.of(), "exporter", "--help");
     assertThat(help.code()).isZero();
     String text = help.out().replace("\n", " ");
     for (FleetMetrics.Family f : FleetMetrics.FAMILIES) {
-      assertThat(readme).as("README names %s", f.name()).contains("| `" + f.name() + "` |");
+      assertThat(readme).as("docs name %s", f.name()).contains("| `" + f.name() + "` |");
       String shortName = f.name().replace("breakerctl_fleet_breaker_", "_");
       assertThat(text).as("--help names %s", f.name()).containsAnyOf(f.name(), shortName);
     }

@@ -34,11 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 29's roles where {@link RolesIT} does not go: {@code top}'s force keys, {@code
- * scripts/ci-rollout} and a 3-master Redis Cluster, with the README's ACL lines (and, on the
- * Cluster, the additions the README names). A refused write leaves Redis and every MongoDB
- * collection as they were; an allowed one records the operator as the actor.
+ * scripts/ci-rollout} and a 3-master Redis Cluster, with the docs' ACL lines (and, on the Cluster,
+ * the additions the page names). A refused write leaves Redis and every MongoDB collection as they
+ * were; an allowed one records the operator as the actor.
  */
-@DisplayName("roles in top, in scripts/ci-rollout and on a Redis Cluster (README's ACL lines)")
+@DisplayName("roles in top, in scripts/ci-rollout and on a Redis Cluster (docs' ACL lines)")
 class RolesElsewhereIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String OS_USER =
@@ -247,12 +247,12 @@ class RolesElsewhereIT {
 
   // --- Redis Cluster ---
 
-  /** What the README says the viewer and the operator also need on a Cluster. */
+  /** What src/docs/cli.md says the viewer and the operator also need on a Cluster. */
   private static List<String> readmeClusterAdditions() throws IOException {
     Matcher m =
         Pattern.compile("(?m)^# on Redis Cluster the viewer and the operator also need: (.*)$")
-            .matcher(Files.readString(Path.of("README.md")));
-    assertThat(m.find()).as("the README's Cluster note under the role lines").isTrue();
+            .matcher(Files.readString(Path.of("src/docs/cli.md")));
+    assertThat(m.find()).as("the docs' Cluster note under the role lines").isTrue();
     return List.of(m.group(1).trim().split(" +"));
   }
 

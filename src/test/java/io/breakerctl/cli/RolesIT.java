@@ -48,7 +48,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 29, items 1-3: the README's viewer, operator and admin ACL lines (read from the README
+ * Issue 29, items 1-3: the docs' viewer, operator and admin ACL lines (read from src/docs/cli.md
  * itself) against every command that writes. A refused write exits 4 and leaves Redis and every
  * MongoDB collection (documents and indexes) exactly as they were; an allowed one records the ACL
  * user as the actor, with the OS user and host beside it. The packaged jar runs as a process for
@@ -56,7 +56,7 @@ import org.junit.jupiter.api.io.TempDir;
  * history --follow}; the other commands run in-process ({@link CliProcess#inProcess}: the same
  * command line and environment, against the same real Redis ACLs and MongoDB).
  */
-@DisplayName("roles: who may write, and as whom (packaged jar and in-process, README's ACL lines)")
+@DisplayName("roles: who may write, and as whom (packaged jar and in-process, docs' ACL lines)")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RolesIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -70,21 +70,21 @@ class RolesIT {
   static CliProcess cli;
   static final Map<String, String> PASSWORDS = new LinkedHashMap<>();
 
-  /** The README's {@code ACL SETUSER} lines: each role's rules after its password. */
+  /** The docs' {@code ACL SETUSER} lines: each role's rules after its password. */
   static Map<String, String> readmeRoles() throws Exception {
     Matcher m =
         Pattern.compile("(?m)^ACL SETUSER (viewer|operator|admin) on >([A-Z-]+) (.*)$")
-            .matcher(Files.readString(Path.of("README.md")));
+            .matcher(Files.readString(Path.of("src/docs/cli.md")));
     Map<String, String> rules = new LinkedHashMap<>();
     while (m.find()) {
       rules.put(m.group(1), m.group(3));
       PASSWORDS.put(m.group(1), m.group(1) + "-pw-" + m.group(1).length());
     }
-    assertThat(rules).as("the README's role lines").containsOnlyKeys("viewer", "operator", "admin");
+    assertThat(rules).as("the docs' role lines").containsOnlyKeys("viewer", "operator", "admin");
     return rules;
   }
 
-  /** The README's {@code ACL SETUSER} lines, as a redis.conf with this test's passwords. */
+  /** The docs' {@code ACL SETUSER} lines, as a redis.conf with this test's passwords. */
   static String readmeAclConfig() throws Exception {
     StringBuilder conf = new StringBuilder();
     readmeRoles()
@@ -148,7 +148,7 @@ class RolesIT {
     }
   }
 
-  /** A Redis with the README's role lines (this test's passwords) and an in-memory MongoDB. */
+  /** A Redis with the docs' role lines (this test's passwords) and an in-memory MongoDB. */
   static final class Servers implements AutoCloseable {
     final RedisServerProcess redis;
     final MongoServer mongo = new MongoServer(new MemoryBackend());

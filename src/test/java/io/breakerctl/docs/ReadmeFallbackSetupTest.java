@@ -21,19 +21,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's complete fallback setup (the Java block after {@code <!-- fallback-setup -->})
- * compiles against the library as it is: a renamed method or a changed signature breaks this test,
- * not a reader's build.
+ * The docs' complete fallback setup (the Java block after {@code <!-- fallback-setup -->}) compiles
+ * against the library as it is: a renamed method or a changed signature breaks this test, not a
+ * reader's build.
  */
-@DisplayName("The README's fallback setup compiles")
+@DisplayName("The docs' fallback setup compiles")
 class ReadmeFallbackSetupTest {
 
   static final String MARKER = "<!-- fallback-setup -->";
 
   static String snippet() throws IOException {
-    String readme = Files.readString(Path.of("README.md"));
+    String readme = Files.readString(Path.of("src/docs/getting-started.md"));
     int at = readme.indexOf(MARKER);
-    assertThat(at).as("the README marks its fallback setup with " + MARKER).isNotNegative();
+    assertThat(at)
+        .as("src/docs/getting-started.md marks its fallback setup with " + MARKER)
+        .isNotNegative();
     int open = readme.indexOf("```java\n", at);
     int close = readme.indexOf("\n```", open + 8);
     return readme.substring(open + 8, close + 1);
@@ -83,7 +85,7 @@ class ReadmeFallbackSetupTest {
       for (Diagnostic<? extends JavaFileObject> d : problems.getDiagnostics()) {
         why.append(d.getLineNumber()).append(": ").append(d.getMessage(Locale.ROOT)).append('\n');
       }
-      assertThat(ok).as("README fallback setup:\n" + source + "\n" + why).isTrue();
+      assertThat(ok).as("getting-started fallback setup:\n" + source + "\n" + why).isTrue();
     }
   }
 }

@@ -39,10 +39,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * JVMs' JIT compiler threads (20-45 ms), so runnable threads wait up to 19 ms for a core and a
  * failure's record reaches Redis up to 8 ms after the call failed. Compiling the I/O loop at
  * connect (300 sequential record-shaped round trips), one I/O thread per registry and fixed-rate
- * callers each left the figures within their run-to-run spread (README, the runtime's table), and
- * so did failing the dependency after 12 s of serving instead of 1.5 s: what is left is not the
- * JVMs' youth. Nor is it Java's NIO: with Netty's native epoll transport (which Lettuce picks up
- * when it is on the class path) the figures stayed within the same spread (README).
+ * callers each left the figures within their run-to-run spread (src/docs/performance.md), and so
+ * did failing the dependency after 12 s of serving instead of 1.5 s: what is left is not the JVMs'
+ * youth. Nor is it Java's NIO: with Netty's native epoll transport (which Lettuce picks up when it
+ * is on the class path) the figures stayed within the same spread (src/docs/performance.md).
  *
  * <p>The same-run baseline: the dependency then recovers, the fleet must close again within 3 s
  * after its open window (a probe lease left behind by a timed-out acquire once kept it half-open

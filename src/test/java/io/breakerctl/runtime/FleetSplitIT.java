@@ -33,9 +33,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * goes on, the calls that reach the dependency are bounded too: at most the threshold plus one in
  * flight on each other node before the trip, then only the probes. In HYBRID the failures are
  * recorded off the callers' path, so how many calls go out before the 5th failure reaches Redis,
- * and while the trip reaches every node, is a figure of the machine (printed; the README's fleet
- * table and {@code scripts/bench propagation}): the calls before the trip are held only to a
- * regression bound, {@link #HYBRID_BEFORE_TRIP_BOUND}.
+ * and while the trip reaches every node, is a figure of the machine (printed; the
+ * src/docs/performance.md fleet table and {@code scripts/bench propagation}): the calls before the
+ * trip are held only to a regression bound, {@link #HYBRID_BEFORE_TRIP_BOUND}.
  */
 @DisplayName("Fleet table over 2 JVM processes")
 class FleetSplitIT {
@@ -48,9 +48,9 @@ class FleetSplitIT {
 
   /**
    * A regression bound, not a target, for the calls that reached the dependency up to the trip in
-   * HYBRID: 14 in the README's fleet table, 32 in a loaded whole-suite run (which failed the old
-   * bound of 24, the SHARED invariant), so 3x that run. A node that stopped recording its failures
-   * would never trip the fleet, which the threshold assertion catches.
+   * HYBRID: 14 in the src/docs/performance.md fleet table, 32 in a loaded whole-suite run (which
+   * failed the old bound of 24, the SHARED invariant), so 3x that run. A node that stopped
+   * recording its failures would never trip the fleet, which the threshold assertion catches.
    */
   static final long HYBRID_BEFORE_TRIP_BOUND = 100;
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The fleet table: 20 nodes calling one failing dependency, threshold 5, one call in flight per
- * node. Prints the measured row for each mode (see the README's Performance section).
+ * node. Prints the measured row for each mode (see src/docs/performance.md).
  *
  * <p>Asserted is what holds on any machine under any load: LOCAL nodes each fail 5 calls and then
  * probe on their own; a shared fleet trips once at exactly 5 failures, every node rejects, each

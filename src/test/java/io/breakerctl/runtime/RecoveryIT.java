@@ -101,7 +101,8 @@ class RecoveryIT {
       long detected = System.currentTimeMillis() - killed;
       Fleet.sleep(2500); // many reconnect attempts, each refused
       System.out.printf("loss detected %d ms after the kill%n", detected);
-      // a machine figure (about 100 ms: subscription watch 100 ms + command timeout 50 ms, README);
+      // a machine figure (about 100 ms: subscription watch 100 ms + command timeout 50 ms,
+      // src/docs/performance.md);
       // the bound is a regression bound, over 3x the figures seen, below the old design's 1.3 s
       assertThat(detected)
           .as("loss detected (ms after the kill; regression bound)")

@@ -94,7 +94,8 @@ class SandboxDemoFleetIT {
           .isBetween(1L, 1 + row.get("degradedNodes").asLong());
       // at least the threshold; at most, in SHARED, fewer than LOCAL's 5 per node (each call asks
       // Redis: the threshold plus one in flight per other node); HYBRID's doomed calls (until every
-      // node rejected) are a figure of the machine (43 in the README's fleet table): a regression
+      // node rejected) are a figure of the machine (43 in the fleet table of
+      // src/docs/performance.md): a regression
       // bound over 3x that
       assertThat(row.get("doomedRequests").asLong())
           .as(r.err())

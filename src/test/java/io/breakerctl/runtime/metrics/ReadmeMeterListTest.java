@@ -31,26 +31,26 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's meter table (section {@code ## Metrics}) lists exactly the meters the binder
- * registers for a real registry (an in-process store): the same names, each with its type and its
- * own tags (the tags column, beside the common {@code breaker}, {@code caller}, {@code dependency}
- * and {@code node}), and the row names every value of those tags registered (a Redis {@code
- * command}, a background {@code task}, a fault {@code reason}...). A meter added without a row, a
- * row left for a meter gone or a new tag value left out of its row fails here.
+ * The docs' meter table (section {@code ## Metrics}) lists exactly the meters the binder registers
+ * for a real registry (an in-process store): the same names, each with its type and its own tags
+ * (the tags column, beside the common {@code breaker}, {@code caller}, {@code dependency} and
+ * {@code node}), and the row names every value of those tags registered (a Redis {@code command}, a
+ * background {@code task}, a fault {@code reason}...). A meter added without a row, a row left for
+ * a meter gone or a new tag value left out of its row fails here.
  */
-@DisplayName("the README's meter list is the meters registered")
+@DisplayName("the docs' meter list is the meters registered")
 class ReadmeMeterListTest {
 
   private static final Set<String> COMMON =
       Set.of("breaker", "caller", "dependency", "criticality", "node");
 
-  /** One README row: the type column and the tags of the tags column (common tags left out). */
+  /** One documented row: the type column and the tags of the tags column (common tags left out). */
   record Row(String type, Set<String> tags, String text) {}
 
   static Map<String, Row> readmeRows() throws IOException {
-    String readme = Files.readString(Path.of("README.md"));
+    String readme = Files.readString(Path.of("src/docs/metrics.md"));
     int at = readme.indexOf("\n## Metrics\n");
-    assertThat(at).as("the README has a Metrics section").isNotNegative();
+    assertThat(at).as("src/docs/metrics.md has a Metrics section").isNotNegative();
     int end = readme.indexOf("\n## ", at + 1);
     String section = readme.substring(at, end < 0 ? readme.length() : end);
     Map<String, Row> rows = new TreeMap<>();
@@ -144,7 +144,7 @@ class ReadmeMeterListTest {
 
       Map<String, Row> rows = readmeRows();
       assertThat(rows.keySet())
-          .as("the README's meters (left) and the registered ones (right)")
+          .as("the docs' meters (left) and the registered ones (right)")
           .isEqualTo(types.keySet());
       SoftAssertions soft = new SoftAssertions();
       for (Map.Entry<String, Row> e : rows.entrySet()) {

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * Holds every place that lists a policy's fields to {@link PolicyField}: the canonical spec, the
  * parser (a document setting every field to a non-default value), the scripts' argument and hash
  * fields (the encoding both ways, {@code warm.lua}'s list, {@code prelude.lua}'s reads) and the
- * README's policy table.
+ * policy table of src/docs/control-plane.md.
  */
 @DisplayName("one table of policy fields")
 class PolicyFieldTableTest {
@@ -131,8 +131,8 @@ class PolicyFieldTableTest {
 
   @Test
   void theReadmeTableListsEveryFieldInOrder() throws IOException {
-    String readme = Files.readString(Path.of("README.md"));
-    int at = readme.indexOf("### Policy fields");
+    String readme = Files.readString(Path.of("src/docs/control-plane.md"));
+    int at = readme.indexOf("## Policy fields");
     assertThat(at).isPositive();
     List<String> rows = new ArrayList<>();
     Matcher row =
