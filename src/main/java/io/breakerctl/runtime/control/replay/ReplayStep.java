@@ -28,14 +28,21 @@ record ReplayStep(
     String correlationId,
     long generation) {
 
-  /** Whether the step sets the machine state (every cause but setting or updating an override). */
+  /**
+   * Whether the step sets the machine state: every cause but setting or updating an override, and
+   * but a re-assertion of an override (REASSERTED to an override state puts the override back over
+   * the machine state Redis kept; read as a machine state, restore was asked to store FORCED_OPEN).
+   */
   boolean setsMachine() {
-    return cause != TransitionCause.OVERRIDE_SET && cause != TransitionCause.OVERRIDE_UPDATED;
+    return cause != TransitionCause.OVERRIDE_SET
+        && cause != TransitionCause.OVERRIDE_UPDATED
+        && !(cause == TransitionCause.REASSERTED && to.isOverride());
   }
 
-  /** Whether the step sets the open window's end. */
+  /** Whether the step sets the open window's end (a trip, a re-asserted trip, a restore). */
   boolean setsOpenWindow() {
-    return cause == TransitionCause.RESTORED || (setsMachine() && to == State.OPEN && isTrip());
+    return cause == TransitionCause.RESTORED
+        || (setsMachine() && to == State.OPEN && (isTrip() || cause == TransitionCause.REASSERTED));
   }
 
   private boolean isTrip() {

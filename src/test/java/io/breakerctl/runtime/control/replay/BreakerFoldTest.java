@@ -123,4 +123,36 @@ class BreakerFoldTest {
     assertThat(at(steps, 1_100_400)).isEqualTo(State.OPEN);
     assertThat(at(steps, 1_100_600)).isEqualTo(State.HALF_OPEN);
   }
+
+  /**
+   * A REASSERTED event puts back what Redis lost: to an override it sets the override (the machine
+   * state stays what it was), to OPEN it is a trip with its window. Read as a machine state, the
+   * override became the stored state and restore refused it (DocExamplesIT: exit 2, "stored state
+   * must be a machine state but was FORCED_OPEN").
+   */
+  @Test
+  @DisplayName(
+      "a re-asserted override is an override over the machine state; a re-asserted trip opens")
+  void reasserted() {
+    List<ReplayStep> steps =
+        List.of(
+            step(E1, 1_001_000, "CLOSED", "OPEN", "FAILURE_THRESHOLD", "until", "1002000"),
+            step(E1, 1_001_200, "OPEN", "FORCED_OPEN", "REASSERTED", "until", "1009000"));
+    BreakerFold f = new BreakerFold(ID, 1_001_500);
+    steps.forEach(f::offer);
+    ReplayState s = f.state(1_001_500).orElseThrow();
+    assertThat(s.state()).isEqualTo(State.FORCED_OPEN);
+    assertThat(s.stored()).as("the machine state underneath").isEqualTo(State.OPEN);
+    assertThat(s.override()).contains(State.FORCED_OPEN);
+    assertThat(s.overrideUntilMillis()).isEqualTo(1_009_000);
+
+    List<ReplayStep> trip =
+        List.of(step(E2, 1_100_500, "CLOSED", "OPEN", "REASSERTED", "until", "1101500"));
+    BreakerFold t = new BreakerFold(ID, 1_100_600);
+    trip.forEach(t::offer);
+    ReplayState open = t.state(1_100_600).orElseThrow();
+    assertThat(open.stored()).isEqualTo(State.OPEN);
+    assertThat(open.openUntilMillis()).as("the re-asserted window").isEqualTo(1_101_500);
+    assertThat(open.state()).isEqualTo(State.OPEN);
+  }
 }

@@ -230,6 +230,42 @@ class RestoreIT extends ControlPlaneIT {
     assertThat(keys(intact).warmedPolicy().map(w -> w.version())).contains(1L);
   }
 
+  /**
+   * The forwarder puts back an override Redis lost with a REASSERTED event; after a second loss,
+   * restore rebuilds the breaker from that event: the override over the machine state, with its
+   * actor and expiry. Before, the fold read the re-asserted override as the machine state and
+   * restore refused it (exit 2: "stored state must be a machine state but was FORCED_OPEN").
+   */
+  @Test
+  @DisplayName("an override the forwarder put back is restored after a second loss")
+  void aReassertedOverrideIsRestored() {
+    BreakerId id = BreakerId.parse("reasserted:forced");
+    new BreakerOverrides(redis, db, clock)
+        .apply(
+            id,
+            new OverrideRequest(
+                OverrideKind.FORCED_OPEN, "alice", "incident 11", Duration.ofMinutes(10), ""));
+    long until = keys(id).number("overrideUntil");
+    HistoryForwarder forwarder = new HistoryForwarder(db, redis, "fwd", clock);
+    assertThat(forwarder.syncOnce().failures()).isEmpty();
+
+    REDIS.server().flushAll();
+    assertThat(forwarder.syncOnce().failures()).isEmpty(); // puts the override back
+    assertThat(keys(id).effectiveState()).isEqualTo(State.FORCED_OPEN);
+    assertThat(keys(id).recentEvents().get(0).field("cause")).isEqualTo("REASSERTED");
+    assertThat(forwarder.syncOnce().failures()).isEmpty(); // forwards the REASSERTED event
+
+    REDIS.server().flushAll();
+    RestorePlan done =
+        new BreakerRestore(db, redis, clock)
+            .restore(BreakerPattern.of("reasserted:*"), "dave", "redis lost its data again");
+    assertThat(actions(done)).containsEntry(id, RestoreAction.RESTORED);
+    assertThat(keys(id).effectiveState()).isEqualTo(State.FORCED_OPEN);
+    assertThat(keys(id).storedState()).as("the machine state underneath").isEqualTo(State.CLOSED);
+    assertThat(keys(id).fields()).containsEntry("overrideActor", "alice");
+    assertThat(keys(id).number("overrideUntil")).isEqualTo(until);
+  }
+
   @Test
   @DisplayName(
       "the history forwarder's next pass after a FLUSHALL warms back the policies MongoDB holds")
