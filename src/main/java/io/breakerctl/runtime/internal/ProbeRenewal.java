@@ -140,12 +140,15 @@ final class ProbeRenewal implements Runnable {
     if (done.get()) {
       return;
     }
-    long due = dueNanos + intervalNanos;
+    long now = ticker.read();
+    // one interval after the last one was due; a node that was frozen past it (SIGSTOP, a long
+    // pause) sends one renewal now, not one for every interval it missed
+    long due = Math.max(dueNanos + intervalNanos, now);
     if (deadlineNanos != 0 && dueNanos < deadlineNanos && deadlineNanos < due) {
       due = deadlineNanos;
     }
     dueNanos = due;
-    long delay = Math.max(0, (due - ticker.read() + 999_999) / 1_000_000);
+    long delay = Math.max(0, (due - now + 999_999) / 1_000_000);
     ScheduledFuture<?> f = registry.later(this, delay);
     if (f == null) {
       done.set(true); // the registry is closed
