@@ -110,34 +110,38 @@ public final class BreakerctlCircuitBreaker implements CircuitBreaker, AutoClose
             : throwable;
     long nanos = unit.toNanos(duration);
     Permission p = pending.take();
+    // each event before the outcome counts, as Resilience4j's own breaker raises them: a
+    // consumer sees the error before the transition it causes
     if (config.getIgnoreExceptionPredicate().test(error)) {
+      events.ignoredError(nanos, error);
       if (p != null) {
         p.onIgnored();
       }
-      events.ignoredError(nanos, error);
     } else if (config.getRecordExceptionPredicate().test(error)) {
+      events.error(nanos, error);
       report(
           p, error instanceof TimeoutException ? CallOutcome.TIMEOUT : CallOutcome.FAILURE, nanos);
-      events.error(nanos, error);
     } else {
-      report(p, CallOutcome.SUCCESS, nanos);
       events.success(nanos);
+      report(p, CallOutcome.SUCCESS, nanos);
     }
   }
 
   @Override
   public void onSuccess(long duration, TimeUnit unit) {
     long nanos = unit.toNanos(duration);
-    report(pending.take(), CallOutcome.SUCCESS, nanos);
+    Permission p = pending.take();
     events.success(nanos);
+    report(p, CallOutcome.SUCCESS, nanos);
   }
 
   @Override
   public void onResult(long duration, TimeUnit unit, Object result) {
     if (result != null && config.getRecordResultPredicate().test(result)) {
       long nanos = unit.toNanos(duration);
-      report(pending.take(), CallOutcome.FAILURE, nanos);
+      Permission p = pending.take();
       events.error(nanos, new ResultRecordedAsFailureException(name, result));
+      report(p, CallOutcome.FAILURE, nanos);
     } else {
       onSuccess(duration, unit);
     }
