@@ -3,8 +3,6 @@ package io.breakerctl.integration.resilience4j;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.breakerctl.runtime.BreakerRegistry;
-import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.control.ControlPlaneIT;
 import io.breakerctl.runtime.control.audit.AuditLog;
 import io.breakerctl.runtime.control.audit.AuditRecord;
@@ -21,7 +19,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -34,7 +31,6 @@ import org.junit.jupiter.api.Test;
 @DisplayName("Resilience4j actuator transitions as audited fleet overrides; an applied policy wins")
 class FleetActuatorIT extends ControlPlaneIT {
 
-  private static final Duration BOUND = Duration.ofSeconds(15);
   private final List<AutoCloseable> open = new ArrayList<>();
 
   @AfterEach
@@ -49,14 +45,7 @@ class FleetActuatorIT extends ControlPlaneIT {
     List<BreakerctlCircuitBreaker> out = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       BreakerctlCircuitBreakerRegistry r =
-          BreakerctlCircuitBreakerRegistry.builder(
-                  BreakerRegistry.builder()
-                      .redisUri(REDIS.uri())
-                      .nodeId(app + "-n" + i)
-                      .mode(Mode.HYBRID)
-                      .commandTimeout(Duration.ofSeconds(1)))
-              .application(app)
-              .defaultConfig(Resilience4jFleetIT.CONFIG)
+          Nodes.node(REDIS.uri(), app, i)
               .actuatorOverrides(
                   FleetOverrides.audited(new BreakerOverrides(redis, db, clock)),
                   Duration.ofMinutes(10))
@@ -67,21 +56,6 @@ class FleetActuatorIT extends ControlPlaneIT {
       out.add(cb);
     }
     return out;
-  }
-
-  private static void await(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + BOUND.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + BOUND + ": " + what);
-      }
-      try {
-        Thread.sleep(5);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
   }
 
   @Test
@@ -95,7 +69,7 @@ class FleetActuatorIT extends ControlPlaneIT {
 
     cbs.get(0).transitionToForcedOpenState();
 
-    await(
+    Nodes.await(
         "both nodes see FORCED_OPEN",
         () -> cbs.stream().allMatch(cb -> cb.getState() == CircuitBreaker.State.FORCED_OPEN));
     assertThatThrownBy(() -> cbs.get(1).executeSupplier(() -> "never"))
@@ -118,7 +92,7 @@ class FleetActuatorIT extends ControlPlaneIT {
 
     cbs.get(1).transitionToClosedState();
 
-    await(
+    Nodes.await(
         "both nodes are CLOSED again",
         () -> cbs.stream().allMatch(cb -> cb.getState() == CircuitBreaker.State.CLOSED));
     assertThat(new AuditLog(db).forTarget(id.toString())).hasSize(2);
@@ -139,7 +113,7 @@ class FleetActuatorIT extends ControlPlaneIT {
                 "apiVersion: breakerctl/v1\nkind: Policy\nmetadata:\n  id: 'pol:members'\n"
                     + "spec:\n  failureThreshold: 1\n  openSeconds: 60\n"),
             ApplyOptions.by("it", "r4j drill"));
-    await(
+    Nodes.await(
         "both nodes run the applied policy",
         () -> cbs.stream().allMatch(cb -> cb.view().policy().failureThreshold() == 1));
     assertThat(cbs.get(1).view().policyId()).isEqualTo("pol:members");
@@ -153,7 +127,7 @@ class FleetActuatorIT extends ControlPlaneIT {
                         }))
         .isInstanceOf(IllegalStateException.class);
 
-    await(
+    Nodes.await(
         "one failure trips the fleet",
         () -> cbs.stream().allMatch(cb -> cb.getState() == CircuitBreaker.State.OPEN));
   }

@@ -3,8 +3,6 @@ package io.breakerctl.integration.resilience4j;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.breakerctl.runtime.BreakerRegistry;
-import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.testing.RedisExtension;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -19,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -40,7 +37,6 @@ class Resilience4jFleetIT {
   private static final int NODES = 3;
   private static final int MINIMUM_CALLS = 4;
   private static final Duration WAIT = Duration.ofMillis(500);
-  private static final Duration BOUND = Duration.ofSeconds(15);
 
   /** Rate 50 % once 4 calls are in the window; a fixed 500 ms open window; one probe. */
   static final CircuitBreakerConfig CONFIG =
@@ -68,14 +64,7 @@ class Resilience4jFleetIT {
     List<CircuitBreaker> out = new ArrayList<>();
     for (int i = 0; i < NODES; i++) {
       BreakerctlCircuitBreakerRegistry r =
-          BreakerctlCircuitBreakerRegistry.builder(
-                  BreakerRegistry.builder()
-                      .redisUri(redis.uri())
-                      .nodeId(app + "-n" + i)
-                      .mode(Mode.HYBRID)
-                      .commandTimeout(Duration.ofSeconds(1)))
-              .application(app)
-              .defaultConfig(CONFIG)
+          Nodes.node(redis.uri(), app, i)
               // a lease that outlives every bound below: only a release frees a slot in time
               .basePolicy(Policy.builder().probeLease(Duration.ofSeconds(60)).build())
               .build();
@@ -94,7 +83,7 @@ class Resilience4jFleetIT {
     String call() {
       reached.incrementAndGet();
       try {
-        hold.await(BOUND.toMillis(), TimeUnit.MILLISECONDS);
+        hold.await(Nodes.BOUND.toMillis(), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -110,25 +99,6 @@ class Resilience4jFleetIT {
         .isInstanceOf(IllegalStateException.class);
   }
 
-  private static void await(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + BOUND.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + BOUND + ": " + what);
-      }
-      sleep(5);
-    }
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
-  }
-
   private static boolean all(List<CircuitBreaker> cbs, CircuitBreaker.State state) {
     return cbs.stream().allMatch(cb -> cb.getState() == state);
   }
@@ -138,7 +108,7 @@ class Resilience4jFleetIT {
     for (int i = 0; i < MINIMUM_CALLS; i++) {
       failOnce(cbs.get(i % NODES), dep);
     }
-    await("every node sees the trip", () -> all(cbs, CircuitBreaker.State.OPEN));
+    Nodes.await("every node sees the trip", () -> all(cbs, CircuitBreaker.State.OPEN));
   }
 
   @Test
@@ -167,7 +137,7 @@ class Resilience4jFleetIT {
     }
     assertThat(cbs).allMatch(cb -> cb.getState() == CircuitBreaker.State.CLOSED);
     failOnce(cbs.get(0), dep);
-    await("every node sees the trip", () -> all(cbs, CircuitBreaker.State.OPEN));
+    Nodes.await("every node sees the trip", () -> all(cbs, CircuitBreaker.State.OPEN));
 
     assertThat(dep.reached).as("threshold in total, not threshold x nodes").hasValue(MINIMUM_CALLS);
     for (int i = 0; i < NODES; i++) {
@@ -179,7 +149,7 @@ class Resilience4jFleetIT {
       assertThat(notPermitted.get(i)).isEqualTo(1);
       assertThat(errors.get(i)).as("node %d's own errors", i).isEqualTo(i == 0 ? 2 : 1);
       List<String> seen = transitions.get(i);
-      await("node " + i + " was told of the trip", () -> seen.contains("CLOSED_TO_OPEN"));
+      Nodes.await("node " + i + " was told of the trip", () -> seen.contains("CLOSED_TO_OPEN"));
     }
     assertThat(dep.reached).hasValue(MINIMUM_CALLS);
   }
@@ -211,7 +181,7 @@ class Resilience4jFleetIT {
                   } catch (IllegalStateException e) {
                     // the failed probe
                   }
-                  sleep(1);
+                  Nodes.sleep(1);
                 }
               },
               "caller-" + i);
@@ -221,9 +191,9 @@ class Resilience4jFleetIT {
     try {
       for (int window = 1; window <= 2; window++) {
         int reached = MINIMUM_CALLS + window;
-        await("window " + window + "'s probe", () -> dep.reached.get() >= reached);
+        Nodes.await("window " + window + "'s probe", () -> dep.reached.get() >= reached);
         long[] before = snapshot(rejected);
-        await(
+        Nodes.await(
             "every node but the probing one rejects 20 more calls",
             () -> moreRejections(rejected, before, 20) >= NODES - 1);
         assertThat(dep.reached).as("one probe in window %d", window).hasValue(reached);
@@ -234,14 +204,15 @@ class Resilience4jFleetIT {
         dep.hold = window == 2 ? new CountDownLatch(0) : new CountDownLatch(1);
         held.countDown();
       }
-      await("a successful probe closes every node", () -> all(cbs, CircuitBreaker.State.CLOSED));
+      Nodes.await(
+          "a successful probe closes every node", () -> all(cbs, CircuitBreaker.State.CLOSED));
     } finally {
       stop.set(true);
       dep.hold.countDown();
     }
     for (Thread t : callers) {
       try {
-        t.join(BOUND.toMillis());
+        t.join(Nodes.BOUND.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -277,15 +248,16 @@ class Resilience4jFleetIT {
     CircuitBreaker first = cbs.get(0);
     CircuitBreaker second = cbs.get(1);
 
-    await("the first node gets the probe", first::tryAcquirePermission);
+    Nodes.await("the first node gets the probe", first::tryAcquirePermission);
     assertThat(second.tryAcquirePermission()).as("the one slot is held").isFalse();
     first.releasePermission();
     long released = System.nanoTime();
-    await("the second node gets the probe", second::tryAcquirePermission);
+    Nodes.await("the second node gets the probe", second::tryAcquirePermission);
     assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(60));
     second.onSuccess(1, TimeUnit.MILLISECONDS);
 
-    await("the second node's probe closes every node", () -> all(cbs, CircuitBreaker.State.CLOSED));
+    Nodes.await(
+        "the second node's probe closes every node", () -> all(cbs, CircuitBreaker.State.CLOSED));
     assertThat(dep.reached).hasValue(MINIMUM_CALLS);
   }
 
@@ -311,6 +283,6 @@ class Resilience4jFleetIT {
       assertThat(cbs.get(i % NODES).executeSupplier(() -> "bad")).isEqualTo("bad");
     }
 
-    await("the bad results trip the fleet", () -> all(cbs, CircuitBreaker.State.OPEN));
+    Nodes.await("the bad results trip the fleet", () -> all(cbs, CircuitBreaker.State.OPEN));
   }
 }
