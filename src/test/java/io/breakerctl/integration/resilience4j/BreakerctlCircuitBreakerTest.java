@@ -16,6 +16,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -118,6 +119,53 @@ class BreakerctlCircuitBreakerTest {
             "STATE_TRANSITION",
             "NOT_PERMITTED",
             "NOT_PERMITTED");
+  }
+
+  @Test
+  @DisplayName(
+      "a report finds its permission: nested calls on one thread, and stages completed on another"
+          + " thread, each count once")
+  void reportsFindTheirPermission() throws Exception {
+    CircuitBreaker cb = local().circuitBreaker("nested");
+
+    String outer = cb.executeSupplier(() -> cb.executeSupplier(() -> "inner") + "+outer");
+    String outerOfFailed =
+        cb.executeSupplier(
+            () -> {
+              fail(cb, new UncheckedIOException(new IOException("inner down")));
+              return "outer";
+            });
+
+    assertThat(outer).isEqualTo("inner+outer");
+    assertThat(outerOfFailed).isEqualTo("outer");
+    assertThat(cb.getMetrics().getNumberOfBufferedCalls()).isEqualTo(4);
+    assertThat(cb.getMetrics().getNumberOfSuccessfulCalls())
+        .as("two outer, one inner")
+        .isEqualTo(3);
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      for (int i = 0; i < 2; i++) {
+        CompletableFuture<String> failed =
+            cb.executeCompletionStage(
+                    () ->
+                        CompletableFuture.<String>supplyAsync(
+                            () -> {
+                              throw new UncheckedIOException(new IOException("async down"));
+                            },
+                            pool))
+                .toCompletableFuture();
+        assertThatThrownBy(failed::join).hasCauseInstanceOf(UncheckedIOException.class);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(cb.getMetrics().getNumberOfBufferedCalls())
+        .as("the window emptied on the trip")
+        .isZero();
+    assertThat(cb.getState())
+        .as("3 failures of 6 calls: 50 %")
+        .isEqualTo(CircuitBreaker.State.OPEN);
   }
 
   @Test
