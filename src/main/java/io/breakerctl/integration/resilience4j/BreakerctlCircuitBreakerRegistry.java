@@ -213,6 +213,22 @@ public final class BreakerctlCircuitBreakerRegistry
     }
   }
 
+  /**
+   * Removes the instance {@code name} from this registry and stops relaying its events; the
+   * breakerctl breaker stays in the node (its keys, its policy), and the name may be made again.
+   */
+  @Override
+  public java.util.Optional<CircuitBreaker> remove(String name) {
+    java.util.Optional<CircuitBreaker> removed = super.remove(name);
+    removed.ifPresent(
+        cb -> {
+          BreakerctlCircuitBreaker b = (BreakerctlCircuitBreaker) cb;
+          b.close();
+          names.remove(b.breakerId(), name);
+        });
+    return removed;
+  }
+
   /** Stops relaying events and closes the breakerctl registry (flushes pending outcomes). */
   @Override
   public void close() {

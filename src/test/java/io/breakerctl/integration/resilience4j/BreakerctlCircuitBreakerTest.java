@@ -201,6 +201,8 @@ class BreakerctlCircuitBreakerTest {
     assertThatThrownBy(() -> r.circuitBreaker("member-service"))
         .hasMessageContaining(
             "'memberService' and 'member-service' both map to unit:member-service");
+    assertThat(r.remove("memberService")).contains(a);
+    assertThat(r.circuitBreaker("member-service")).as("the id is free again").isNotSameAs(a);
     assertThat(r.breakerRegistry().breaker("unit:member-service").view().policy())
         .as("the default config is the node defaults")
         .isEqualTo(PolicyMapping.policy(CONFIG));
