@@ -3,6 +3,7 @@ package io.breakerctl.integration.resilience4j;
 import io.breakerctl.runtime.model.Policy;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
+import io.github.resilience4j.core.IntervalFunction;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -19,9 +20,12 @@ import java.util.Objects;
  *       1,000,000: the rate decides, as in Resilience4j;
  *   <li>TIME_BASED {@code slidingWindowSize} (seconds) → {@code windowSeconds}; a COUNT_BASED
  *       window (the last N calls) has no time twin: the base policy's window;
- *   <li>{@code waitIntervalFunctionInOpenState} (its first interval: {@code
- *       waitDurationInOpenState}) → {@code openSeconds} and {@code maxOpenSeconds} both, so the
- *       open window does not double after a failed probe (a fixed wait, as Resilience4j waits);
+ *   <li>{@code waitIntervalFunctionInOpenState}: its first interval ({@code
+ *       waitDurationInOpenState}) → {@code openSeconds}, its longest over the first {@value
+ *       #BACKOFF_ATTEMPTS} attempts → {@code maxOpenSeconds} (at most seven days). A fixed wait,
+ *       Resilience4j's default, gives both the same: the open window does not double after a failed
+ *       probe. A backoff function gives breakerctl's doubling up to its longest interval
+ *       (breakerctl doubles whatever the function's multiplier);
  *   <li>{@code permittedNumberOfCallsInHalfOpenState} → {@code halfOpenPermits} (at most 1,000);
  *   <li>{@code slowCallDurationThreshold} → {@code slowCallMillis} when {@code
  *       slowCallRateThreshold} is below 100, else off: breakerctl counts a slow call as a failure,
@@ -34,6 +38,12 @@ public final class PolicyMapping {
 
   /** What {@code failureThreshold} becomes: its maximum, so the failure rate decides. */
   public static final int NO_COUNT_THRESHOLD = 1_000_000;
+
+  /** How many of the wait function's intervals are read for the longest open window. */
+  public static final int BACKOFF_ATTEMPTS = 30;
+
+  /** The longest open window a policy accepts. */
+  static final Duration MAX_OPEN = Duration.ofDays(7);
 
   private PolicyMapping() {}
 
@@ -61,9 +71,14 @@ public final class PolicyMapping {
       b.window(Duration.ofSeconds(config.getSlidingWindowSize()));
     }
     b.minimumCalls(Math.max(1, minimum));
-    Duration wait = wholeMillis(waitInOpenState(config));
-    b.open(wait);
-    b.maxOpen(wait);
+    IntervalFunction waits = config.getWaitIntervalFunctionInOpenState();
+    long first = Math.max(1, waits.apply(1));
+    long longest = first;
+    for (int attempt = 2; attempt <= BACKOFF_ATTEMPTS; attempt++) {
+      longest = Math.max(longest, waits.apply(attempt));
+    }
+    b.open(Duration.ofMillis(first));
+    b.maxOpen(Duration.ofMillis(Math.min(longest, MAX_OPEN.toMillis())));
     b.halfOpenPermits(Math.min(1000, config.getPermittedNumberOfCallsInHalfOpenState()));
     if (config.getSlowCallRateThreshold() < 100f) {
       long millis = Math.max(1, config.getSlowCallDurationThreshold().toMillis());
@@ -72,16 +87,5 @@ public final class PolicyMapping {
       b.slowCallMillis(null);
     }
     return b.build();
-  }
-
-  /**
-   * The first wait in the open state ({@code waitDurationInOpenState} unless a function is set).
-   */
-  static Duration waitInOpenState(CircuitBreakerConfig config) {
-    return Duration.ofMillis(config.getWaitIntervalFunctionInOpenState().apply(1));
-  }
-
-  private static Duration wholeMillis(Duration d) {
-    return Duration.ofMillis(Math.max(1, d.toMillis()));
   }
 }

@@ -22,10 +22,11 @@
  *       lease's expiry).
  *   <li><b>Outcomes.</b> Resilience4j reports an outcome to the breaker, not to a permission: a
  *       report is matched to the permission granted last on the reporting thread (exact for every
- *       synchronous decorator and Spring's aspect), else to one a thread left pending when it
- *       acquired again, else to the breaker's latest permission (an asynchronous call reported on
- *       another thread before its acquiring thread acquired again; in SHARED and LOCAL mode such a
- *       report can go to a permission already reported and be dropped).
+ *       synchronous decorator and Spring's aspect), else to one a thread left unreported when it
+ *       acquired again, else to the breaker's latest permission, taken from the thread it was
+ *       granted on (an asynchronous call completed on another thread). With many asynchronous calls
+ *       in flight a report may land on another pending permission of the same breaker than its own
+ *       (the same state in all but a race with a transition).
  *   <li><b>Classification</b> is the instance config's, as Resilience4j's own breaker does it: a
  *       {@code CompletionException} or {@code ExecutionException} is classified by its cause;
  *       {@code ignoreExceptions} first (ignored: counts neither way, as releasePermission), then
@@ -37,11 +38,12 @@
  *       breakerctl status} and as drift like any registry defaults, and a policy applied with
  *       {@code breakerctl policy apply} wins. The rate decides ({@code failureThreshold} is set to
  *       its maximum); a count-based window (last N calls) becomes the base policy's time window (60
- *       s by default). The open window is fixed: {@code openSeconds} and {@code maxOpenSeconds} are
- *       both {@code waitDurationInOpenState}, so it does not double after a failed probe unless a
- *       policy says so. {@code permittedNumberOfCallsInHalfOpenState} is {@code halfOpenPermits}:
- *       that many probes fleet-wide, and that many successes to close (one failed probe reopens;
- *       Resilience4j closes on the probes' failure rate). A slow call ({@code
+ *       s by default). The open window keeps Resilience4j's timing: {@code openSeconds} is the
+ *       first wait ({@code waitDurationInOpenState}) and {@code maxOpenSeconds} the longest the
+ *       wait function gives, so a fixed wait (the default) does not double after a failed probe
+ *       unless a policy says so. {@code permittedNumberOfCallsInHalfOpenState} is {@code
+ *       halfOpenPermits}: that many probes fleet-wide, and that many successes to close (one failed
+ *       probe reopens; Resilience4j closes on the probes' failure rate). A slow call ({@code
  *       slowCallDurationThreshold}) counts as a failure when {@code slowCallRateThreshold} is below
  *       100 (breakerctl has no separate slow-call rate); at 100, Resilience4j's default, slow calls
  *       are not counted apart. An instance made with a config other than the default keeps its

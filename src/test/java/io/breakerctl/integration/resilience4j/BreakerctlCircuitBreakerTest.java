@@ -146,15 +146,14 @@ class BreakerctlCircuitBreakerTest {
         java.util.concurrent.Executors.newSingleThreadExecutor();
     try {
       for (int i = 0; i < 2; i++) {
+        // completed by the pool once the stage is decorated: reported on the pool's thread
+        CompletableFuture<String> dependency = new CompletableFuture<>();
         CompletableFuture<String> failed =
-            cb.executeCompletionStage(
-                    () ->
-                        CompletableFuture.<String>supplyAsync(
-                            () -> {
-                              throw new UncheckedIOException(new IOException("async down"));
-                            },
-                            pool))
-                .toCompletableFuture();
+            cb.executeCompletionStage(() -> dependency).toCompletableFuture();
+        pool.submit(
+            () ->
+                dependency.completeExceptionally(
+                    new UncheckedIOException(new IOException("async down"))));
         assertThatThrownBy(failed::join).hasCauseInstanceOf(UncheckedIOException.class);
       }
     } finally {

@@ -76,20 +76,32 @@ class PolicyMappingTest {
     }
 
     @Test
-    @DisplayName("a wait function: its first interval; a wait longer than the base's maxOpen")
+    @DisplayName(
+        "a backoff function: its first interval opens, its longest is maxOpen, whatever the base's")
     void waitFunction() {
       CircuitBreakerConfig c =
           CircuitBreakerConfig.custom()
-              .waitIntervalFunctionInOpenState(IntervalFunction.ofExponentialBackoff(20_000, 2))
+              .waitIntervalFunctionInOpenState(
+                  IntervalFunction.ofExponentialBackoff(20_000, 2, 120_000))
               .build();
+      Policy base =
+          Policy.builder().open(Duration.ofSeconds(5)).maxOpen(Duration.ofSeconds(10)).build();
 
-      Policy p =
-          PolicyMapping.policy(
-              c,
-              Policy.builder().open(Duration.ofSeconds(5)).maxOpen(Duration.ofSeconds(10)).build());
+      Policy p = PolicyMapping.policy(c, base);
 
       assertThat(p.open()).isEqualTo(Duration.ofSeconds(20));
-      assertThat(p.maxOpen()).isEqualTo(Duration.ofSeconds(20));
+      assertThat(p.maxOpen()).isEqualTo(Duration.ofSeconds(120));
+    }
+
+    @Test
+    @DisplayName("a backoff without a bound stops at the longest open window a policy accepts")
+    void unboundedBackoff() {
+      CircuitBreakerConfig c =
+          CircuitBreakerConfig.custom()
+              .waitIntervalFunctionInOpenState(IntervalFunction.ofExponentialBackoff(60_000, 2))
+              .build();
+
+      assertThat(PolicyMapping.policy(c).maxOpen()).isEqualTo(Duration.ofDays(7));
     }
 
     @Test
