@@ -166,6 +166,37 @@ class ArchitectureTest {
         .check(main);
   }
 
+  @Test
+  @DisplayName("only the integrations use Resilience4j, and nothing outside them uses them")
+  void integrationsStayApart() {
+    // Resilience4j is an optional dependency: a runtime class naming it would fail to load in a
+    // service without it; the runtime, the CLI and the console never reach an integration
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("io.breakerctl.integration..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.github.resilience4j..", "io.breakerctl.integration..")
+        .check(main);
+  }
+
+  @Test
+  @DisplayName("the Resilience4j integration uses the runtime's API, never its implementation")
+  void theResilience4jIntegrationUsesTheApi() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.breakerctl.integration..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.breakerctl.runtime.internal..",
+            "io.breakerctl.runtime.local..",
+            "io.breakerctl.runtime.redis..",
+            "io.breakerctl.cli..",
+            "io.breakerctl.console..")
+        .check(main);
+  }
+
   /**
    * The methods outside the store that may take a breaker's hash or an event's fields as a whole:
    * each shows or keeps them as stored, picking no field by name for its meaning.

@@ -39,8 +39,9 @@ public interface Permission {
   void onError(Throwable error, long nanos);
 
   /**
-   * Reports a call whose outcome must not count (cancelled, abandoned by the caller): nothing is
-   * recorded; a half-open probe lease it held expires on its own.
+   * Reports a call whose outcome must not count (cancelled, abandoned by the caller, never run):
+   * the breaker counts nothing, and a fleet probe lease it held goes back at once, so another call
+   * may probe without waiting for the lease's expiry.
    */
   void onIgnored();
 

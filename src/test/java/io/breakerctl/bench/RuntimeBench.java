@@ -59,7 +59,11 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  *       breaker with {@code slowCallMillis} 60,000 (Resilience4j's default threshold), whose every
  *       call is counted in flight ({@code hybridSlow*}): its ratio to Resilience4j within 10% of
  *       the hot path's recorded 0.48× / 0.34× (the regression target in src/docs/performance.md),
- *       with the cost it adds to the untracked path in the same run beside it.
+ *       with the cost it adds to the untracked path in the same run beside it. And the Resilience4j
+ *       adapter ({@code adapter*}, {@code adapterMetrics*}: Resilience4j's interface over a HYBRID
+ *       breaker) beside Resilience4j's own breaker, plain and with classification and metrics:
+ *       target ≤ 1.0×. And the cost of an Observation per call ({@code observed1}, {@code
+ *       observedNoop1}) against the hot path: target ≤ 1.1×.
  *   <li><b>SHARED latency</b>: a SHARED call ({@code tryAcquire} runs the acquire script and waits;
  *       {@code onSuccess} sends the record script and returns) against two PINGs joined one after
  *       the other on the very connection the registry's scripts use (Lettuce async), p50/p99 over
@@ -258,6 +262,20 @@ public final class RuntimeBench {
         "r4jMetrics",
         " with classification and metrics",
         "hot path with classification and metrics",
+        CLASSIFIED_MAX_RATIO);
+    ratios(
+        byName,
+        "adapter",
+        "resilience4j",
+        " of the Resilience4j adapter (ours over HYBRID)",
+        "Resilience4j adapter",
+        CLASSIFIED_MAX_RATIO);
+    ratios(
+        byName,
+        "adapterMetrics",
+        "r4jMetrics",
+        " of the Resilience4j adapter with classification and metrics",
+        "Resilience4j adapter with classification and metrics",
         CLASSIFIED_MAX_RATIO);
     for (String observed : List.of("observedNoop", "observed")) {
       double ratio = score(byName, observed + "1") / score(byName, "hybrid1");

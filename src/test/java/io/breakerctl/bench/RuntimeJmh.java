@@ -1,5 +1,6 @@
 package io.breakerctl.bench;
 
+import io.breakerctl.integration.resilience4j.BreakerctlCircuitBreakerRegistry;
 import io.breakerctl.runtime.BreakerRegistry;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.FailureClassifier;
@@ -49,6 +50,15 @@ import org.openjdk.jmh.annotations.Threads;
  *       ignoreExceptions}, {@code recordExceptions}, {@code recordResult}) and {@code
  *       TaggedCircuitBreakerMetrics} bound to a {@code SimpleMeterRegistry} — {@code
  *       tryAcquirePermission()} then {@code onResult(duration, NANOSECONDS, result)}.
+ * </ul>
+ *
+ * and the Resilience4j adapter ({@code io.breakerctl.integration.resilience4j}) over a HYBRID
+ * breaker, called as Resilience4j's own breaker is:
+ *
+ * <ul>
+ *   <li>{@code adapter*}: Resilience4j's default config, beside {@code resilience4j*};
+ *   <li>{@code adapterMetrics*}: the classification of {@code r4jMetrics*} and {@code
+ *       TaggedCircuitBreakerMetrics} bound to the adapter's registry, beside {@code r4jMetrics*}.
  * </ul>
  *
  * Each with 1 and 2 threads sharing one breaker. And {@code observed1} / {@code observedNoop1}: the
@@ -247,13 +257,7 @@ public class RuntimeJmh {
     /** Builds the breaker in a registry whose metrics are bound. */
     @Setup(Level.Trial)
     public void setUp() {
-      CircuitBreakerRegistry registry =
-          CircuitBreakerRegistry.of(
-              CircuitBreakerConfig.custom()
-                  .ignoreExceptions(IllegalArgumentException.class)
-                  .recordExceptions(IOException.class, TimeoutException.class)
-                  .recordResult(r -> r == null)
-                  .build());
+      CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(classifying());
       TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters);
       breaker = registry.circuitBreaker("bench");
     }
@@ -268,6 +272,117 @@ public class RuntimeJmh {
     }
   }
 
+  /** The Resilience4j classification both metrics variants use. */
+  static CircuitBreakerConfig classifying() {
+    return CircuitBreakerConfig.custom()
+        .ignoreExceptions(IllegalArgumentException.class)
+        .recordExceptions(IOException.class, TimeoutException.class)
+        .recordResult(r -> r == null)
+        .build();
+  }
+
+  /** The Resilience4j adapter's registry over a HYBRID node, Resilience4j's default config. */
+  @org.openjdk.jmh.annotations.State(Scope.Benchmark)
+  public static class Adapter {
+    /** The redis-server to use; set by the runner. */
+    @Param("")
+    public String redisUri;
+
+    BreakerctlCircuitBreakerRegistry registry;
+    io.github.resilience4j.circuitbreaker.CircuitBreaker breaker;
+    final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
+    /** Builds the registry and checks the breaker is on the closed, non-degraded path. */
+    @Setup(Level.Trial)
+    public void setUp() throws InterruptedException {
+      registry =
+          BreakerctlCircuitBreakerRegistry.builder(
+                  BreakerRegistry.builder()
+                      .redisUri(redisUri)
+                      .nodeId("jmh-adapter-" + ProcessHandle.current().pid())
+                      .mode(Mode.HYBRID))
+              .application("bench")
+              .defaultConfig(config())
+              .build();
+      bind();
+      breaker = registry.circuitBreaker("jmh-adapter");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (registry.breakerRegistry().degraded() && System.nanoTime() < deadline) {
+        Thread.sleep(10); // a connect slower than its 1 s bound on a busy machine
+      }
+      if (registry.breakerRegistry().degraded()
+          || breaker.getState()
+              != io.github.resilience4j.circuitbreaker.CircuitBreaker.State.CLOSED) {
+        throw new IllegalStateException("adapter not on the closed path: " + breaker);
+      }
+    }
+
+    CircuitBreakerConfig config() {
+      return CircuitBreakerConfig.ofDefaults();
+    }
+
+    void bind() {}
+
+    /** Closes the registry. */
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      registry.close();
+    }
+  }
+
+  /** The adapter with {@link #classifying()} and Resilience4j's Micrometer metrics bound. */
+  @org.openjdk.jmh.annotations.State(Scope.Benchmark)
+  public static class AdapterMetrics extends Adapter {
+    @Override
+    CircuitBreakerConfig config() {
+      return classifying();
+    }
+
+    @Override
+    void bind() {
+      TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters);
+    }
+
+    /** Checks the meters counted the calls, then closes the registry. */
+    @TearDown(Level.Trial)
+    @Override
+    public void tearDown() {
+      if (meters.get("resilience4j.circuitbreaker.calls").tag("kind", "successful").timer().count()
+          == 0) {
+        throw new IllegalStateException("the adapter's success timer counted nothing");
+      }
+      super.tearDown();
+    }
+  }
+
+  /** The adapter, Resilience4j's default config, one thread. */
+  @Benchmark
+  @Threads(1)
+  public boolean adapter1(Adapter s) {
+    return r4jSuccess(s.breaker);
+  }
+
+  /** The adapter, Resilience4j's default config, two threads on one breaker. */
+  @Benchmark
+  @Threads(2)
+  public boolean adapter2(Adapter s) {
+    return r4jSuccess(s.breaker);
+  }
+
+  /** The adapter with classification and metrics, one thread. */
+  @Benchmark
+  @Threads(1)
+  public boolean adapterMetrics1(AdapterMetrics s) {
+    return r4jResult(s.breaker);
+  }
+
+  /** The adapter with classification and metrics, two threads on one breaker. */
+  @Benchmark
+  @Threads(2)
+  public boolean adapterMetrics2(AdapterMetrics s) {
+    return r4jResult(s.breaker);
+  }
+
   private static Permission classified(Classified s) {
     Permission p = s.breaker.tryAcquire();
     if (!p.allowed()) {
@@ -277,11 +392,11 @@ public class RuntimeJmh {
     return p;
   }
 
-  private static boolean r4jMetrics(Resilience4jMetrics s) {
-    if (!s.breaker.tryAcquirePermission()) {
+  private static boolean r4jResult(io.github.resilience4j.circuitbreaker.CircuitBreaker cb) {
+    if (!cb.tryAcquirePermission()) {
       throw new IllegalStateException("Resilience4j rejected");
     }
-    s.breaker.onResult(CALL_NANOS, TimeUnit.NANOSECONDS, RESULT);
+    cb.onResult(CALL_NANOS, TimeUnit.NANOSECONDS, RESULT);
     return true;
   }
 
@@ -303,14 +418,14 @@ public class RuntimeJmh {
   @Benchmark
   @Threads(1)
   public boolean r4jMetrics1(Resilience4jMetrics s) {
-    return r4jMetrics(s);
+    return r4jResult(s.breaker);
   }
 
   /** Resilience4j with classification and metrics, two threads on one breaker. */
   @Benchmark
   @Threads(2)
   public boolean r4jMetrics2(Resilience4jMetrics s) {
-    return r4jMetrics(s);
+    return r4jResult(s.breaker);
   }
 
   private static Permission hybrid(Hybrid s) {
@@ -322,11 +437,11 @@ public class RuntimeJmh {
     return p;
   }
 
-  private static boolean resilience4j(Resilience4j s) {
-    if (!s.breaker.tryAcquirePermission()) {
+  private static boolean r4jSuccess(io.github.resilience4j.circuitbreaker.CircuitBreaker cb) {
+    if (!cb.tryAcquirePermission()) {
       throw new IllegalStateException("Resilience4j rejected");
     }
-    s.breaker.onSuccess(CALL_NANOS, TimeUnit.NANOSECONDS);
+    cb.onSuccess(CALL_NANOS, TimeUnit.NANOSECONDS);
     return true;
   }
 
@@ -362,13 +477,13 @@ public class RuntimeJmh {
   @Benchmark
   @Threads(1)
   public boolean resilience4j1(Resilience4j s) {
-    return resilience4j(s);
+    return r4jSuccess(s.breaker);
   }
 
   /** Resilience4j, two threads on one breaker. */
   @Benchmark
   @Threads(2)
   public boolean resilience4j2(Resilience4j s) {
-    return resilience4j(s);
+    return r4jSuccess(s.breaker);
   }
 }

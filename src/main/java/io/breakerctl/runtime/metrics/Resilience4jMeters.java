@@ -24,7 +24,8 @@ import java.util.Locale;
  *   <tr><th>meter</th><th>tags</th><th>value</th></tr>
  *   <tr><td>{@value #STATE}</td><td>{@code state}: closed, open, half_open, forced_open,
  *       disabled, metrics_only</td><td>1 for the state the node acts on, 0 for the others;
- *       FORCED_CLOSED (no twin) is {@code disabled}: every call admitted, no transition</td></tr>
+ *       FORCED_CLOSED (no twin) is {@code metrics_only}: every call admitted and counted, no
+ *       transition (the adapter's {@code getState} says the same)</td></tr>
  *   <tr><td>{@value #CALLS}</td><td>{@code kind}: successful, failed, ignored</td><td>timer of
  *       permitted calls: SUCCESS successful; FAILURE, TIMEOUT and SLOW (a slow call counts as a
  *       failure here) failed; IGNORED and RATE_LIMITED ignored</td></tr>
@@ -113,9 +114,9 @@ final class Resilience4jMeters implements CallObserver {
             .register(registry));
   }
 
-  /** Resilience4j's name of {@code s} (lower case); FORCED_CLOSED has no twin: disabled. */
+  /** Resilience4j's name of {@code s} (lower case); FORCED_CLOSED has no twin: metrics_only. */
   static String stateOf(State s) {
-    return s == State.FORCED_CLOSED ? "disabled" : s.name().toLowerCase(Locale.ROOT);
+    return s == State.FORCED_CLOSED ? "metrics_only" : s.name().toLowerCase(Locale.ROOT);
   }
 
   private static double failureRate(CircuitBreaker b) {

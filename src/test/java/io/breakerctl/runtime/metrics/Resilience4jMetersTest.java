@@ -126,7 +126,7 @@ class Resilience4jMetersTest {
                 .count())
         .isEqualTo(1);
     assertThat(rate(Resilience4jMeters.SLOW_CALL_RATE)).isEqualTo(-1);
-    assertThat(Resilience4jMeters.stateOf(State.FORCED_CLOSED)).isEqualTo("disabled");
+    assertThat(Resilience4jMeters.stateOf(State.FORCED_CLOSED)).isEqualTo("metrics_only");
     assertThat(Resilience4jMeters.stateOf(State.HALF_OPEN)).isEqualTo("half_open");
   }
 
