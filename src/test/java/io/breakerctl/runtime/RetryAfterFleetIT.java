@@ -3,6 +3,7 @@ package io.breakerctl.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import io.breakerctl.runtime.model.BackoffHint;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.TransitionCause;
@@ -10,6 +11,7 @@ import io.breakerctl.runtime.redis.Poll;
 import io.breakerctl.runtime.redis.RedisFleetStore;
 import io.breakerctl.runtime.redis.StoreConfig;
 import io.breakerctl.runtime.store.BreakerEvent;
+import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.StoreFutures;
 import io.breakerctl.testing.ChildJvm;
 import io.breakerctl.testing.RedisBinary;
@@ -245,6 +247,21 @@ class RetryAfterFleetIT {
         .as("the window ended at the hint's end")
         .isEqualTo(until);
     long closedAt = closedAfterHint(events).orElseThrow().atMillis();
+    BreakerSnapshot s;
+    try (RedisFleetStore store =
+        RedisFleetStore.connect(StoreConfig.builder().uri(redis.uri()).build())) {
+      s = StoreFutures.await(store.snapshot(id, 0));
+    }
+    BreakerSnapshot atTheHint =
+        new BreakerSnapshot(id, s.fields(), List.of(), List.of(), List.of(), o.atMillis());
+    assertThat(atTheHint.backoffHint())
+        .as("the hint in force as describe and the exporter read it, during the window")
+        .contains(
+            new BackoffHint.InForce(
+                new BackoffHint(
+                    Long.parseLong(o.field("hintMillis")), BackoffHint.Source.RETRY_AFTER),
+                until));
+    assertThat(s.backoffHint()).as("and no longer once the window ended").isEmpty();
 
     assertThat(
             dep.arrivals.stream()
