@@ -929,6 +929,42 @@ class DistributedBreakerTest {
       assertEquals(3_000, s.openWindow().millis(), "the base of the next doubling");
     }
 
+    /** Node {@code node}'s hint of {@code millis} alone, straight to the store. */
+    private void hintFrom(String node, long millis, Policy p) {
+      StoreFutures.await(
+          store.record(
+              ID,
+              Outcome.backoff(
+                  node,
+                  "",
+                  "",
+                  new io.breakerctl.runtime.model.BackoffHint(
+                      millis, io.breakerctl.runtime.model.BackoffHint.Source.GRPC_PUSHBACK)),
+              p));
+    }
+
+    @Test
+    void aLongerHintFromAnotherNodeLengthensEveryNodesWindowAShorterOneNever() {
+      Policy p = rateLimited(io.breakerctl.runtime.model.RateLimitAction.BACKOFF);
+      DistributedBreaker a = node("a", Mode.HYBRID, p);
+      DistributedBreaker b = node("b", Mode.HYBRID, p);
+      long start = clock.millis();
+      answered(a, new Answer(429, Duration.ofSeconds(2)));
+      clock.advanceMillis(1_000);
+      hintFrom("c", 500, p); // a late call's answer: ends before the window in force
+      assertEquals(start + 2_000, shared().openWindow().untilMillis(), "never shortened");
+      hintFrom("c", 5_000, p);
+      assertEquals(start + 6_000, shared().openWindow().untilMillis(), "lengthened");
+      clock.advanceMillis(4_999);
+      for (DistributedBreaker n : List.of(a, b)) {
+        assertFalse(n.tryAcquire().allowed(), "every node keeps to the lengthened window");
+      }
+      clock.advanceMillis(1);
+      Permission probe = a.tryAcquire();
+      assertTrue(probe.allowed(), "a probe at its end");
+      assertFalse(b.tryAcquire().allowed(), "exactly one");
+    }
+
     @Test
     void byDefaultARateLimitIsNeitherCountedNorBackingOff() {
       DistributedBreaker a = node("a");
