@@ -253,6 +253,15 @@ class RecordFastPathIT {
         r.openUntilMillis() == 0);
   }
 
+  /** record.lua as shipped, called with {@code argv} as it is (no Java type checks it). */
+  private static Object rawRecord(Pair x, BreakerId id, String... argv) {
+    String[] keys = x.t.store.keys().scriptKeys(id);
+    List<String> cmd = new ArrayList<>(List.of("EVAL", SHIPPED, Integer.toString(keys.length)));
+    cmd.addAll(List.of(keys));
+    cmd.addAll(List.of(argv));
+    return x.server.call(cmd.toArray(new String[0]));
+  }
+
   private static Policy.Builder policy() {
     return Policy.builder().window(LONG_WINDOW);
   }
@@ -387,11 +396,20 @@ class RecordFastPathIT {
     Object before = x.server.call("HGETALL", t.store.keys().hash(x.a));
     for (String broken : List.of("{\"state\":", "[1,2}", "\"x\"")) {
       for (BreakerId id : List.of(x.a, x.b)) {
-        String[] keys = t.store.keys().scriptKeys(id);
-        List<String> cmd = new ArrayList<>(List.of("EVAL", SHIPPED, Integer.toString(keys.length)));
-        cmd.addAll(List.of(keys));
-        cmd.addAll(List.of("n1", IDLE_TTL, PolicyEncoding.toArg(p), "0", "1", "", "", "", broken));
-        assertThatThrownBy(() -> x.server.call(cmd.toArray(new String[0])))
+        assertThatThrownBy(
+                () ->
+                    rawRecord(
+                        x,
+                        id,
+                        "n1",
+                        IDLE_TTL,
+                        PolicyEncoding.toArg(p),
+                        "0",
+                        "1",
+                        "",
+                        "",
+                        "",
+                        broken))
             .as("heartbeat %s", broken)
             .isInstanceOf(RuntimeException.class)
             .hasMessageContaining("heartbeat is not a JSON object");
@@ -422,23 +440,20 @@ class RecordFastPathIT {
             "7001", "");
     for (Map.Entry<String, String> h : bad.entrySet()) {
       for (BreakerId id : List.of(x.a, x.b)) {
-        String[] keys = t.store.keys().scriptKeys(id);
-        List<String> cmd = new ArrayList<>(List.of("EVAL", SHIPPED, Integer.toString(keys.length)));
-        cmd.addAll(List.of(keys));
-        cmd.addAll(
-            List.of(
-                "n1",
-                IDLE_TTL,
-                PolicyEncoding.toArg(p),
-                "1",
-                "0",
-                "",
-                "",
-                "",
-                "",
-                h.getKey(),
-                h.getValue()));
-        assertThatThrownBy(() -> x.server.call(cmd.toArray(new String[0])))
+        String[] argv = {
+          "n1",
+          IDLE_TTL,
+          PolicyEncoding.toArg(p),
+          "1",
+          "0",
+          "",
+          "",
+          "",
+          "",
+          h.getKey(),
+          h.getValue()
+        };
+        assertThatThrownBy(() -> rawRecord(x, id, argv))
             .as("hint %s from %s", h.getKey(), h.getValue())
             .isInstanceOf(RuntimeException.class)
             .hasMessageContaining(h.getValue().equals("RETRY_AFTER") ? "hint must be" : "source")
