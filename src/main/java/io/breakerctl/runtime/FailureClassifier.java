@@ -1,5 +1,6 @@
 package io.breakerctl.runtime;
 
+import io.breakerctl.runtime.model.BackoffHint;
 import java.io.InterruptedIOException;
 import java.net.http.HttpResponse;
 import java.time.Clock;
@@ -12,6 +13,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -41,6 +43,9 @@ import java.util.function.Predicate;
  * DependencyStatus} or {@link HttpResponse} with status 429 is {@code RATE_LIMITED}, with 5xx a
  * {@code FAILURE}, with another 4xx (a caller error) {@code IGNORED}; anything else is a {@code
  * SUCCESS}. Classifying a result allocates nothing.
+ *
+ * <p>A failure or a rate-limit answer may carry the dependency's back-off hint ({@link
+ * #backoffHint}), which backs the whole fleet off ({@link BackoffHint}).
  */
 public final class FailureClassifier {
 
@@ -54,6 +59,7 @@ public final class FailureClassifier {
   private final Predicate<Throwable> recordIf;
   private final Predicate<Throwable> ignoreIf;
   private final Predicate<Object> failingResult;
+  private final Function<Object, Optional<Duration>> hintFn;
   private final boolean recordListed;
 
   private FailureClassifier(Builder b) {
@@ -62,6 +68,7 @@ public final class FailureClassifier {
     this.recordIf = b.recordIf;
     this.ignoreIf = b.ignoreIf;
     this.failingResult = b.failingResult;
+    this.hintFn = b.hintFn;
     this.recordListed = recordTypes.length > 0 || recordIf != null;
   }
 
@@ -128,6 +135,43 @@ public final class FailureClassifier {
     return Optional.empty();
   }
 
+  /**
+   * The back-off hint a failure or rate-limit answer carries, first that applies: the builder's
+   * {@link Builder#backoffHint} function (source CLASSIFIER); {@link DependencyStatus#retryAfter()}
+   * (RETRY_AFTER); an {@link HttpResponse}'s {@code Retry-After} header, seconds or an HTTP-date
+   * counted from {@code clock} (RETRY_AFTER), or its {@code grpc-retry-pushback-ms} header
+   * (GRPC_PUSHBACK). A header the dependency got wrong (negative, above a day, not a number) is no
+   * hint: an upstream's bad header never fails the caller's call.
+   *
+   * @throws IllegalArgumentException naming the value when the caller's code (the function, a
+   *     {@link DependencyStatus}) gives a negative wait or one above a day
+   */
+  public Optional<BackoffHint> backoffHint(Object errorOrResult, Clock clock) {
+    Object o = errorOrResult instanceof Throwable t ? unwrap(t) : errorOrResult;
+    if (hintFn != null) {
+      Optional<Duration> d = hintFn.apply(o);
+      if (d != null && d.isPresent()) {
+        return BackoffHint.of(d.get(), BackoffHint.Source.CLASSIFIER);
+      }
+    }
+    if (o instanceof DependencyStatus s) {
+      Optional<Duration> d = s.retryAfter();
+      return d.isPresent()
+          ? BackoffHint.of(d.get(), BackoffHint.Source.RETRY_AFTER)
+          : Optional.empty();
+    }
+    if (o instanceof HttpResponse<?> r) {
+      Optional<String> ra = r.headers().firstValue("Retry-After");
+      if (ra.isPresent()) {
+        return BackoffHint.lenient(() -> BackoffHint.retryAfter(ra.get(), clock.instant()));
+      }
+      return r.headers()
+          .firstValue("grpc-retry-pushback-ms")
+          .flatMap(v -> BackoffHint.lenient(() -> BackoffHint.grpcPushback(v)));
+    }
+    return Optional.empty();
+  }
+
   private static int statusOf(Object result) {
     if (result instanceof DependencyStatus s) {
       return s.statusCode();
@@ -173,6 +217,7 @@ public final class FailureClassifier {
     private Predicate<Throwable> recordIf;
     private Predicate<Throwable> ignoreIf;
     private Predicate<Object> failingResult;
+    private Function<Object, Optional<Duration>> hintFn;
 
     private Builder() {}
 
@@ -215,6 +260,16 @@ public final class FailureClassifier {
     public Builder recordResult(Predicate<Object> predicate) {
       Objects.requireNonNull(predicate, "recordResult");
       failingResult = failingResult == null ? predicate : failingResult.or(predicate);
+      return this;
+    }
+
+    /**
+     * Where this caller's errors and results carry the dependency's back-off wait (e.g. a client's
+     * own exception type, a gRPC trailer): the function gets the error (unwrapped) or the result
+     * and answers the wait, or empty to let the defaults look ({@link #backoffHint}).
+     */
+    public Builder backoffHint(Function<Object, Optional<Duration>> function) {
+      this.hintFn = Objects.requireNonNull(function, "backoffHint");
       return this;
     }
 

@@ -1,6 +1,7 @@
 package io.breakerctl.runtime;
 
 import io.breakerctl.runtime.model.AdmissionReason;
+import io.breakerctl.runtime.model.BackoffHint;
 import io.breakerctl.runtime.model.State;
 
 /**
@@ -47,6 +48,20 @@ public interface Permission {
 
   /** Reports an outcome already classified ({@link CallOutcome#REJECTED} is not an outcome). */
   void onOutcome(CallOutcome outcome, long nanos);
+
+  /**
+   * Reports an outcome already classified that carries the dependency's back-off hint (null: none),
+   * e.g. {@code BackoffHint.grpcPushback(trailer)} or {@code BackoffHint.of(wait, CALLER)}: with a
+   * failure (or a {@link CallOutcome#RATE_LIMITED} answer the policy's {@code rateLimited} counts
+   * or backs off on) the whole fleet's open window becomes {@code max(current end, now + hint)},
+   * capped by {@code maxOpenSeconds}. {@link #onResult} and {@link #onError} find the hint
+   * themselves ({@link FailureClassifier#backoffHint}). A bad value is refused where the hint is
+   * made ({@link BackoffHint}'s factories throw {@link IllegalArgumentException} naming it), so
+   * nothing is recorded for it.
+   */
+  default void onOutcome(CallOutcome outcome, long nanos, BackoffHint hint) {
+    onOutcome(outcome, nanos);
+  }
 
   /**
    * Whether the {@link CallNotPermittedException} for this rejection fills in its stack trace: a

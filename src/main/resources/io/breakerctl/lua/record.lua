@@ -13,6 +13,32 @@
 --          minutes, pruning once a minute sent nearly every report down the full path: 113 us of
 --          Redis CPU each in scripts/bench scale), so there are no per-node keys to expire. The heartbeat keys get the hash's expiry when created and
 --          whenever the full path refreshes or pins the breaker's keys.
+-- ARGV[10] the dependency's back-off hint in ms ('' or '0' none): 1 to 86400000 (one day), whole
+--          ms; anything else is an error before anything is written   ARGV[11] its source
+--          (RETRY_AFTER, GRPC_PUSHBACK, CALLER, CLASSIFIER)
+--
+-- Back-off hints (issue 33): a dependency that answers "come back in N s" (HTTP Retry-After, gRPC
+-- grpc-retry-pushback-ms, a caller's or classifier's value) has told the whole fleet, not one node.
+-- Any outcome carrying a hint sets the shared open window to
+--     max(current end, now + min(hint, maxOpenMillis))
+-- with no override in force and the policy enabled (an operator's override and enabled=false win):
+--   * CLOSED or HALF_OPEN: opens for the capped hint (BACKOFF_REQUESTED), whatever the counts: one
+--     node's answer is enough, the dependency said so itself. A trip or a failed probe that comes
+--     with a hint opens for the capped hint instead of openMillis or the doubled backoff (cause
+--     FAILURE_*/PROBE_*), so its window is the dependency's word, not our guess.
+--   * OPEN: lengthens the window only when now + hint ends later (OPEN > OPEN BACKOFF_REQUESTED, a
+--     new generation, so nodes learn the new end by pub/sub); a shorter hint changes nothing.
+-- Why max and not the newest hint: the window is shared, and a node's shorter hint must not let
+-- the whole fleet in early while another node was told to wait longer; why capped by
+-- maxOpenMillis: a hint is upstream input, and the policy owner's bound on how long the fleet may
+-- stay shut holds whatever a dependency (or a bug in it) asks.
+-- A probe answered promptly with a hint (a 429 or 503 with Retry-After) proves the dependency is
+-- up and says when it wants traffic again: the breaker reopens for the capped hint, NOT the
+-- doubled window, and that window (openMillis) is the base of the next doubling. A probe failing
+-- without a hint backs off by doubling, as before. The event of every transition a hint shaped
+-- carries hintMillis (asked, before the cap) and hintSource; the hash keeps hintMillis,
+-- hintSource and hintUntil (the end it set) for describe and the metrics ("hint in force" while
+-- hintUntil is ahead of Redis time).
 --
 -- Returns {effectiveState, windowFailures, windowCalls, transitioned 0|1, generation, eventId,
 --          epoch, accepted 0|1, reason, openUntil}; the fast path only {windowFailures,
@@ -52,7 +78,7 @@
 -- nothing before it commits. It must stay equivalent to the full path for the cases it takes
 -- (RecordFastPathIT feeds both the same calls and pins each fall-through).
 local A = ARGV
-if A[8] == '' then
+if A[8] == '' and (A[10] or '') == '' then
   local t = redis.call('TIME')
   local now = t[1] * 1000 + math.floor(t[2] / 1000)
   local f = redis.call('HMGET', KEYS[1], 'state', 'override', 'generation', 'epoch', 'winBucket',
@@ -175,6 +201,22 @@ local lease = ARGV[8] or ''
 if failures < 0 or successes < 0 then
   return redis.error_reply('ERR breakerctl record: counts must be >= 0')
 end
+-- the hint, checked before anything is written (a bad one writes nothing)
+local hint, hint_src = ARGV[10] or '', ARGV[11] or ''
+if hint ~= '' then
+  local h = tonumber(hint)
+  if not h or h ~= math.floor(h) or h < 0 or h > 86400000 then
+    return redis.error_reply("ERR breakerctl record: hint must be whole ms from 0 to 86400000 but was '"
+      .. string.gsub(string.sub(hint, 1, 32), '%c', '?') .. "'")
+  end
+  if not string.match(hint_src, '^[A-Z_]+$') or #hint_src > 32 then
+    return redis.error_reply("ERR breakerctl record: hint source must be a name like RETRY_AFTER but was '"
+      .. string.gsub(string.sub(hint_src, 1, 32), '%c', '?') .. "'")
+  end
+  hint = h > 0 and h or nil
+else
+  hint = nil
+end
 local beat, hb = ARGV[9] or '', nil
 if beat ~= '' then
   local ok
@@ -184,6 +226,19 @@ if beat ~= '' then
   end
 end
 local p = policy()
+-- the window a hint asks for (capped), and the event fields that say so; marks the hash
+local function hinted(om, extra)
+  if not hint then return om end
+  local w = math.min(hint, p.maxOpen)
+  set('hintMillis', tostring(hint))
+  set('hintSource', hint_src)
+  set('hintUntil', tostring(NOW + w))
+  extra[#extra + 1] = 'hintMillis'
+  extra[#extra + 1] = hint
+  extra[#extra + 1] = 'hintSource'
+  extra[#extra + 1] = hint_src
+  return w
+end
 -- the caller's policy (its registry defaults) is recorded while none is warmed, so readers show
 -- the threshold the fleet runs with (`nodePolicy`, the policy argument's format)
 if not B.policyVersion and B.nodePolicy ~= (ARGV[3] or '') then set('nodePolicy', ARGV[3] or '') end
@@ -222,11 +277,12 @@ elseif lease ~= '' then
     if p.maxProbe > 0 and NOW - start >= p.maxProbe then
       -- the probe ran past maxProbeMillis under a live lease (its renewal was not yet due):
       -- failed whatever it answered, as renew.lua decides
-      event = open_for(backoff(), 'HALF_OPEN', 'PROBE_TIMED_OUT',
-        { 'lease', lease, 'probeMillis', NOW - start })
+      local extra = { 'lease', lease, 'probeMillis', NOW - start }
+      event = open_for(hinted(backoff(), extra), 'HALF_OPEN', 'PROBE_TIMED_OUT', extra)
       state = 'OPEN'
     elseif failures > 0 then
-      event = open_for(backoff(), 'HALF_OPEN', 'PROBE_FAILED', { 'lease', lease, 'slow', slow })
+      local extra = { 'lease', lease, 'slow', slow }
+      event = open_for(hinted(backoff(), extra), 'HALF_OPEN', 'PROBE_FAILED', extra)
       state = 'OPEN'
     else
       local ok = num('halfOpenSuccesses', 0) + 1
@@ -287,15 +343,30 @@ elseif state == 'CLOSED' or state == 'FORCED_CLOSED' or state == 'METRICS_ONLY' 
       cause = 'FAILURE_RATE'
     end
     if cause then
-      event = open_for(p.open, 'CLOSED', cause, { 'failures', wf, 'calls', wc,
-        'threshold', p.threshold, 'failureRate', p.rate or '', 'minimumCalls', p.minCalls,
-        'slow', slow })
+      local extra = { 'failures', wf, 'calls', wc, 'threshold', p.threshold,
+        'failureRate', p.rate or '', 'minimumCalls', p.minCalls, 'slow', slow }
+      event = open_for(hinted(p.open, extra), 'CLOSED', cause, extra)
       state = 'OPEN'
       clear_window()
     end
   end
 else
   reason = 'NOT_COUNTED'
+end
+
+-- a hint this outcome's own transition did not take: max(current end, now + capped hint)
+if hint and event == '' and p.enabled and STORED[state] then
+  local w = math.min(hint, p.maxOpen)
+  if state ~= 'OPEN' or NOW + w > num('openUntil', 0) then
+    local extra = { 'failures', wf, 'calls', wc }
+    event = open_for(hinted(w, extra), state, 'BACKOFF_REQUESTED', extra)
+    accepted = 1
+    if state == 'CLOSED' then
+      clear_window()
+      wf, wc = 0, 0
+    end
+    state = 'OPEN'
+  end
 end
 
 if hb then set('nodesPrunedAt', tostring(NOW)) end

@@ -6,6 +6,8 @@
 -- ARGV[6] storeFailureMode, or UNWARM for the un-warm mode   ARGV[7] fallbackPolicy
 -- ARGV[8] staticDefault (a name; empty or absent: none named, the field is removed)
 -- ARGV[9] criticality (NONE, LOW, MEDIUM, HIGH, CRITICAL: a meter tag only)
+-- ARGV[10] rateLimited (IGNORE, BACKOFF, COUNT: what a node does with a 429; record.lua only
+--          sees its result, a counted failure or a back-off hint)
 --
 -- Returns {written 0|1, outcome, policyId, policyVersion, epoch}; outcome WARMED | UNWARMED |
 -- UNCHANGED | STALE. For the same policy id an older or equal version never overwrites a newer
@@ -83,6 +85,7 @@ set('p.storeFailureMode', ARGV[6] or 'LOCAL_ONLY')
 set('p.fallbackPolicy', ARGV[7] or 'NONE')
 if (ARGV[8] or '') == '' then set('p.staticDefault', false) else set('p.staticDefault', ARGV[8]) end
 set('p.criticality', ARGV[9] or 'NONE')
+set('p.rateLimited', ARGV[10] or 'IGNORE')
 set('policyId', id)
 set('policyVersion', tostring(version))
 flush()

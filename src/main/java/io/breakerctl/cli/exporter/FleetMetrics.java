@@ -72,6 +72,13 @@ public final class FleetMetrics {
               B,
               "while open: when the open window ends (Unix seconds, Redis time)"),
           new Family(
+              "breakerctl_fleet_breaker_backoff_hint_seconds",
+              Exposition.Type.GAUGE,
+              "breaker, source",
+              "while a dependency's back-off hint set the open window (until its end): the wait"
+                  + " it asked for, before the maxOpenSeconds cap; source is retry_after,"
+                  + " grpc_pushback, caller or classifier"),
+          new Family(
               "breakerctl_fleet_breaker_window_failures",
               Exposition.Type.GAUGE,
               B,
@@ -277,6 +284,16 @@ public final class FleetMetrics {
           B,
           id);
     }
+    s.backoffHint()
+        .ifPresent(
+            h ->
+                e.sample(
+                    "breakerctl_fleet_breaker_backoff_hint_seconds",
+                    h.hint().millis() / 1000.0,
+                    B,
+                    id,
+                    "source",
+                    h.hint().source().name().toLowerCase(Locale.ROOT)));
     e.sample("breakerctl_fleet_breaker_window_failures", v.failures().window(), B, id);
     e.sample("breakerctl_fleet_breaker_window_calls", v.failures().calls(), B, id);
     if (v.failures().threshold() != null) {

@@ -133,9 +133,25 @@ public record BreakerDetailView(
    * @param openedAt when it opened
    * @param until when it ends
    * @param millis its length (doubles per failed probe)
+   * @param backoffHint the dependency's back-off hint that set it, while in force; else absent
    */
-  @JsonPropertyOrder({"openedAt", "until", "millis"})
-  public record OpenWindow(String openedAt, String until, long millis) {}
+  @JsonPropertyOrder({"openedAt", "until", "millis", "backoffHint"})
+  public record OpenWindow(
+      String openedAt,
+      String until,
+      long millis,
+      @JsonInclude(JsonInclude.Include.NON_NULL) BackoffHintView backoffHint) {}
+
+  /**
+   * A back-off hint in force: the wait a dependency asked for (Retry-After, gRPC pushback, a
+   * caller's value), before the maxOpenSeconds cap, and the end of the window it set.
+   *
+   * @param millis the wait asked for
+   * @param source RETRY_AFTER, GRPC_PUSHBACK, CALLER or CLASSIFIER
+   * @param until the end of the window it set (capped by maxOpenSeconds)
+   */
+  @JsonPropertyOrder({"millis", "source", "until"})
+  public record BackoffHintView(long millis, String source, String until) {}
 
   /**
    * The policy in force.

@@ -159,6 +159,16 @@ public final class BreakerTables {
               + " ("
               + Style.age(v.open().millis())
               + ")");
+      BreakerDetailView.BackoffHintView h = v.open().backoffHint();
+      if (h != null) {
+        out.println(
+            "Back-off hint: "
+                + Style.age(h.millis())
+                + " asked ("
+                + h.source()
+                + "), in force to "
+                + style.time(millis(h.until()), now));
+      }
     }
     BreakerView.Override o = v.override();
     out.println(

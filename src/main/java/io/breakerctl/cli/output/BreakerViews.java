@@ -198,7 +198,15 @@ public final class BreakerViews {
         failures(s, warmed),
         openedAt > 0
             ? new BreakerDetailView.OpenWindow(
-                time(openedAt), time(s.openWindow().untilMillis()), s.openWindow().millis())
+                time(openedAt),
+                time(s.openWindow().untilMillis()),
+                s.openWindow().millis(),
+                s.backoffHint()
+                    .map(
+                        h ->
+                            new BreakerDetailView.BackoffHintView(
+                                h.hint().millis(), h.hint().source().name(), time(h.untilMillis())))
+                    .orElse(null))
             : null,
         leases(s, warmed),
         override(s, state),

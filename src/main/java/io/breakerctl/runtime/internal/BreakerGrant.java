@@ -2,6 +2,8 @@ package io.breakerctl.runtime.internal;
 
 import io.breakerctl.runtime.CallOutcome;
 import io.breakerctl.runtime.model.AdmissionReason;
+import io.breakerctl.runtime.model.BackoffHint;
+import io.breakerctl.runtime.model.RateLimitAction;
 import io.breakerctl.runtime.model.State;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -100,11 +102,11 @@ final class BreakerGrant implements ClassifyingPermission {
   }
 
   @Override
-  public void onOutcome(CallOutcome outcome, long nanos) {
+  public void onOutcome(CallOutcome outcome, long nanos, BackoffHint hint) {
     if (!allowed || outcome == CallOutcome.REJECTED || !claim()) {
       return;
     }
-    report(outcome, nanos);
+    report(outcome, nanos, hint);
   }
 
   /**
@@ -140,15 +142,30 @@ final class BreakerGrant implements ClassifyingPermission {
     return breaker.classifier().classifyResult(result);
   }
 
-  /** Reports an allowed call's outcome (claimed): observers, then the breaker counts it. */
-  void report(CallOutcome outcome, long nanos) {
+  @Override
+  public BackoffHint hintOf(Object errorOrResult) {
+    return breaker.hintOf(errorOrResult);
+  }
+
+  /**
+   * Reports an allowed call's outcome (claimed): observers, then the breaker counts it. A failure's
+   * back-off hint goes with it; a rate-limit answer is counted as a failure, backs off without
+   * counting, or neither, as the policy's {@code rateLimited} says.
+   */
+  void report(CallOutcome outcome, long nanos, BackoffHint hint) {
     ProbeRenewal r = renewal;
     if (r != null) {
       r.stop(); // the call ended: its lease is given back or decided by the outcome below
     }
     observe(outcome, nanos);
-    if (outcome.counted()) {
-      breaker.complete(this, outcome.failure(), nanos);
+    RateLimitAction action =
+        outcome == CallOutcome.RATE_LIMITED ? breaker.rateLimited() : RateLimitAction.IGNORE;
+    if (action == RateLimitAction.COUNT) {
+      breaker.complete(this, true, nanos, hint);
+    } else if (action == RateLimitAction.BACKOFF && hint != null) {
+      breaker.backoff(this, hint);
+    } else if (outcome.counted()) {
+      breaker.complete(this, outcome.failure(), nanos, outcome.failure() ? hint : null);
     } else if (!local && !lease.isEmpty()) {
       // a probe whose outcome counts neither way: its lease goes back, or the fleet would wait
       // the lease's expiry for the next probe

@@ -2,6 +2,7 @@ package io.breakerctl.runtime.internal;
 
 import io.breakerctl.runtime.CallOutcome;
 import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.model.BackoffHint;
 
 /**
  * A {@link Permission} whose every report goes through {@link #onOutcome}: the typed reports are
@@ -15,6 +16,17 @@ interface ClassifyingPermission extends Permission {
   /** What {@code result} counts as for the breaker that granted this permission. */
   <T> CallOutcome classifyResult(T result);
 
+  /** The back-off hint {@code errorOrResult} carries for this breaker's classifier, or null. */
+  BackoffHint hintOf(Object errorOrResult);
+
+  @Override
+  void onOutcome(CallOutcome outcome, long nanos, BackoffHint hint);
+
+  @Override
+  default void onOutcome(CallOutcome outcome, long nanos) {
+    onOutcome(outcome, nanos, null);
+  }
+
   @Override
   default void onSuccess(long nanos) {
     onOutcome(CallOutcome.SUCCESS, nanos);
@@ -27,12 +39,19 @@ interface ClassifyingPermission extends Permission {
 
   @Override
   default <T> void onResult(T result, long nanos) {
-    onOutcome(classifyResult(result), nanos);
+    CallOutcome o = classifyResult(result);
+    onOutcome(o, nanos, hinted(o) ? hintOf(result) : null);
   }
 
   @Override
   default void onError(Throwable error, long nanos) {
-    onOutcome(classify(error), nanos);
+    CallOutcome o = classify(error);
+    onOutcome(o, nanos, hinted(o) ? hintOf(error) : null);
+  }
+
+  /** Whether an outcome may carry a back-off hint (a success's is never looked for). */
+  private static boolean hinted(CallOutcome o) {
+    return o.failure() || o == CallOutcome.RATE_LIMITED;
   }
 
   @Override

@@ -8,9 +8,11 @@ import io.breakerctl.runtime.FailureClassifier;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.local.LocalCounts;
+import io.breakerctl.runtime.model.BackoffHint;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
+import io.breakerctl.runtime.model.RateLimitAction;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import io.breakerctl.runtime.store.BreakerSnapshot;
@@ -179,7 +181,7 @@ final class DistributedBreaker implements CircuitBreaker, GrantOwner {
   private void countSlow(BreakerGrant g, long calls) {
     long nanos = state.resolved.slowMillis() * 1_000_000;
     for (long i = 0; i < calls; i++) {
-      outcomes.complete(g, true, nanos);
+      outcomes.complete(g, true, nanos, null);
     }
   }
 
@@ -193,8 +195,24 @@ final class DistributedBreaker implements CircuitBreaker, GrantOwner {
 
   /** A granted call ended (see {@link OutcomeRouter#complete}). */
   @Override
-  public void complete(BreakerGrant g, boolean failure, long nanos) {
-    outcomes.complete(g, failure, nanos);
+  public void complete(BreakerGrant g, boolean failure, long nanos, BackoffHint hint) {
+    outcomes.complete(g, failure, nanos, hint);
+  }
+
+  /** A rate-limit answer backs the fleet off (see {@link OutcomeRouter#backoff}). */
+  @Override
+  public void backoff(BreakerGrant g, BackoffHint hint) {
+    outcomes.backoff(g, hint);
+  }
+
+  @Override
+  public BackoffHint hintOf(Object errorOrResult) {
+    return classifier.backoffHint(errorOrResult, state.registry.clock()).orElse(null);
+  }
+
+  @Override
+  public RateLimitAction rateLimited() {
+    return state.resolved.policy().rateLimited();
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.breakerctl.runtime.internal;
 import io.breakerctl.runtime.CallOutcome;
 import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.model.AdmissionReason;
+import io.breakerctl.runtime.model.BackoffHint;
 import io.breakerctl.runtime.model.State;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
@@ -206,6 +207,11 @@ final class InFlightCalls {
     public <T> CallOutcome classifyResult(T result) {
       return grant.classifyResult(result);
     }
+
+    @Override
+    public BackoffHint hintOf(Object errorOrResult) {
+      return grant.hintOf(errorOrResult);
+    }
   }
 
   /**
@@ -269,11 +275,11 @@ final class InFlightCalls {
     }
 
     @Override
-    public void onOutcome(CallOutcome outcome, long nanos) {
+    public void onOutcome(CallOutcome outcome, long nanos, BackoffHint hint) {
       if (outcome == CallOutcome.REJECTED) {
         leave(); // not an outcome of an admitted call: it leaves uncounted
       } else if (leave()) {
-        grant.report(outcome, nanos);
+        grant.report(outcome, nanos, hint);
       } else {
         grant.observe(outcome, nanos); // counted slow by the sweep: its metrics only
       }
@@ -290,9 +296,9 @@ final class InFlightCalls {
     }
 
     @Override
-    public void onOutcome(CallOutcome outcome, long nanos) {
+    public void onOutcome(CallOutcome outcome, long nanos, BackoffHint hint) {
       if (grant.claim()) {
-        bucket.onOutcome(outcome, nanos);
+        bucket.onOutcome(outcome, nanos, hint);
       }
     }
   }

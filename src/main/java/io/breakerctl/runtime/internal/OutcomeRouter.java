@@ -3,6 +3,7 @@ package io.breakerctl.runtime.internal;
 import io.breakerctl.runtime.CircuitEvent;
 import io.breakerctl.runtime.Mode;
 import io.breakerctl.runtime.local.LocalRecordResult;
+import io.breakerctl.runtime.model.BackoffHint;
 import io.breakerctl.runtime.model.State;
 import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.RecordResult;
@@ -10,7 +11,9 @@ import io.breakerctl.runtime.store.RecordResult;
 /**
  * Where a call's outcome goes: into the local machine, counted in the pending batch of successes,
  * or to the store at once (a failure, a slow call, a probe under a shared lease), and what the
- * store's answer does (the view learns it; a failed send is kept for the reconciliation).
+ * store's answer does (the view learns it; a failed send is kept for the reconciliation). A
+ * failure's back-off hint goes with it to the local machine and the store; while the node is
+ * degraded the hint backs off this node only (the reconciliation sends counts, not hints).
  */
 final class OutcomeRouter {
   private final BreakerState state;
@@ -30,14 +33,14 @@ final class OutcomeRouter {
     new Recorded(null, null, State.OPEN);
   }
 
-  void complete(BreakerGrant g, boolean failure, long nanos) {
+  void complete(BreakerGrant g, boolean failure, long nanos, BackoffHint hint) {
     long millis = nanos / 1_000_000;
     Mode mode = registry.mode();
     if (g.own && state.guard().up()) {
       // the own trip's probe: the local machine decides on it, the fleet counts it as any call
       State before = state.local.state();
       state.local.record(
-          failure ? 1 : 0, failure ? 0 : 1, millis, g.generation, g.lease, state.node());
+          failure ? 1 : 0, failure ? 0 : 1, millis, g.generation, g.lease, state.node(), hint);
       events.emit(
           failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED,
           before,
@@ -45,7 +48,8 @@ final class OutcomeRouter {
           "LOCAL");
       boolean counted = failure || isSlow(millis);
       state.tally.completed(1);
-      record(new Outcome(state.node(), counted ? 1 : 0, counted ? 0 : 1, millis, "", ""), null);
+      record(
+          new Outcome(state.node(), counted ? 1 : 0, counted ? 0 : 1, millis, "", "", hint), null);
       return;
     }
     if (mode != Mode.LOCAL && !g.local && g.lease.isEmpty() && state.guard().up()) {
@@ -60,7 +64,7 @@ final class OutcomeRouter {
       long successes = taken + (failure ? 0 : 1);
       long failures = failure ? 1 : 0;
       LocalRecordResult counted =
-          state.local.record(failures, successes, millis, -1, null, state.node());
+          state.local.record(failures, successes, millis, -1, null, state.node(), hint);
       if (counted.state() == State.OPEN && (counted.transitioned() || !state.ownTrip)) {
         // at once, on the caller's thread: the next call already sees it. Not only the thread
         // whose failure tripped the machine: that thread may be descheduled between the trip and
@@ -69,7 +73,7 @@ final class OutcomeRouter {
         state.ownTripped();
       }
       String gen = g.generation < 0 ? "" : Long.toString(g.generation);
-      record(new Outcome(state.node(), failures, successes, millis, gen, ""), null);
+      record(new Outcome(state.node(), failures, successes, millis, gen, "", hint), null);
       return;
     }
     boolean localLease = g.local && !g.lease.isEmpty();
@@ -85,7 +89,8 @@ final class OutcomeRouter {
         millis,
         g.local ? g.generation : -1,
         localLease ? g.lease : null,
-        state.node());
+        state.node(),
+        hint);
     if (localLease) {
       events.emit(
           failure ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED,
@@ -110,8 +115,34 @@ final class OutcomeRouter {
     // a probe that took slowCallMillis or more failed, as the local machine counts it
     boolean failed = failure || isSlow(millis);
     record(
-        Outcome.probe(state.node(), gen, g.lease, !failed),
+        Outcome.probe(state.node(), gen, g.lease, !failed).withHint(failed ? hint : null),
         failed ? CircuitEvent.Type.PROBE_FAILED : CircuitEvent.Type.PROBE_SUCCEEDED);
+  }
+
+  /**
+   * A rate-limit answer the policy backs off on without counting ({@code rateLimited: BACKOFF}):
+   * the local machine and the store take the hint alone, and a probe's lease goes back with it (the
+   * store reopens for the hint: the dependency answered, and said when).
+   */
+  void backoff(BreakerGrant g, BackoffHint hint) {
+    boolean localLease = (g.own || g.local) && !g.lease.isEmpty();
+    LocalRecordResult r =
+        state.local.record(
+            0,
+            0,
+            -1,
+            localLease ? g.generation : -1,
+            localLease ? g.lease : null,
+            state.node(),
+            hint);
+    if (registry.mode() == Mode.LOCAL || (g.local && !g.own) || !state.guard().up()) {
+      return; // decided locally or degraded: this node backs off alone
+    }
+    if (r.state() == State.OPEN && r.transitioned()) {
+      state.ownTripped(); // at once, as a failure's trip: the next call here already sees it
+    }
+    String gen = g.own || g.generation < 0 ? "" : Long.toString(g.generation);
+    record(Outcome.backoff(state.node(), gen, g.own ? "" : g.lease, hint), null);
   }
 
   boolean isSlow(long millis) {

@@ -63,6 +63,8 @@ public final class HalfOpenProbes {
    * backoff, the last of {@code halfOpenPermits} successes closes.
    *
    * @param state the effective state after the time-based changes
+   * @param hint the dependency's back-off hint (null: none): a failed probe reopens for it, capped,
+   *     instead of the doubled window
    */
   static LocalRecordResult result(
       LocalStateMachine m,
@@ -73,7 +75,8 @@ public final class HalfOpenProbes {
       long successes,
       long generation,
       String leaseId,
-      String owner) {
+      String owner,
+      io.breakerctl.runtime.model.BackoffHint hint) {
     boolean accepted = false;
     boolean transitioned = false;
     RecordOutcome reason = RecordOutcome.COUNTED;
@@ -100,10 +103,9 @@ public final class HalfOpenProbes {
         m.leases.remove(leaseId, owner);
         accepted = true;
         if (timedOut(p, l, now) || failures > 0) {
-          reopen(
-              m,
+          m.openFor(
               now,
-              p,
+              m.hints.window(now, p, hint, backoff(m, p)),
               timedOut(p, l, now) ? TransitionCause.PROBE_TIMED_OUT : TransitionCause.PROBE_FAILED);
           state = State.OPEN;
           transitioned = true;
@@ -155,8 +157,12 @@ public final class HalfOpenProbes {
 
   /** record.lua/renew.lua backoff(): a failed probe reopens for the last window doubled. */
   private static void reopen(LocalStateMachine m, long now, Policy p, TransitionCause cause) {
+    m.openFor(now, backoff(m, p), cause);
+  }
+
+  private static long backoff(LocalStateMachine m, Policy p) {
     long base = m.openMillis > 0 ? m.openMillis : p.open().toMillis();
-    m.openFor(now, Math.min(base * 2, p.maxOpen().toMillis()), cause);
+    return Math.min(base * 2, p.maxOpen().toMillis());
   }
 
   /** record.lua, probes succeeded: HALF_OPEN to CLOSED, open window forgotten, window emptied. */

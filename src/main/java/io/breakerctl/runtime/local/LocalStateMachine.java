@@ -1,6 +1,7 @@
 package io.breakerctl.runtime.local;
 
 import io.breakerctl.runtime.model.AdmissionReason;
+import io.breakerctl.runtime.model.BackoffHint;
 import io.breakerctl.runtime.model.EffectiveState;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.RecordOutcome;
@@ -38,8 +39,7 @@ import java.util.function.LongFunction;
  * <p>The machine keeps the script's hash fields, the call path ({@link #tryAcquire}, {@link
  * #record}), the prelude and the publication of its fields. The rarer operations are reached
  * through it and run under its lock: {@link #overrides()} ({@code override.lua}), {@link #probes()}
- * (the renewals of admitted probes and the probes of a lost incarnation) and {@link #seeding()}
- * (the fleet's state taken over).
+ * (renewals, a lost incarnation's probes), {@link #seeding()} (the fleet's state taken over).
  */
 public final class LocalStateMachine {
 
@@ -74,6 +74,7 @@ public final class LocalStateMachine {
   private final LocalOverrides overrides = new LocalOverrides(this);
   private final HalfOpenProbes probes = new HalfOpenProbes(this);
   private final FleetSeeding seeding = new FleetSeeding(this);
+  final BackoffHints hints = new BackoffHints(this);
 
   /**
    * Creates a CLOSED breaker at generation 0 with an empty window.
@@ -155,6 +156,11 @@ public final class LocalStateMachine {
     return seeding;
   }
 
+  /** The back-off hints this machine took ({@link #record} with a hint). */
+  public BackoffHints hints() {
+    return hints;
+  }
+
   /**
    * Registers a listener for every transition recorded from now on. Listeners run after the
    * machine's lock is released, one transition at a time, in generation order; an exception thrown
@@ -215,6 +221,12 @@ public final class LocalStateMachine {
     }
   }
 
+  /** {@link #record(long, long, long, long, String, String, BackoffHint)} without a hint. */
+  public LocalRecordResult record(
+      long failures, long successes, long durationMillis, long gen, String leaseId, String owner) {
+    return record(failures, successes, durationMillis, gen, leaseId, owner, null);
+  }
+
   /**
    * Records call outcomes, as {@code record.lua} does. A call reported alone ({@code successes} 1,
    * {@code failures} 0) at least {@code slowCallMillis} slow counts as a failure. Every failure and
@@ -222,19 +234,16 @@ public final class LocalStateMachine {
    * are recorded:
    *
    * <ul>
-   *   <li>with a lease id and no outcome (0 failures, 0 successes): the lease is given back unused,
-   *       removed in any state and generation (RELEASED; STALE_LEASE when this owner holds no such
-   *       lease);
-   *   <li>with a lease id: only a live lease of this owner and generation in HALF_OPEN counts
-   *       (STALE_LEASE, LEASE_EXPIRED otherwise); a failure reopens with the open window doubled up
-   *       to {@code maxOpenSeconds}, as does any result {@code maxProbeSeconds} or more after the
-   *       lease's grant (PROBE_TIMED_OUT); {@code halfOpenPermits} successes close and empty the
-   *       window;
+   *   <li>with a lease id: a lease given back unused (no outcome), or a probe's result ({@link
+   *       HalfOpenProbes}: a failure reopens with backoff, {@code halfOpenPermits} successes
+   *       close);
    *   <li>a known generation that is not the current one changes nothing (STALE_GENERATION);
    *   <li>in CLOSED, FORCED_CLOSED and METRICS_ONLY outcomes enter the window; only CLOSED with an
    *       enabled policy trips, on {@code failureThreshold} failures or, once {@code minimumCalls}
    *       calls are in the window, on {@code failureRateThreshold}; a trip empties the window;
-   *   <li>in any other state nothing is counted in the window (NOT_COUNTED).
+   *   <li>in any other state nothing is counted in the window (NOT_COUNTED);
+   *   <li>then a back-off {@code hint} (null: none) opens or lengthens the window ({@link
+   *       BackoffHints}).
    * </ul>
    *
    * @param failures failed calls, at least 0
@@ -243,6 +252,7 @@ public final class LocalStateMachine {
    * @param generation the generation the calls were admitted in, -1 when unknown
    * @param leaseId the probe lease the call ran under, null or empty for none
    * @param owner the caller (node id) that acquired the lease
+   * @param hint the dependency's back-off hint, null for none
    * @throws IllegalArgumentException for negative counts or a generation below -1
    */
   public LocalRecordResult record(
@@ -251,7 +261,8 @@ public final class LocalStateMachine {
       long durationMillis,
       long generation,
       String leaseId,
-      String owner) {
+      String owner,
+      BackoffHint hint) {
     if (failures < 0 || successes < 0) {
       throw new IllegalArgumentException(
           "counts must be >= 0 but were failures=" + failures + ", successes=" + successes);
@@ -276,8 +287,10 @@ public final class LocalStateMachine {
       successesTotal += successes;
       State state = settle(now);
       if (leaseId != null && !leaseId.isEmpty()) {
-        return HalfOpenProbes.result(
-            this, now, p, state, failures, successes, generation, leaseId, owner);
+        LocalRecordResult r =
+            HalfOpenProbes.result(
+                this, now, p, state, failures, successes, generation, leaseId, owner, hint);
+        return hints.after(now, p, hint, r);
       }
       long current = this.generation;
       boolean accepted = false;
@@ -297,7 +310,7 @@ public final class LocalStateMachine {
         if (state == State.CLOSED && p.enabled() && failures > 0) {
           TransitionCause cause = window.tripCause(p);
           if (cause != null) {
-            openFor(now, p.open().toMillis(), cause);
+            openFor(now, hints.window(now, p, hint, p.open().toMillis()), cause);
             window.clear(now, p.window().toMillis());
             state = State.OPEN;
             transitioned = true;
@@ -306,7 +319,9 @@ public final class LocalStateMachine {
       } else {
         reason = RecordOutcome.NOT_COUNTED;
       }
-      return new LocalRecordResult(state, wf, wc, transitioned, this.generation, accepted, reason);
+      LocalRecordResult r =
+          new LocalRecordResult(state, wf, wc, transitioned, this.generation, accepted, reason);
+      return hints.after(now, p, hint, r);
     } finally {
       finish();
     }

@@ -71,6 +71,7 @@ public final class Policy {
   private final String staticDefault;
   private final boolean enabled;
   private final Criticality criticality;
+  private final RateLimitAction rateLimited;
   private int hash;
 
   private Policy(Builder b) {
@@ -89,6 +90,7 @@ public final class Policy {
     this.staticDefault = b.staticDefault;
     this.enabled = b.enabled;
     this.criticality = b.criticality;
+    this.rateLimited = b.rateLimited;
   }
 
   /** A builder with every field at its default. */
@@ -114,6 +116,7 @@ public final class Policy {
     b.staticDefault = staticDefault;
     b.enabled = enabled;
     b.criticality = criticality;
+    b.rateLimited = rateLimited;
     return b;
   }
 
@@ -207,6 +210,11 @@ public final class Policy {
     return criticality;
   }
 
+  /** What a rate-limit answer does (default {@link RateLimitAction#IGNORE}). */
+  public RateLimitAction rateLimited() {
+    return rateLimited;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof Policy p)) {
@@ -226,36 +234,35 @@ public final class Policy {
         && fallbackPolicy == p.fallbackPolicy
         && Objects.equals(staticDefault, p.staticDefault)
         && enabled == p.enabled
-        && criticality == p.criticality;
+        && criticality == p.criticality
+        && rateLimited == p.rateLimited;
   }
 
   @Override
   public int hashCode() {
     int h = hash;
     if (h == 0) {
-      h = computeHash();
+      h =
+          Objects.hash(
+              failureThreshold,
+              window,
+              failureRateThreshold,
+              minimumCalls,
+              slowCallMillis,
+              open,
+              maxOpen,
+              halfOpenPermits,
+              probeLease,
+              maxProbe,
+              storeFailureMode,
+              fallbackPolicy,
+              staticDefault,
+              enabled,
+              criticality,
+              rateLimited);
       hash = h;
     }
     return h;
-  }
-
-  private int computeHash() {
-    return Objects.hash(
-        failureThreshold,
-        window,
-        failureRateThreshold,
-        minimumCalls,
-        slowCallMillis,
-        open,
-        maxOpen,
-        halfOpenPermits,
-        probeLease,
-        maxProbe,
-        storeFailureMode,
-        fallbackPolicy,
-        staticDefault,
-        enabled,
-        criticality);
   }
 
   @Override
@@ -286,6 +293,7 @@ public final class Policy {
         + ", enabled="
         + enabled
         + (criticality == Criticality.NONE ? "" : ", criticality=" + criticality)
+        + (rateLimited == RateLimitAction.IGNORE ? "" : ", rateLimited=" + rateLimited)
         + "}";
   }
 
@@ -315,6 +323,7 @@ public final class Policy {
     private String staticDefault;
     private boolean enabled = true;
     private Criticality criticality = Criticality.NONE;
+    private RateLimitAction rateLimited = RateLimitAction.IGNORE;
 
     private Builder() {}
 
@@ -428,6 +437,12 @@ public final class Policy {
     /** How critical the dependency is (a meter tag). */
     public Builder criticality(Criticality value) {
       this.criticality = Objects.requireNonNull(value, "criticality");
+      return this;
+    }
+
+    /** What a rate-limit answer does. */
+    public Builder rateLimited(RateLimitAction value) {
+      this.rateLimited = Objects.requireNonNull(value, "rateLimited");
       return this;
     }
 

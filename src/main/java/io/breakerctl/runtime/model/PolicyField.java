@@ -40,7 +40,9 @@ public enum PolicyField {
   /** Whether the breaker acts at all (false: counts, never rejects). */
   ENABLED("enabled", Type.BOOLEAN, "p.enabled", 9),
   /** How critical the dependency is: a tag on the breaker's meters, no change in behaviour. */
-  CRITICALITY("criticality", Type.ENUM, "p.criticality", -1);
+  CRITICALITY("criticality", Type.ENUM, "p.criticality", -1),
+  /** What a rate-limit answer (429) does: IGNORE, BACKOFF on its Retry-After, or COUNT it. */
+  RATE_LIMITED("rateLimited", Type.ENUM, "p.rateLimited", -1);
 
   /** How a document spells a field's value. */
   public enum Type {

@@ -18,6 +18,12 @@ public enum TransitionCause {
    * #PROBE_FAILED}.
    */
   PROBE_TIMED_OUT,
+  /**
+   * A dependency asked for a back-off ({@link BackoffHint}: Retry-After, gRPC pushback, a caller's
+   * value): the open window becomes {@code max(current end, now + hint)}, the hint capped by {@code
+   * maxOpenSeconds}. From CLOSED or HALF_OPEN it opens; from OPEN it only lengthens the window.
+   */
+  BACKOFF_REQUESTED,
   /** An operator set an override. */
   OVERRIDE_SET,
   /** An operator changed the reason, actor or expiry of the live override. */

@@ -39,6 +39,7 @@ public final class Transitions {
               EnumSet.of(State.HALF_OPEN), EnumSet.of(State.OPEN), TransitionCause.PROBE_FAILED),
           new Rule(
               EnumSet.of(State.HALF_OPEN), EnumSet.of(State.OPEN), TransitionCause.PROBE_TIMED_OUT),
+          new Rule(MACHINE, EnumSet.of(State.OPEN), TransitionCause.BACKOFF_REQUESTED),
           new Rule(EnumSet.allOf(State.class), OVERRIDES, TransitionCause.OVERRIDE_SET),
           new Rule(OVERRIDES, OVERRIDES, TransitionCause.OVERRIDE_UPDATED),
           new Rule(OVERRIDES, MACHINE, TransitionCause.OVERRIDE_CLEARED),

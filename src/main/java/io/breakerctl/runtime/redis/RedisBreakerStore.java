@@ -348,7 +348,9 @@ public final class RedisBreakerStore implements BreakerStore {
             outcome.durationMillis() < 0 ? "" : Long.toString(outcome.durationMillis()),
             outcome.generation(),
             outcome.leaseId(),
-            heartbeat == null ? "" : heartbeat.toJson())
+            heartbeat == null ? "" : heartbeat.toJson(),
+            outcome.hint() == null ? "" : Long.toString(outcome.hint().millis()),
+            outcome.hint() == null ? "" : outcome.hint().source().name())
         .thenApply(ScriptAnswers::record);
   }
 
@@ -411,7 +413,8 @@ public final class RedisBreakerStore implements BreakerStore {
             policy.storeFailureMode().name(),
             policy.fallbackPolicy().name(),
             policy.staticDefault().orElse(""),
-            policy.criticality().name())
+            policy.criticality().name(),
+            policy.rateLimited().name())
         .thenApply(ScriptAnswers::warm);
   }
 

@@ -6,9 +6,12 @@ import io.breakerctl.runtime.CallTimeoutException;
 import io.breakerctl.runtime.CircuitBreaker;
 import io.breakerctl.runtime.FailureClassifier;
 import io.breakerctl.runtime.Permission;
+import io.breakerctl.runtime.model.BackoffHint;
+import io.breakerctl.runtime.model.RateLimitAction;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -33,7 +36,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code Retry-After} above {@code maxDelay}) or the retry budget is spent. An attempt runs at most
  * until the attempt timeout or the deadline, whichever is first; one past it is abandoned
  * (interrupted), counts as a {@link CallOutcome#TIMEOUT} and ends in {@link CallTimeoutException}
- * when it was the last. The call that gives up sees the last attempt's result or exception.
+ * when it was the last. The call that gives up sees the last attempt's result or exception. An
+ * answer whose back-off hint the breaker took (a failure with {@code Retry-After}, or a 429 under
+ * {@code rateLimited: BACKOFF} or {@code COUNT}) is not retried: the whole fleet is shut for that
+ * wait, so a retry could only meet a rejection; the caller sees the answer itself.
  */
 public final class Retry {
   private static final ExecutorService ATTEMPTS =
@@ -116,7 +122,8 @@ public final class Retry {
         error = e;
         outcome = breaker.classifier().classify(e);
       }
-      p.onOutcome(outcome, System.nanoTime() - start);
+      p.onOutcome(
+          outcome, System.nanoTime() - start, hintOf(outcome, error != null ? error : result));
       long wait = retryWait(n, outcome, error != null ? error : result, deadline);
       if (wait < 0) {
         return finish(result, error);
@@ -186,7 +193,8 @@ public final class Retry {
               error == null
                   ? breaker.classifier().classifyResult(v)
                   : breaker.classifier().classify(error);
-          p.onOutcome(outcome, System.nanoTime() - start);
+          p.onOutcome(
+              outcome, System.nanoTime() - start, hintOf(outcome, error != null ? error : v));
           next(n, key, deadline, call, out, outcome, v, error);
         });
   }
@@ -240,11 +248,34 @@ public final class Retry {
   }
 
   /**
+   * The back-off hint an answer that may carry one (a failure, a rate limit) reports with its
+   * outcome, as {@code Permission.onResult} and {@code onError} find it; else null.
+   */
+  private BackoffHint hintOf(CallOutcome outcome, Object errorOrResult) {
+    return outcome.failure() || outcome == CallOutcome.RATE_LIMITED
+        ? breaker.classifier().backoffHint(errorOrResult, clock).orElse(null)
+        : null;
+  }
+
+  /** Whether the breaker took this answer's back-off hint (see the class comment). */
+  private boolean backsOffTheFleet(CallOutcome outcome, Object errorOrResult) {
+    boolean taken =
+        outcome.failure()
+            || (outcome == CallOutcome.RATE_LIMITED
+                && breaker.view().policy().rateLimited() != RateLimitAction.IGNORE);
+    return taken
+        && BackoffHint.lenient(() -> Optional.ofNullable(hintOf(outcome, errorOrResult)))
+            .isPresent();
+  }
+
+  /**
    * The wait before the next attempt in nanoseconds, or -1 when the call ends here: the outcome is
    * not retried, attempts or time ran out, or the budget is spent (reported to the observer).
    */
   private long retryWait(int n, CallOutcome outcome, Object errorOrResult, Deadline deadline) {
-    if (!policy.retryOn().contains(outcome) || n >= policy.maxAttempts()) {
+    if (!policy.retryOn().contains(outcome)
+        || n >= policy.maxAttempts()
+        || backsOffTheFleet(outcome, errorOrResult)) {
       return -1;
     }
     long cap =

@@ -1,5 +1,6 @@
 package io.breakerctl.runtime.store;
 
+import io.breakerctl.runtime.model.BackoffHint;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.EffectiveState;
 import io.breakerctl.runtime.model.Policy;
@@ -164,7 +165,9 @@ public record BreakerSnapshot(
           "historyHold",
           "eventsExpired",
           "expiredAt",
-          "lastTransitionAt");
+          "lastTransitionAt",
+          "hintMillis",
+          "hintUntil");
 
   /** {@code -?\d{1,19}} without a regex: this runs for a dozen fields of every breaker read. */
   private static boolean isInteger(String v) {
@@ -245,6 +248,22 @@ public record BreakerSnapshot(
    * breaker never opened).
    */
   public record OpenWindow(long openedAtMillis, long untilMillis, long millis) {}
+
+  /**
+   * The dependency's back-off hint that set the open window, while the end it set is ahead of the
+   * time of the read ({@code hintMillis}, {@code hintSource}, {@code hintUntil}); empty otherwise.
+   */
+  public Optional<BackoffHint.InForce> backoffHint() {
+    long until = number("hintUntil");
+    BackoffHint.Source source = BackoffHint.Source.byName(fields.get("hintSource"));
+    long asked = number("hintMillis");
+    if (until <= redisTimeMillis || source == null || asked < 1) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new BackoffHint.InForce(
+            new BackoffHint(Math.min(asked, BackoffHint.MAX.toMillis()), source), until));
+  }
 
   /** The last open window ({@code openedAt}, {@code openUntil}, {@code openMillis}). */
   public OpenWindow openWindow() {

@@ -54,7 +54,9 @@ public interface BreakerStore extends AutoCloseable {
 
   /**
    * Records outcomes ({@code record.lua}), with this node's heartbeat when {@code heartbeat} is not
-   * null. {@code policy} applies while no policy is warmed.
+   * null. {@code policy} applies while no policy is warmed. An outcome carrying a back-off hint
+   * ({@link Outcome#hint()}) sets the open window to {@code max(current end, now + min(hint,
+   * maxOpenSeconds))} (BACKOFF_REQUESTED; see {@code record.lua}).
    */
   CompletableFuture<RecordResult> record(
       BreakerId id, Outcome outcome, Policy policy, NodeHeartbeat heartbeat);

@@ -1,5 +1,7 @@
 package io.breakerctl.runtime.store;
 
+import io.breakerctl.runtime.model.BackoffHint;
+
 /**
  * Outcomes a node reports to the record script.
  *
@@ -10,6 +12,8 @@ package io.breakerctl.runtime.store;
  *     slowCallMillis}
  * @param generation the generation the call was admitted in; empty when unknown
  * @param leaseId the probe lease the call ran under; empty when not a probe
+ * @param hint the dependency's back-off hint the outcome carries, null for none: the record script
+ *     sets the shared open window to {@code max(current end, now + min(hint, maxOpenSeconds))}
  */
 public record Outcome(
     String node,
@@ -17,7 +21,19 @@ public record Outcome(
     long successes,
     long durationMillis,
     String generation,
-    String leaseId) {
+    String leaseId,
+    BackoffHint hint) {
+
+  /** An outcome without a back-off hint. */
+  public Outcome(
+      String node,
+      long failures,
+      long successes,
+      long durationMillis,
+      String generation,
+      String leaseId) {
+    this(node, failures, successes, durationMillis, generation, leaseId, null);
+  }
 
   /** Validates the outcome. */
   public Outcome {
@@ -44,6 +60,22 @@ public record Outcome(
   /** One successful call that took {@code durationMillis}. */
   public static Outcome success(String node, String generation, long durationMillis) {
     return new Outcome(node, 0, 1, durationMillis, generation, "");
+  }
+
+  /** This outcome carrying {@code h} (null: none). */
+  public Outcome withHint(BackoffHint h) {
+    return new Outcome(node, failures, successes, durationMillis, generation, leaseId, h);
+  }
+
+  /**
+   * A back-off hint alone, no outcome counted (a rate-limit answer the policy does not count):
+   * under {@code leaseId} (empty: none) the probe's lease is given back as well.
+   */
+  public static Outcome backoff(String node, String generation, String leaseId, BackoffHint h) {
+    if (h == null) {
+      throw new IllegalArgumentException("a back-off outcome needs its hint");
+    }
+    return new Outcome(node, 0, 0, -1, generation, leaseId, h);
   }
 
   /** A batch of successes. */

@@ -4,6 +4,7 @@ import io.breakerctl.runtime.model.Criticality;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.PolicyField;
+import io.breakerctl.runtime.model.RateLimitAction;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -135,6 +136,7 @@ public final class PolicyEncoding {
     f.put(PolicyField.FALLBACK_POLICY.hashField(), w.policy().fallbackPolicy().name());
     w.policy().staticDefault().ifPresent(n -> f.put(PolicyField.STATIC_DEFAULT.hashField(), n));
     f.put(PolicyField.CRITICALITY.hashField(), w.policy().criticality().name());
+    f.put(PolicyField.RATE_LIMITED.hashField(), w.policy().rateLimited().name());
     f.put("policyId", w.policyId());
     f.put("policyVersion", Long.toString(w.version()));
     return f;
@@ -168,6 +170,8 @@ public final class PolicyEncoding {
     b.fallbackPolicy(FallbackPolicy.valueOf(f.getOrDefault("p.fallbackPolicy", "NONE")));
     b.staticDefault(f.get(PolicyField.STATIC_DEFAULT.hashField()));
     b.criticality(Criticality.valueOf(f.getOrDefault(PolicyField.CRITICALITY.hashField(), "NONE")));
+    b.rateLimited(
+        RateLimitAction.valueOf(f.getOrDefault(PolicyField.RATE_LIMITED.hashField(), "IGNORE")));
     return Optional.of(
         new WarmedPolicy(f.getOrDefault("policyId", ""), Long.parseLong(version), b.build()));
   }

@@ -20,6 +20,7 @@ import io.breakerctl.runtime.conformance.StoreUnderTest.Capability;
 import io.breakerctl.runtime.conformance.StoreUnderTest.KeyExpiry;
 import io.breakerctl.runtime.conformance.StoreUnderTest.KeyTtls;
 import io.breakerctl.runtime.conformance.TransitionMessages.Message;
+import io.breakerctl.runtime.model.BackoffHint;
 import io.breakerctl.runtime.model.Epoch;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.OverrideKind;
@@ -30,6 +31,7 @@ import io.breakerctl.runtime.store.AcquireResult;
 import io.breakerctl.runtime.store.BreakerSnapshot;
 import io.breakerctl.runtime.store.BreakerStore;
 import io.breakerctl.runtime.store.NodeHeartbeat;
+import io.breakerctl.runtime.store.Outcome;
 import io.breakerctl.runtime.store.OverrideResult;
 import io.breakerctl.runtime.store.ReassertResult;
 import io.breakerctl.runtime.store.Reassertion;
@@ -1135,6 +1137,106 @@ public abstract class ConformanceSuite {
               .isEqualTo(
                   "OPEN STALE_LEASE accepted=false transitioned=false generation=" + next(g, 1));
         });
+  }
+
+  // ---- C20 ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "C20-backoff-hint-sets-the-fleet-window: one node's back-off hint opens the breaker for"
+          + " the hint (not openSeconds), a shorter one changes nothing, a longer one lengthens"
+          + " it, maxOpenSeconds caps it; a probe answered with a hint reopens for the hint,"
+          + " not the doubled window")
+  void c20BackoffHintSetsTheFleetWindow(TestInfo info) {
+    run(
+        info,
+        s -> {
+          s.policy(
+              Policy.builder()
+                  .failureThreshold(5)
+                  .open(s.units(20))
+                  .maxOpen(s.units(40))
+                  .probeLease(s.units(4))
+                  .build());
+          long u = s.unit;
+          CaseSteps.Timed<RecordResult> asked =
+              s.timed(() -> s.record(0, Outcome.backoff(CaseSteps.node(0), "", "", hint(2 * u))));
+          assertThat(recorded(asked.value()))
+              .as("a hint alone on a CLOSED breaker, no failure counted")
+              .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=1");
+          assertWithin(asked.value().openUntilMillis(), asked, 2 * u, "the hint's window end");
+          long until = asked.value().openUntilMillis();
+          BreakerSnapshot snap = s.snapshot(1);
+          assertThat(snap.backoffHint())
+              .as("the hint in force, as another node reads it")
+              .contains(new BackoffHint.InForce(hint(2 * u), until));
+          assertThat(snap.number("winFailures")).as("nothing counted").isZero();
+          assertThat(admission(s.before(until, "node-1's acquire", () -> s.acquire(1))))
+              .isEqualTo("rejected OPEN OPEN generation=1");
+          RecordResult shorter =
+              s.before(
+                  until,
+                  "a shorter hint",
+                  () -> s.record(2, new Outcome(CaseSteps.node(2), 1, 0, -1, "", "", hint(1))));
+          assertThat(recorded(shorter))
+              .as("a hint ending before the window in force")
+              .isEqualTo("OPEN NOT_COUNTED accepted=false transitioned=false generation=1");
+          assertThat(shorter.openUntilMillis())
+              .as("the window is never shortened")
+              .isEqualTo(until);
+          CaseSteps.Timed<RecordResult> longer =
+              s.timed(
+                  () ->
+                      s.before(
+                          until,
+                          "a longer hint",
+                          () ->
+                              s.record(
+                                  2, Outcome.backoff(CaseSteps.node(2), "1", "", hint(4 * u)))));
+          assertThat(recorded(longer.value()))
+              .as("a hint ending after the window in force")
+              .isEqualTo("OPEN NOT_COUNTED accepted=true transitioned=true generation=2");
+          assertWithin(longer.value().openUntilMillis(), longer, 4 * u, "the lengthened end");
+          CaseSteps.Timed<RecordResult> huge =
+              s.timed(() -> s.record(1, Outcome.backoff(CaseSteps.node(1), "", "", hint(400 * u))));
+          assertThat(recorded(huge.value())).endsWith("transitioned=true generation=3");
+          assertWithin(huge.value().openUntilMillis(), huge, 40 * u, "the end capped by maxOpen");
+          assertThat(s.snapshot(0).backoffHint().map(h -> h.hint().millis()))
+              .as("the hint as asked, before the cap")
+              .contains(400 * u);
+          s.awaitTime(huge.value().openUntilMillis());
+          AcquireResult probe = s.acquire(0);
+          assertThat(admission(probe)).isEqualTo("allowed HALF_OPEN PROBE generation=4");
+          assertThat(
+                  admission(s.before(probe.untilMillis(), "node-1's acquire", () -> s.acquire(1))))
+              .as("exactly one probe after the hint's window")
+              .isEqualTo("rejected HALF_OPEN PROBES_BUSY generation=4");
+          CaseSteps.Timed<RecordResult> answered =
+              s.timed(
+                  () ->
+                      s.before(
+                          probe.untilMillis(),
+                          "the probe's answer",
+                          () ->
+                              s.record(
+                                  0,
+                                  Outcome.probe(CaseSteps.node(0), "4", probe.leaseId(), false)
+                                      .withHint(hint(3 * u)))));
+          assertThat(recorded(answered.value()))
+              .isEqualTo("OPEN COUNTED accepted=true transitioned=true generation=5");
+          assertWithin(
+              answered.value().openUntilMillis(),
+              answered,
+              3 * u,
+              "a probe answered with a hint: the hint, not the doubled window");
+          assertThat(s.snapshot(1).number("openMillis"))
+              .as("the base of the next doubling")
+              .isEqualTo(3 * u);
+        });
+  }
+
+  private static BackoffHint hint(long millis) {
+    return new BackoffHint(millis, BackoffHint.Source.RETRY_AFTER);
   }
 
   // ---- C12 ----------------------------------------------------------------------------------

@@ -891,4 +891,184 @@ class DistributedBreakerTest {
       assertEquals(42, shared().number("successesTotal"), "no success lost at close");
     }
   }
+
+  /** A 429 or 503 answer with {@code Retry-After} (a thrown client error). */
+  private static final class Answer extends RuntimeException
+      implements io.breakerctl.runtime.DependencyStatus {
+    private static final long serialVersionUID = 1L;
+    private final int code;
+    private final transient java.util.Optional<Duration> retryAfter;
+
+    Answer(int code, Duration retryAfter) {
+      super("status " + code, null, false, false);
+      this.code = code;
+      this.retryAfter = java.util.Optional.ofNullable(retryAfter);
+    }
+
+    @Override
+    public int statusCode() {
+      return code;
+    }
+
+    @Override
+    public java.util.Optional<Duration> retryAfter() {
+      return retryAfter;
+    }
+  }
+
+  /** One call answered by {@code error}, reported through the classifier. */
+  private static void answered(CircuitBreaker b, RuntimeException error) {
+    Permission p = b.tryAcquire();
+    assertTrue(p.allowed(), "the call is admitted");
+    p.onError(error, 1_000_000);
+  }
+
+  @Nested
+  class BackoffHints {
+    private Policy rateLimited(io.breakerctl.runtime.model.RateLimitAction a) {
+      return POLICY.toBuilder().rateLimited(a).build();
+    }
+
+    @Test
+    void oneNodesRetryAfterBacksEveryNodeOffForTheHintThenOneProbe() {
+      Policy p = rateLimited(io.breakerctl.runtime.model.RateLimitAction.BACKOFF);
+      DistributedBreaker a = node("a", Mode.HYBRID, p);
+      DistributedBreaker b = node("b", Mode.HYBRID, p);
+      long before = clock.millis();
+      answered(a, new Answer(429, Duration.ofSeconds(7)));
+      BreakerSnapshot s = shared();
+      assertEquals(State.OPEN, s.effectiveState(), "one node's 429 opened the fleet");
+      assertEquals(before + 7_000, s.openWindow().untilMillis(), "for the hint, not openSeconds");
+      assertEquals(0, s.number("winFailures"), "a rate limit under BACKOFF is not counted");
+      assertEquals(
+          new io.breakerctl.runtime.model.BackoffHint(
+              7_000, io.breakerctl.runtime.model.BackoffHint.Source.RETRY_AFTER),
+          s.backoffHint().orElseThrow().hint());
+      for (DistributedBreaker n : List.of(a, b)) {
+        Permission r = n.tryAcquire();
+        assertFalse(r.allowed(), "every node rejects within the hint");
+        assertEquals(State.OPEN, r.state());
+      }
+      clock.advanceMillis(6_999);
+      assertFalse(b.tryAcquire().allowed(), "still the hint's window");
+      clock.advanceMillis(1);
+      Permission probe = b.tryAcquire();
+      assertTrue(probe.allowed(), "a probe at the hint's end");
+      assertFalse(a.tryAcquire().allowed(), "exactly one");
+      probe.onSuccess(1_000);
+      assertEquals(State.CLOSED, shared().effectiveState());
+    }
+
+    @Test
+    void aProbeAnsweredWithAHintReopensForTheHintNotTheDoubledWindow() {
+      Policy p = rateLimited(io.breakerctl.runtime.model.RateLimitAction.BACKOFF);
+      DistributedBreaker a = node("a", Mode.HYBRID, p);
+      fail(a, 5);
+      clock.advanceMillis(10_001);
+      Permission probe = a.tryAcquire();
+      assertTrue(probe.allowed());
+      long at = clock.millis();
+      probe.onError(new Answer(429, Duration.ofSeconds(3)), 1_000_000);
+      BreakerSnapshot s = shared();
+      assertEquals(State.OPEN, s.effectiveState());
+      assertEquals(at + 3_000, s.openWindow().untilMillis(), "the hint, not 20 s doubled");
+      assertEquals(3_000, s.openWindow().millis(), "the base of the next doubling");
+    }
+
+    /** Node {@code node}'s hint of {@code millis} alone, straight to the store. */
+    private void hintFrom(String node, long millis, Policy p) {
+      StoreFutures.await(
+          store.record(
+              ID,
+              Outcome.backoff(
+                  node,
+                  "",
+                  "",
+                  new io.breakerctl.runtime.model.BackoffHint(
+                      millis, io.breakerctl.runtime.model.BackoffHint.Source.GRPC_PUSHBACK)),
+              p));
+    }
+
+    @Test
+    void aLongerHintFromAnotherNodeLengthensEveryNodesWindowAShorterOneNever() {
+      Policy p = rateLimited(io.breakerctl.runtime.model.RateLimitAction.BACKOFF);
+      DistributedBreaker a = node("a", Mode.HYBRID, p);
+      DistributedBreaker b = node("b", Mode.HYBRID, p);
+      long start = clock.millis();
+      answered(a, new Answer(429, Duration.ofSeconds(2)));
+      clock.advanceMillis(1_000);
+      hintFrom("c", 500, p); // a late call's answer: ends before the window in force
+      assertEquals(start + 2_000, shared().openWindow().untilMillis(), "never shortened");
+      hintFrom("c", 5_000, p);
+      assertEquals(start + 6_000, shared().openWindow().untilMillis(), "lengthened");
+      clock.advanceMillis(4_999);
+      for (DistributedBreaker n : List.of(a, b)) {
+        assertFalse(n.tryAcquire().allowed(), "every node keeps to the lengthened window");
+      }
+      clock.advanceMillis(1);
+      Permission probe = a.tryAcquire();
+      assertTrue(probe.allowed(), "a probe at its end");
+      assertFalse(b.tryAcquire().allowed(), "exactly one");
+    }
+
+    @Test
+    void byDefaultARateLimitIsNeitherCountedNorBackingOff() {
+      DistributedBreaker a = node("a");
+      answered(a, new Answer(429, Duration.ofSeconds(7)));
+      assertEquals(State.CLOSED, shared().effectiveState(), "rateLimited IGNORE, the default");
+      assertTrue(a.tryAcquire().allowed());
+    }
+
+    @Test
+    void countedRateLimitsCountAsFailures() {
+      Policy p = rateLimited(io.breakerctl.runtime.model.RateLimitAction.COUNT);
+      DistributedBreaker a = node("a", Mode.HYBRID, p);
+      for (int i = 0; i < 4; i++) {
+        answered(a, new Answer(429, null));
+      }
+      assertEquals(4, shared().number("winFailures"), "each 429 without a hint counted");
+      assertEquals(State.CLOSED, shared().effectiveState());
+      answered(a, new Answer(429, Duration.ofSeconds(2)));
+      assertEquals(State.OPEN, shared().effectiveState());
+      assertEquals(2_000, shared().openWindow().millis(), "the trip opened for the hint");
+    }
+
+    @Test
+    void aFailureWithAHintBacksOffWhateverThePolicySaysOfRateLimits() {
+      DistributedBreaker a = node("a");
+      long before = clock.millis();
+      answered(a, new Answer(503, Duration.ofSeconds(4)));
+      assertEquals(State.OPEN, shared().effectiveState());
+      assertEquals(before + 4_000, shared().openWindow().untilMillis());
+    }
+
+    @Test
+    void aCallersExplicitHintIsCappedByMaxOpen() {
+      DistributedBreaker a = node("a");
+      long before = clock.millis();
+      Permission p = a.tryAcquire();
+      p.onOutcome(
+          io.breakerctl.runtime.CallOutcome.FAILURE,
+          1_000_000,
+          io.breakerctl.runtime.model.BackoffHint.of(
+                  Duration.ofHours(2), io.breakerctl.runtime.model.BackoffHint.Source.CALLER)
+              .orElseThrow());
+      BreakerSnapshot s = shared();
+      assertEquals(before + 40_000, s.openWindow().untilMillis(), "maxOpenSeconds caps the hint");
+      assertEquals(7_200_000, s.backoffHint().orElseThrow().hint().millis(), "as asked");
+      assertEquals("CALLER", s.fields().get("hintSource"));
+    }
+
+    @Test
+    void aNegativeHintFromTheCallersCodeIsRefusedAndNothingIsRecorded() {
+      DistributedBreaker a = node("a");
+      Permission p = a.tryAcquire();
+      IllegalArgumentException e =
+          org.junit.jupiter.api.Assertions.assertThrows(
+              IllegalArgumentException.class,
+              () -> p.onError(new Answer(429, Duration.ofSeconds(-3)), 1_000_000));
+      assertTrue(e.getMessage().contains("PT-3S"), e.getMessage());
+      assertEquals(0, store.commands("record"), "nothing recorded");
+    }
+  }
 }

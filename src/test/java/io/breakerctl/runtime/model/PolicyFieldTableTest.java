@@ -47,6 +47,7 @@ class PolicyFieldTableTest {
           .staticDefault("basic-plan")
           .enabled(false)
           .criticality(Criticality.CRITICAL)
+          .rateLimited(RateLimitAction.BACKOFF)
           .build();
 
   private static String lua(String name) throws IOException {
@@ -96,6 +97,7 @@ class PolicyFieldTableTest {
                 .fallbackPolicy(FallbackPolicy.NONE)
                 .staticDefault(null)
                 .criticality(Criticality.NONE)
+                .rateLimited(RateLimitAction.IGNORE)
                 .build());
     PolicyEncoding.WarmedPolicy w = new PolicyEncoding.WarmedPolicy("*:*", 3, EVERY);
     Map<String, String> fields = PolicyEncoding.toFields(w);
@@ -122,7 +124,8 @@ class PolicyFieldTableTest {
         .contains("'" + PolicyField.STORE_FAILURE_MODE.hashField() + "'")
         .contains("'" + PolicyField.FALLBACK_POLICY.hashField() + "'")
         .contains("'" + PolicyField.STATIC_DEFAULT.hashField() + "'")
-        .contains("'" + PolicyField.CRITICALITY.hashField() + "'");
+        .contains("'" + PolicyField.CRITICALITY.hashField() + "'")
+        .contains("'" + PolicyField.RATE_LIMITED.hashField() + "'");
     String prelude = lua("prelude.lua");
     for (PolicyField f : PolicyField.argumentFields()) {
       assertThat(prelude).as("prelude.lua reads " + f.hashField()).contains("'" + f.hashField());

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.breakerctl.runtime.model.BackoffHint;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.State;
@@ -163,6 +164,10 @@ class RecordFastPathIT {
       cmd.add(o.generation());
       cmd.add(o.leaseId());
       cmd.add(heartbeat == null ? "" : heartbeat);
+      if (o.hint() != null) {
+        cmd.add(Long.toString(o.hint().millis()));
+        cmd.add(o.hint().source().name());
+      }
       @SuppressWarnings("unchecked")
       List<Object> reply = (List<Object>) server.call(cmd.toArray(new String[0]));
       return ScriptAnswers.record(reply);
@@ -186,6 +191,7 @@ class RecordFastPathIT {
               "lastTransitionAt",
               "openUntil",
               "openedAt",
+              "hintUntil",
               "lastEvent",
               "forwarded",
               "nodesPrunedAt")) {
@@ -245,6 +251,15 @@ class RecordFastPathIT {
         r.accepted(),
         r.reason(),
         r.openUntilMillis() == 0);
+  }
+
+  /** record.lua as shipped, called with {@code argv} as it is (no Java type checks it). */
+  private static Object rawRecord(Pair x, BreakerId id, String... argv) {
+    String[] keys = x.t.store.keys().scriptKeys(id);
+    List<String> cmd = new ArrayList<>(List.of("EVAL", SHIPPED, Integer.toString(keys.length)));
+    cmd.addAll(List.of(keys));
+    cmd.addAll(List.of(argv));
+    return x.server.call(cmd.toArray(new String[0]));
   }
 
   private static Policy.Builder policy() {
@@ -381,17 +396,79 @@ class RecordFastPathIT {
     Object before = x.server.call("HGETALL", t.store.keys().hash(x.a));
     for (String broken : List.of("{\"state\":", "[1,2}", "\"x\"")) {
       for (BreakerId id : List.of(x.a, x.b)) {
-        String[] keys = t.store.keys().scriptKeys(id);
-        List<String> cmd = new ArrayList<>(List.of("EVAL", SHIPPED, Integer.toString(keys.length)));
-        cmd.addAll(List.of(keys));
-        cmd.addAll(List.of("n1", IDLE_TTL, PolicyEncoding.toArg(p), "0", "1", "", "", "", broken));
-        assertThatThrownBy(() -> x.server.call(cmd.toArray(new String[0])))
+        assertThatThrownBy(
+                () ->
+                    rawRecord(
+                        x,
+                        id,
+                        "n1",
+                        IDLE_TTL,
+                        PolicyEncoding.toArg(p),
+                        "0",
+                        "1",
+                        "",
+                        "",
+                        "",
+                        broken))
             .as("heartbeat %s", broken)
             .isInstanceOf(RuntimeException.class)
             .hasMessageContaining("heartbeat is not a JSON object");
       }
     }
     assertThat(x.server.call("HGETALL", t.store.keys().hash(x.a))).isEqualTo(before);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("targets")
+  @DisplayName(
+      "an outcome with a back-off hint takes the full path; a hint that is negative, above a day"
+          + " or not a number, or a bad source, is an error that writes nothing")
+  void backoffHints(StoreTarget t) {
+    Pair x = new Pair(t, "hint");
+    Policy p = policy().failureThreshold(1000).build();
+    x.record(Outcome.successes("n1", 1), p, false); // no keys yet
+    x.record(Outcome.successes("n1", 1), p, true);
+    Object before = x.server.call("HGETALL", t.store.keys().hash(x.a));
+    Map<String, String> bad =
+        Map.of(
+            "-5", "RETRY_AFTER",
+            "86400001", "RETRY_AFTER",
+            "99999999999999999999", "RETRY_AFTER",
+            "7s", "RETRY_AFTER",
+            "1.5", "RETRY_AFTER",
+            "7000", "retry after",
+            "7001", "");
+    for (Map.Entry<String, String> h : bad.entrySet()) {
+      for (BreakerId id : List.of(x.a, x.b)) {
+        String[] argv = {
+          "n1",
+          IDLE_TTL,
+          PolicyEncoding.toArg(p),
+          "1",
+          "0",
+          "",
+          "",
+          "",
+          "",
+          h.getKey(),
+          h.getValue()
+        };
+        assertThatThrownBy(() -> rawRecord(x, id, argv))
+            .as("hint %s from %s", h.getKey(), h.getValue())
+            .isInstanceOf(RuntimeException.class)
+            .hasMessageContaining(h.getValue().equals("RETRY_AFTER") ? "hint must be" : "source")
+            .hasMessageContaining(
+                h.getValue().equals("RETRY_AFTER") ? "'" + h.getKey() + "'" : h.getValue());
+      }
+    }
+    assertThat(x.server.call("HGETALL", t.store.keys().hash(x.a))).isEqualTo(before);
+    RecordResult opened =
+        x.record(
+            Outcome.backoff("n1", "", "", new BackoffHint(7000, BackoffHint.Source.RETRY_AFTER)),
+            p,
+            false);
+    assertThat(opened.state()).isEqualTo(State.OPEN);
+    assertThat(opened.transitioned()).isTrue();
   }
 
   @ParameterizedTest(name = "{0}")

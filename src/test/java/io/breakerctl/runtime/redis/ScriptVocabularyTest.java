@@ -39,6 +39,9 @@ class ScriptVocabularyTest {
     Arrays.stream(State.values()).map(State::code).forEach(SHARED::add);
     Arrays.stream(TransitionCause.values()).map(TransitionCause::name).forEach(SHARED::add);
     Arrays.stream(StoreFailureMode.values()).map(StoreFailureMode::name).forEach(SHARED::add);
+    Arrays.stream(io.breakerctl.runtime.model.RateLimitAction.values())
+        .map(Enum::name)
+        .forEach(SHARED::add);
     SHARED.addAll(LuaScriptsTest.REDIS_62_COMMANDS); // the commands the scripts may call
     SHARED.addAll(
         List.of(

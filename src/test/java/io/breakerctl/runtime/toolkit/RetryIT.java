@@ -314,6 +314,49 @@ class RetryIT {
         .hasCauseInstanceOf(CallTimeoutException.class);
   }
 
+  @Test
+  @DisplayName(
+      "under rateLimited BACKOFF a 429's Retry-After shuts the fleet: no retry, the caller sees"
+          + " the 429 and the breaker is open for the hint")
+  void aRetryAfterTheFleetTookIsNotRetried() throws Exception {
+    List<Long> arrivals = new CopyOnWriteArrayList<>();
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext(
+        "/",
+        ex -> {
+          arrivals.add(System.currentTimeMillis());
+          ex.getResponseHeaders().add("Retry-After", "1");
+          ex.sendResponseHeaders(429, -1);
+          ex.close();
+        });
+    server.start();
+    try {
+      HttpClient http = HttpClient.newHttpClient();
+      BreakerRegistry r =
+          node(
+              "retry-backoff",
+              Policy.builder()
+                  .rateLimited(io.breakerctl.runtime.model.RateLimitAction.BACKOFF)
+                  .build());
+      CircuitBreaker cb = r.breaker(BreakerId.parse("retry:backoff-" + SEQ.incrementAndGet()));
+      Retry retry = Retry.of(cb, RetryPolicy.builder().budgetRatio(1).build());
+      String base = "http://127.0.0.1:" + server.getAddress().getPort();
+      HttpResponse<Void> limited =
+          retry.call(
+              Deadline.after(Duration.ofSeconds(10)),
+              a -> http.send(get(base + "/"), HttpResponse.BodyHandlers.discarding()));
+      assertThat(limited.statusCode()).isEqualTo(429);
+      assertThat(arrivals).as("one attempt: the fleet is shut for the Retry-After").hasSize(1);
+      Poll.until(
+          Duration.ofSeconds(5),
+          "the breaker opened for the hint",
+          () -> RegistryInternals.store(r).state(cb.id()).join().number("hintMillis") == 1000);
+      assertThat(failuresInRedis(r, cb.id())).as("BACKOFF counts no failure").isZero();
+    } finally {
+      server.stop(0);
+    }
+  }
+
   private static HttpRequest get(String uri) {
     return HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(5)).build();
   }

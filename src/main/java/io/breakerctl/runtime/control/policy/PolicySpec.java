@@ -4,6 +4,7 @@ import io.breakerctl.runtime.model.Criticality;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.PolicyField;
+import io.breakerctl.runtime.model.RateLimitAction;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,6 +48,7 @@ public final class PolicySpec {
     m.put("staticDefault", p.staticDefault().orElse(null));
     m.put("enabled", p.enabled());
     m.put("criticality", p.criticality().name());
+    m.put("rateLimited", p.rateLimited().name());
     return m;
   }
 
@@ -101,6 +103,9 @@ public final class PolicySpec {
     }
     if (m.get("criticality") instanceof String s) {
       b.criticality(Criticality.valueOf(s));
+    }
+    if (m.get("rateLimited") instanceof String s) {
+      b.rateLimited(RateLimitAction.valueOf(s));
     }
     return b.build();
   }

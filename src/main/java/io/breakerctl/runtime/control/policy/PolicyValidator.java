@@ -5,6 +5,7 @@ import io.breakerctl.runtime.model.Criticality;
 import io.breakerctl.runtime.model.FallbackPolicy;
 import io.breakerctl.runtime.model.Policy;
 import io.breakerctl.runtime.model.PolicyField;
+import io.breakerctl.runtime.model.RateLimitAction;
 import io.breakerctl.runtime.model.StoreFailureMode;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -258,6 +259,9 @@ final class PolicyValidator {
       }
       case "criticality" -> {
         return enumField(Criticality.class, v, path, report, b::criticality);
+      }
+      case "rateLimited" -> {
+        return enumField(RateLimitAction.class, v, path, report, b::rateLimited);
       }
       default -> {
         if (!v.isBoolean()) {

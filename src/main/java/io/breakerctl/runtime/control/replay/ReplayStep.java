@@ -49,7 +49,8 @@ record ReplayStep(
     return cause == TransitionCause.FAILURE_THRESHOLD
         || cause == TransitionCause.FAILURE_RATE
         || cause == TransitionCause.PROBE_FAILED
-        || cause == TransitionCause.PROBE_TIMED_OUT;
+        || cause == TransitionCause.PROBE_TIMED_OUT
+        || cause == TransitionCause.BACKOFF_REQUESTED;
   }
 
   /** The machine state after the step (for steps that set it). */

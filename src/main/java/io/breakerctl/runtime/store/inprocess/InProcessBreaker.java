@@ -44,7 +44,8 @@ final class InProcessBreaker {
           TransitionCause.FAILURE_THRESHOLD,
           TransitionCause.FAILURE_RATE,
           TransitionCause.PROBE_FAILED,
-          TransitionCause.PROBE_TIMED_OUT);
+          TransitionCause.PROBE_TIMED_OUT,
+          TransitionCause.BACKOFF_REQUESTED);
 
   final BreakerId id;
   final LocalStateMachine machine;
@@ -165,6 +166,7 @@ final class InProcessBreaker {
     if (t.to() == State.OPEN) {
       m.put("until", Long.toString(machine.openUntilMillis()));
       m.put("openMillis", Long.toString(machine.openMillis()));
+      hinted(m::put);
     }
     channel.publish(m.toString());
   }
@@ -184,10 +186,27 @@ final class InProcessBreaker {
         && (OPENING.contains(t.cause()) || t.cause() == TransitionCause.REASSERTED)) {
       f.put("openMillis", Long.toString(machine.openMillis()));
       f.put("until", Long.toString(machine.openUntilMillis()));
+      hinted(f::put);
     } else if (t.cause() == TransitionCause.OPEN_WINDOW_ENDED) {
       f.put("until", Long.toString(machine.openUntilMillis()));
     }
     events.append(id, f, t.atMillis());
+  }
+
+  /**
+   * For a window a back-off hint set: the hint asked for and its source, as record.lua's hinted()
+   * adds them to the event.
+   */
+  private void hinted(BiConsumer<String, String> put) {
+    machine
+        .hints()
+        .last()
+        .filter(h -> h.untilMillis() == machine.openUntilMillis())
+        .ifPresent(
+            h -> {
+              put.accept("hintMillis", Long.toString(h.hint().millis()));
+              put.accept("hintSource", h.hint().source().name());
+            });
   }
 
   /**
@@ -232,6 +251,15 @@ final class InProcessBreaker {
     f.put("generation", Long.toString(machine.generation()));
     f.put("openUntil", Long.toString(machine.openUntilMillis()));
     f.put("openMillis", Long.toString(machine.openMillis()));
+    machine
+        .hints()
+        .last()
+        .ifPresent(
+            h -> {
+              f.put("hintMillis", Long.toString(h.hint().millis()));
+              f.put("hintSource", h.hint().source().name());
+              f.put("hintUntil", Long.toString(h.untilMillis()));
+            });
     LocalCounts counts = machine.counts();
     f.put("winFailures", Long.toString(counts.windowFailures()));
     f.put("winCalls", Long.toString(counts.windowCalls()));

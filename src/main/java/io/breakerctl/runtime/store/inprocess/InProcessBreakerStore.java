@@ -214,7 +214,8 @@ public final class InProcessBreakerStore implements BreakerStore, EventTail {
                   outcome.durationMillis(),
                   gen,
                   outcome.leaseId(),
-                  outcome.node());
+                  outcome.node(),
+                  outcome.hint());
           return new RecordResult(
               r.state(),
               r.windowFailures(),

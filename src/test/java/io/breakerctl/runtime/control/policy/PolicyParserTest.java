@@ -190,7 +190,7 @@ class PolicyParserTest {
               "p.yaml: document 1: metadata.onwer is not a known field (known: expiresAt, id, labels, owner)",
               "p.yaml: document 1: metadata.labels.tier must be a string but was a list [1,2]",
               "p.yaml: document 1: metadata.expiresAt must be an RFC 3339 time (2026-12-01T10:00:00Z) but was \"tomorrow\"",
-              "p.yaml: document 1: spec.timeout is not a known field (known: criticality, enabled, failureRateThreshold, failureThreshold, fallbackPolicy, halfOpenPermits, maxOpenSeconds, maxProbeSeconds, minimumCalls, openSeconds, probeLeaseSeconds, slowCallMillis, staticDefault, storeFailureMode, windowSeconds)",
+              "p.yaml: document 1: spec.timeout is not a known field (known: criticality, enabled, failureRateThreshold, failureThreshold, fallbackPolicy, halfOpenPermits, maxOpenSeconds, maxProbeSeconds, minimumCalls, openSeconds, probeLeaseSeconds, rateLimited, slowCallMillis, staticDefault, storeFailureMode, windowSeconds)",
               "p.yaml: document 1: spec.failureThreshold must be an integer but was \"five\"",
               "p.yaml: document 1: spec.windowSeconds must be a whole number of milliseconds but was 1.0005",
               "p.yaml: document 1: spec.failureRateThreshold must be > 0 and <= 100 but was 120.0",
@@ -203,6 +203,23 @@ class PolicyParserTest {
               "p.yaml: document 1: spec.fallbackPolicy must be one of [NONE, CACHED, STATIC_DEFAULT, DEFERRED, CONTROLLED_FAILURE] but was 3",
               "p.yaml: document 1: spec.staticDefault must be a name matching [a-z0-9][a-z0-9._-]{0,62} but was \"Basic Plan\"",
               "p.yaml: document 1: spec.enabled must be true or false but was \"yes\"");
+    }
+
+    @Test
+    @DisplayName("rateLimited takes IGNORE, BACKOFF or COUNT; anything else is a located error")
+    void rateLimitedIsChecked() {
+      String ok = "metadata: {id: claims:members}\nspec:\n  rateLimited: BACKOFF\n";
+      assertThat(PolicyParser.parse("p.yaml", ok).documents().get(0).policy().rateLimited())
+          .isEqualTo(io.breakerctl.runtime.model.RateLimitAction.BACKOFF);
+      String bad = "metadata: {id: claims:members}\nspec:\n  rateLimited: sometimes\n";
+      assertThat(problems("p.yaml", bad))
+          .containsExactly(
+              "p.yaml: document 1: spec.rateLimited must be one of [IGNORE, BACKOFF, COUNT] but"
+                  + " was \"sometimes\"");
+      assertThat(PolicyParser.parse("p.yaml", bad).problems().get(0).line())
+          .as("the line of the rateLimited key")
+          .isEqualTo(3);
+      assertThat(PolicyParser.parse("p.yaml", bad).documents()).isEmpty();
     }
 
     @Test

@@ -71,6 +71,44 @@ class BreakerFoldTest {
   }
 
   @Test
+  @DisplayName("a back-off hint's window (opened, then lengthened) is replayed to its end")
+  void backoffHint() {
+    List<ReplayStep> steps =
+        List.of(
+            step(
+                E1,
+                1_001_000,
+                "CLOSED",
+                "OPEN",
+                "BACKOFF_REQUESTED",
+                "until",
+                "1008000",
+                "openMillis",
+                "7000",
+                "hintMillis",
+                "7000",
+                "hintSource",
+                "RETRY_AFTER"),
+            step(
+                E1,
+                1_002_000,
+                "OPEN",
+                "OPEN",
+                "BACKOFF_REQUESTED",
+                "until",
+                "1012000",
+                "openMillis",
+                "10000",
+                "hintMillis",
+                "10000",
+                "hintSource",
+                "GRPC_PUSHBACK"));
+    assertThat(at(steps, 1_007_999)).isEqualTo(State.OPEN);
+    assertThat(at(steps, 1_011_999)).as("the lengthened window").isEqualTo(State.OPEN);
+    assertThat(at(steps, 1_012_000)).isEqualTo(State.HALF_OPEN);
+  }
+
+  @Test
   @DisplayName("documents may come in any order")
   void orderIndependent() {
     List<ReplayStep> reversed = new ArrayList<>(history());
