@@ -87,7 +87,7 @@ public final class ErrorPolicy
         err.println(
             "error: a key of that breaker under prefix '"
                 + prefix()
-                + "' holds another type than breakerctl keeps there (the README's key table;"
+                + "' holds another type than breakerctl keeps there (the key table of src/docs/protocol.md;"
                 + " redis-cli TYPE shows what it is): is --prefix right, or does something else"
                 + " write keys like "
                 + prefix()

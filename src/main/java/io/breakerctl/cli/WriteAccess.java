@@ -23,7 +23,7 @@ import java.util.concurrent.CompletableFuture;
  * Who writes, and whether they may: the one authorization rule of every command that writes Redis
  * or MongoDB, checked before anything is written.
  *
- * <p>The rule (README, "Who may write"): a write needs the Redis identity's permission to override
+ * <p>The rule (src/docs/cli.md, "Roles"): a write needs the Redis identity's permission to override
  * the breakers it concerns, which is what {@code force --dry-run} checks ({@code EVALSHA} with the
  * breaker's keys, and on Redis 7 every command the override script runs, by {@code
  * redis.acl_check_cmd}, executing none of them). A write that concerns no breaker in particular
@@ -152,7 +152,7 @@ public final class WriteAccess {
   /**
    * {@link #require} for a write that deletes audit records ({@code history prune}): the Redis
    * identity must also be an administrator (it may run {@code CONFIG GET}, {@code @admin}; the
-   * README's admin role).
+   * admin role of src/docs/cli.md).
    */
   public static void requireAdmin(CliContext root, String what) {
     try {

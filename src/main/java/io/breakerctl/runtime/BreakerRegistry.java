@@ -230,7 +230,7 @@ public interface BreakerRegistry extends AutoCloseable {
      * rate: every tick of at most 1 s) or when many are pending. A count-only policy trips on
      * failures alone, so its successes only keep the fleet view's counts current: the default lets
      * them lag by up to a third of the default window for half the Redis cost of 10 s ({@code
-     * scripts/bench scale}, README).
+     * scripts/bench scale}, src/docs/performance.md).
      */
     public Builder flushInterval(Duration interval) {
       this.flushInterval = positive("flushInterval", interval);

@@ -185,6 +185,6 @@
  * <h2>Measured</h2>
  *
  * The fleet table (20 nodes, threshold 5, one call in flight each; {@code FleetTableIT}, {@code
- * FleetSplitIT}) and the propagation figures are in the README's Performance section.
+ * FleetSplitIT}) and the propagation figures are in src/docs/performance.md.
  */
 package io.breakerctl.runtime;

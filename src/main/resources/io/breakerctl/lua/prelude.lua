@@ -4,7 +4,7 @@
 -- top), so the state function, the event writer and the expiry rules exist once. The combined body
 -- is fixed per build (never generated from run-time values) and is what EVALSHA's SHA names.
 --
--- Protocol schema version: 1 (src/docs/protocol.md carries the same number; ProtocolDocTest).
+-- Protocol schema version: 2 (src/docs/protocol.md carries the same number; ProtocolDocTest).
 --
 -- KEYS (every script, all in one hash tag, so one cluster slot):
 --   KEYS[1] <prefix>:{<id>}          the state hash (layout in src/docs/protocol.md, "Keys")
@@ -31,7 +31,7 @@
 --   ARGV[4..] the script's own arguments
 --
 -- Time comes only from redis.call('TIME'): client clocks never enter a decision.
--- Performance (see README, Performance; measured with scripts/bench scripts and INFO
+-- Performance (see src/docs/performance.md; measured with scripts/bench scripts and INFO
 -- commandstats): a redis.call costs ~1-1.5 us of Redis CPU before its own work (a 4-field HMGET
 -- ~2.5 us, an 11-field HGETALL ~3.6 us), and these definitions ~2.5 us per call. So the common
 -- cases run ahead of them, with as few calls as they need: acquire's closed path (one HMGET) and
@@ -196,7 +196,7 @@ end
 -- Why a declaration in ARGV and a field, not a key of the deployment: a script may read only its
 -- breaker's slot, and a node knows whether it has a control plane; the field lets callers that
 -- declare nothing (the CLI, an older node) and readers decide alike. Callers declaring different
--- holds: the last full-path script's wins (the README says to configure one per deployment).
+-- holds: the last full-path script's wins (configure one per deployment).
 local function forwards()
   if DECLARED_HOLD then
     if B.history ~= 'forward' then set('history', 'forward') end

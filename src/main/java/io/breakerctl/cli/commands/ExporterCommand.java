@@ -37,9 +37,9 @@ import picocli.CommandLine.Spec;
           + " breakerctl_up 0 and breakerctl_last_error_info{error=\"...\"}. The exporter starts"
           + " while Redis is down and connects at the next scrape.",
       "Alert rules and a Grafana dashboard over these metrics ship in the jar and the source"
-          + " tree: src/main/resources/io/breakerctl/monitoring/ (README: Monitoring)."
+          + " tree: src/main/resources/io/breakerctl/monitoring/ (src/docs/metrics.md: Monitoring)."
     },
-    footerHeading = "%nMetrics (labels; README: Monitoring has the meanings):%n",
+    footerHeading = "%nMetrics (labels; src/docs/metrics.md: Monitoring has the meanings):%n",
     footer = {
       "  breakerctl_up, breakerctl_last_error_info{error}, breakerctl_fleet_reads_total,",
       "  breakerctl_fleet_scrape_duration_seconds, breakerctl_fleet_breakers;",

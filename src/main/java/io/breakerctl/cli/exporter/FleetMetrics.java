@@ -20,8 +20,8 @@ import java.util.Locale;
  * in batches) plus one read of the nodes' call counts, all within one timeout; a read-only (viewer)
  * ACL user can run it.
  *
- * <p>Every family the exporter can write is in {@link #FAMILIES}: the README's table, {@code
- * exporter --help} and the shipped dashboard are checked against it.
+ * <p>Every family the exporter can write is in {@link #FAMILIES}: the table of src/docs/metrics.md,
+ * {@code exporter --help} and the shipped dashboard are checked against it.
  */
 public final class FleetMetrics {
 

@@ -138,7 +138,7 @@ public record BreakerView(
 
   /**
    * Where a breaker's history goes and what holds its keys in Redis (issue 41; the fields are the
-   * hash's, see the README, "Redis data model").
+   * hash's, see src/docs/protocol.md, "Keys").
    *
    * @param destination {@code forwarded} (to the control plane, none waiting), {@code not-kept} (no
    *     destination: a bounded tail, holds nothing), {@code waiting} (events await the forwarder

@@ -7,8 +7,8 @@ import java.util.List;
  * The one table of a policy's fields: the name a policy document's {@code spec} uses (and the
  * canonical spec MongoDB stores, in this order), its type, the hash field {@code warm.lua} writes
  * ({@code p.*}), and its place in the scripts' one policy argument. The parser, the canonical spec,
- * the script encoding and the README's policy table are checked against it ({@code
- * PolicyFieldTableTest}), so a field is added here once, not in six lists.
+ * the script encoding and the policy table of src/docs/control-plane.md are checked against it
+ * ({@code PolicyFieldTableTest}), so a field is added here once, not in six lists.
  */
 public enum PolicyField {
   /** Failures in the window that trip the breaker. */

@@ -7,15 +7,16 @@
  * src/main/resources/io/breakerctl/lua/} (the header of each explains its contract; {@code
  * prelude.lua} holds the shared state function, event writer and expiry rules), called by SHA with
  * an {@code EVAL} fallback on {@code NOSCRIPT}. Reads need no script. The key layout is {@link
- * io.breakerctl.runtime.redis.BreakerKeys}; the README documents it for {@code redis-cli} users.
+ * io.breakerctl.runtime.redis.BreakerKeys}; src/docs/protocol.md documents it for {@code redis-cli}
+ * users.
  *
- * <p>Performance decisions (measured with {@code scripts/bench scripts}; figures in the README and
- * {@code prelude.lua}): every {@code redis.call} costs 1-1.5 µs of Redis CPU and the prelude's
- * definitions about 2.5 µs, so the common cases run ahead of the prelude: acquire's closed path
- * (one {@code HMGET}) and record's CLOSED count (TIME, one {@code HMGET} of 14 fields, one {@code
- * HSET}); {@code RecordFastPathIT} holds the latter to the full path. On the client, every key and
- * argument costs an encoding: the caller's policy travels as one argument of eleven values, the
- * fast paths answer with short replies, and {@link
+ * <p>Performance decisions (measured with {@code scripts/bench scripts}; figures in
+ * src/docs/performance.md and {@code prelude.lua}): every {@code redis.call} costs 1-1.5 µs of
+ * Redis CPU and the prelude's definitions about 2.5 µs, so the common cases run ahead of the
+ * prelude: acquire's closed path (one {@code HMGET}) and record's CLOSED count (TIME, one {@code
+ * HMGET} of 14 fields, one {@code HSET}); {@code RecordFastPathIT} holds the latter to the full
+ * path. On the client, every key and argument costs an encoding: the caller's policy travels as one
+ * argument of eleven values, the fast paths answer with short replies, and {@link
  * io.breakerctl.runtime.redis.RedisFleetStore#acquire} sends the lean form (the hash key alone, no
  * arguments) while it last saw the breaker CLOSED. The full path loads the hash with one {@code
  * HGETALL} (cheaper than an {@code HMGET} of 34 names in a listpack) and keeps the window as

@@ -139,8 +139,7 @@ public record NodeHeartbeat(
    * Written out, not the record's generated one: a node compares its report with the last one at
    * every flush tick, and a record's generated {@code equals} is bootstrapped at its first call
    * ({@code java.lang.runtime.ObjectMethods}: dozens of method-handle classes spun and a metaspace
-   * collection in a fresh JVM, at the node's first tick; the README's Performance section has the
-   * figures).
+   * collection in a fresh JVM, at the node's first tick; src/docs/performance.md has the figures).
    */
   @Override
   public boolean equals(Object o) {

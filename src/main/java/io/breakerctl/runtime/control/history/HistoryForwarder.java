@@ -65,7 +65,7 @@ import org.bson.Document;
  * breaker instead (SCAN of the state hashes, one HMGET each): it forwards events that carry no
  * marker, those written by scripts older than the marker or by a caller that passed no marker key.
  * The runtime keeps one forwarder per store, so its passes are marker passes; {@code breakerctl
- * history sync} runs one full sweep. README, Performance, has the commands per pass.
+ * history sync} runs one full sweep. src/docs/performance.md has the commands per pass.
  *
  * <p>Every pass ends by putting back the overrides MongoDB holds live that Redis lost (a failover
  * to a replica that missed them), whether or not a node uses the breaker: {@link OverrideGuard}.
