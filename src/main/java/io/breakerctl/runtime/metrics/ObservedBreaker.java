@@ -10,6 +10,7 @@ import io.breakerctl.runtime.Permission;
 import io.breakerctl.runtime.model.AdmissionReason;
 import io.breakerctl.runtime.model.BreakerId;
 import io.breakerctl.runtime.model.State;
+import io.micrometer.common.KeyValues;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Objects;
@@ -58,10 +59,25 @@ public final class ObservedBreaker implements CircuitBreaker {
   private final ObservationRegistry registry;
   private final String id;
 
+  /** The call observation's contextual name, made once. */
+  private final String callName;
+
+  /**
+   * The key values of a decision, by decision, reason, state and policy version: a handful per
+   * breaker, made once each, so a call adds them with one call and no allocation of its own.
+   */
+  private final java.util.concurrent.ConcurrentHashMap<String, KeyValues> decisions =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** The policy version in force, as a key value; refreshed when the node adopts a policy. */
+  private volatile String policyVersion;
+
   private ObservedBreaker(CircuitBreaker breaker, ObservationRegistry registry) {
     this.breaker = Objects.requireNonNull(breaker, "breaker");
     this.registry = Objects.requireNonNull(registry, "registry");
     this.id = breaker.id().toString();
+    this.callName = "breakerctl " + id;
+    this.policyVersion = Long.toString(breaker.view().policyVersion());
     breaker.onEvent(this::onEvent);
   }
 
@@ -76,15 +92,10 @@ public final class ObservedBreaker implements CircuitBreaker {
     if (registry.isNoop()) {
       return p;
     }
-    String decision = !p.allowed() ? "rejected" : p.lease().isEmpty() ? "admitted" : "probe";
     Observation o =
         Observation.createNotStarted(CALL, registry)
-            .contextualName("breakerctl " + id)
-            .lowCardinalityKeyValue("breaker", id)
-            .lowCardinalityKeyValue("decision", decision)
-            .lowCardinalityKeyValue("reason", reason(p.reason()))
-            .lowCardinalityKeyValue("state", p.state().name())
-            .lowCardinalityKeyValue("policy.version", Long.toString(breaker.view().policyVersion()))
+            .contextualName(callName)
+            .lowCardinalityKeyValues(keyValues(p))
             .start();
     if (!p.allowed()) {
       o.stop();
@@ -93,8 +104,26 @@ public final class ObservedBreaker implements CircuitBreaker {
     return new ObservedPermission(p, o, breaker.classifier());
   }
 
-  private static String reason(AdmissionReason r) {
-    return r == null ? "none" : r.code();
+  /** The decision's key values (made at the first call with this decision). */
+  private KeyValues keyValues(Permission p) {
+    String decision = !p.allowed() ? "rejected" : p.lease().isEmpty() ? "admitted" : "probe";
+    String reason = p.reason() == null ? "none" : p.reason().code();
+    String version = policyVersion;
+    String key = decision + '|' + reason + '|' + p.state().ordinal() + '|' + version;
+    KeyValues kv = decisions.get(key);
+    if (kv == null) {
+      kv =
+          KeyValues.of(
+              "breaker", id,
+              "decision", decision,
+              "reason", reason,
+              "state", p.state().name(),
+              "policy.version", version);
+      if (decisions.size() < 256) {
+        decisions.putIfAbsent(key, kv);
+      }
+    }
+    return kv;
   }
 
   /**
@@ -140,6 +169,10 @@ public final class ObservedBreaker implements CircuitBreaker {
   }
 
   private void onEvent(CircuitEvent e) {
+    if (e.type() == CircuitEvent.Type.POLICY_ADOPTED) {
+      policyVersion = Long.toString(breaker.view().policyVersion());
+      return;
+    }
     if (e.type() != CircuitEvent.Type.TRANSITION || registry.isNoop()) {
       return;
     }
